@@ -1,0 +1,23 @@
+# Real packages from Debian 12; scripts/install-deps.sh installs them.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SYSTEMC REQUIRED IMPORTED_TARGET systemc>=2.3.3)
+pkg_check_modules(TLM REQUIRED IMPORTED_TARGET tlm)
+add_library(vp_systemc INTERFACE)
+target_link_libraries(vp_systemc INTERFACE PkgConfig::SYSTEMC PkgConfig::TLM)
+# SystemC's headers are not warning-clean; keep them out of -Werror.
+target_include_directories(vp_systemc SYSTEM INTERFACE ${SYSTEMC_INCLUDE_DIRS} ${TLM_INCLUDE_DIRS})
+
+find_package(verilator REQUIRED HINTS /usr/share/verilator $ENV{VERILATOR_ROOT})
+find_package(Boost 1.74 REQUIRED COMPONENTS program_options)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(fmt REQUIRED)
+find_package(Threads REQUIRED)
+find_package(ONNX REQUIRED)
+find_package(Protobuf REQUIRED)
+if(VP_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(VP_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need on a Debian 12 machine.
+# Idempotent: packages already present are not fetched again, and apt-get
+# update runs only when something is missing.
+set -euo pipefail
+
+# Build and test toolchain, plus the libraries the CMake build finds.
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config git
+  clang libclang-rt-14-dev llvm
+  binutils
+  libsystemc-dev
+  verilator
+  libboost-program-options-dev
+  libgtest-dev libgmock-dev googletest
+  libbenchmark-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  nlohmann-json3-dev libyaml-cpp-dev libfmt-dev
+  libelf-dev zlib1g-dev libzstd-dev
+  python3
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all Debian packages present"
+fi
