@@ -1,0 +1,105 @@
+// The Sidra VP object file (.vpo) in memory: what the assembler produces and
+// the platform loads. On disk it is ELF64 (little-endian, ET_EXEC) with the
+// machine number kMachine, so `readelf -S file.vpo` lists its sections.
+//
+// Large payloads (instruction words, data, crossbar cell levels) are views
+// into a backing buffer (a memory-mapped file, or the assembler's own
+// buffers) so a 100 MB weight image is never copied byte by byte.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vp::obj {
+
+inline constexpr uint16_t kMachine = 0x5D1A;  // e_machine: not assigned to anyone
+inline constexpr uint32_t kFormatVersion = 1;  // in .vp.meta; bumped on layout changes
+
+// Which processor a text or scratchpad section belongs to. The control
+// processor (which runs the firmware) is cluster = cu = -1.
+struct CoreId {
+  int32_t cluster = -1;
+  int32_t cu = -1;
+  bool is_control() const { return cluster < 0; }
+  friend bool operator<(const CoreId& a, const CoreId& b) {
+    return a.cluster != b.cluster ? a.cluster < b.cluster : a.cu < b.cu;
+  }
+  friend bool operator==(const CoreId& a, const CoreId& b) { return a.cluster == b.cluster && a.cu == b.cu; }
+};
+
+// A read-only byte range kept alive by the object's backing storage.
+struct Bytes {
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;
+};
+
+struct CoreText {
+  CoreId core;
+  std::vector<uint64_t> words;  // instruction words, decoded from little-endian
+  uint32_t entry = 0;           // instruction index where the core starts
+};
+
+// Initialised memory: global memory, a cluster's SRAM, or a core's scratchpad.
+struct DataSegment {
+  enum class Space : uint8_t { Global = 0, Sram = 1, Local = 2 };
+  Space space = Space::Global;
+  CoreId core;          // Local: the core; Sram: cluster in core.cluster
+  uint64_t address = 0; // byte address in that space
+  Bytes bytes;
+};
+
+// Target levels for a rectangle of one crossbar's cells, row-major, one byte
+// per cell (the level index, 0 .. 2^cell_bits - 1), as the SIDRA .sidra cell
+// programs: addressed by crossbar, never a list of per-cell addresses.
+struct CellProgram {
+  int32_t cluster = 0, cu = 0, xbar = 0;
+  uint32_t row0 = 0, col0 = 0, rows = 0, cols = 0;
+  Bytes levels;  // rows * cols bytes
+};
+
+struct Symbol {
+  std::string name;
+  CoreId core;
+  uint32_t value = 0;  // instruction index in that core's text
+};
+
+// The smallest chip the program runs on; 0 = no requirement.
+struct ChipRequirements {
+  uint32_t clusters = 0, cus_per_cluster = 0, xbars_per_cu = 0;
+  uint32_t rows = 0, cols = 0, cell_bits = 0;
+};
+
+struct Object {
+  ChipRequirements chip;
+  std::vector<CoreText> texts;        // sorted by core, control processor first
+  std::vector<DataSegment> data;
+  std::vector<CellProgram> cells;
+  std::vector<Symbol> symbols;
+  std::map<uint32_t, std::string> layer_names;  // `layer id` marker -> name
+  std::shared_ptr<const void> backing;          // keeps Bytes views alive
+
+  const CoreText* text_of(CoreId c) const;
+  uint64_t cell_count() const;
+};
+
+// Errors name the file and the offending section or field.
+struct ObjectError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads an object; the file is memory-mapped and the views point into it.
+// Throws ObjectError on anything malformed (never crashes on bad input).
+Object load_object(const std::string& path);
+// Same, from bytes already in memory (the fuzzer and tests use this).
+Object parse_object(const uint8_t* data, uint64_t size, const std::string& name,
+                    std::shared_ptr<const void> backing = nullptr);
+
+// Writes atomically: a temporary beside `path`, renamed over it when
+// complete, so a failed write never leaves a half-finished object behind.
+void write_object(const Object& obj, const std::string& path);
+
+}  // namespace vp::obj
