@@ -1,0 +1,43 @@
+// The chip's size as the models and the compiler need it, derived once from
+// a ParamSet so nobody recomputes mesh rows or crossbar counts by hand.
+#pragma once
+
+#include <cstdint>
+
+#include "vp/config/param_set.h"
+
+namespace vp::config {
+
+struct ChipShape {
+  std::int64_t clusters = 0;
+  std::int64_t mesh_cols = 0;
+  std::int64_t mesh_rows = 0;         // clusters / mesh_cols (validate() checks)
+  std::int64_t cus_per_cluster = 0;
+  std::int64_t xbars_per_cu = 0;
+  std::int64_t xbar_rows = 0;
+  std::int64_t xbar_cols = 0;
+  std::int64_t cell_bits = 0;
+  std::int64_t weight_bits = 0;
+  bool differential = false;          // xbar.signed_encoding == differential
+  std::int64_t rows_per_dac_step = 0; // dac.rows_per_step capped at xbar.rows
+  std::int64_t adcs_per_xbar = 0;     // ceil(cols / adc.columns_per_adc)
+
+  std::int64_t total_cus() const { return clusters * cus_per_cluster; }
+  std::int64_t total_crossbars() const { return total_cus() * xbars_per_cu; }
+  std::int64_t cells_per_crossbar() const { return xbar_rows * xbar_cols; }
+  std::int64_t total_cells() const { return total_crossbars() * cells_per_crossbar(); }
+  // Columns one signed weight occupies: its bit slices over adjacent columns,
+  // doubled for a differential pair.
+  std::int64_t columns_per_weight() const {
+    return ceil_div(weight_bits, cell_bits) * (differential ? 2 : 1);
+  }
+  // Levels a cell distinguishes: 2^cell_bits.
+  std::int64_t cell_levels() const { return std::int64_t{1} << cell_bits; }
+  // Mesh coordinates of a cluster (row-major, cluster 0 at the north-west).
+  std::int64_t cluster_x(std::int64_t cluster) const { return cluster % mesh_cols; }
+  std::int64_t cluster_y(std::int64_t cluster) const { return cluster / mesh_cols; }
+};
+
+ChipShape chip_shape(const ParamSet& params);
+
+}  // namespace vp::config

@@ -1,0 +1,38 @@
+// Building a ParamSet the way vp-run does, and finding presets on disk.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "vp/config/param_set.h"
+
+namespace vp::config {
+
+inline constexpr const char* kDefaultPreset = "sidra-y1";
+
+struct LoadRequest {
+  std::string preset = kDefaultPreset;    // name or path; "" = defaults only
+  std::vector<std::string> config_files;  // applied in order
+  std::vector<std::string> sets;          // "k=v", applied last, in order
+};
+
+// defaults -> preset -> files -> sets, then validate(). Throws ConfigError.
+ParamSet load_config(const LoadRequest& request);
+
+// Directories searched for presets: $VP_CONFIG_DIR if set, then the source
+// tree's configs/ (compiled in).
+std::vector<std::string> config_dirs();
+
+// A preset name resolves to <dir>/<name>.yaml (or .yml/.json) in the first
+// dir that has it; anything with a '/' or an extension is a path. Throws
+// ConfigError(kUnknownPreset) listing the presets that do exist.
+std::string find_preset(const std::string& name_or_path);
+
+// The source tree's configs/ directory, compiled in (VP_CONFIG_DIR); the
+// presets docs/parameters.md describes.
+std::string builtin_config_dir();
+
+// Names of the presets in config_dirs(), sorted, without extension.
+std::vector<std::string> preset_names();
+
+}  // namespace vp::config

@@ -1,0 +1,21 @@
+// Private: the raw rows of the parameter table, turned into ParamDefs by
+// registry.cpp. Kept as plain literals so the table reads like a datasheet.
+#pragma once
+
+namespace vp::config::detail {
+
+struct RawParam {
+  const char* name;
+  const char* type;  // "int" | "float" | "bool" | "string" | "enum:a|b"
+  const char* unit;
+  const char* default_text;
+  double min;
+  double max;
+  const char* description;
+  const char* source;
+};
+
+const RawParam* raw_table_begin();
+const RawParam* raw_table_end();
+
+}  // namespace vp::config::detail

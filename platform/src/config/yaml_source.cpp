@@ -1,0 +1,81 @@
+// YAML configuration files: nested maps (`xbar: {rows: 128}`), flat dotted
+// keys (`xbar.rows: 128`) or both. yaml-cpp's marks give every error a line.
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "leaf.h"
+
+namespace vp::config {
+namespace {
+
+using detail::Leaf;
+
+std::string where_of(const std::string& source, const YAML::Mark& mark) {
+  if (mark.line < 0) return source;
+  return fmt::format("{}:{}", source, mark.line + 1);
+}
+
+void flatten(const YAML::Node& map, const std::string& prefix, const std::string& source,
+             std::vector<Leaf>& out) {
+  for (const auto& entry : map) {
+    const std::string where = where_of(source, entry.first.Mark());
+    if (!entry.first.IsScalar()) {
+      throw ConfigError(ConfigError::Kind::kMalformed, prefix, where, "keys must be plain names");
+    }
+    const std::string key = detail::join_key(prefix, entry.first.Scalar());
+    const YAML::Node& value = entry.second;
+    switch (value.Type()) {
+      case YAML::NodeType::Map:
+        if (find_param(key) != nullptr) detail::not_a_scalar(key, where, "a map");
+        flatten(value, key, source, out);
+        break;
+      case YAML::NodeType::Sequence: detail::not_a_scalar(key, where, "a list");
+      case YAML::NodeType::Scalar:
+        // yaml-cpp tags plain scalars "?" and quoted ones "!".
+        out.push_back({key, value.Scalar(), value.Tag() == "!", where_of(source, value.Mark())});
+        break;
+      case YAML::NodeType::Null:
+      case YAML::NodeType::Undefined:
+        param_index(key, where);  // an unknown key is the better message
+        throw ConfigError(ConfigError::Kind::kMalformed, key, where, "has no value");
+    }
+  }
+}
+
+}  // namespace
+
+void ParamSet::apply_yaml(const std::string& text, const std::string& source_name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(ConfigError::Kind::kFile, "", where_of(source_name, e.mark), e.msg);
+  }
+  if (root.IsNull()) return;  // empty file or only comments: nothing to change
+  if (!root.IsMap()) {
+    throw ConfigError(ConfigError::Kind::kFile, "", where_of(source_name, root.Mark()),
+                      "expected a map of parameters at the top level");
+  }
+  std::vector<Leaf> leaves;
+  flatten(root, "", source_name, leaves);
+  detail::apply_leaves(*this, leaves);
+}
+
+void ParamSet::apply_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(ConfigError::Kind::kFile, "", path, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+  if (json) {
+    apply_json(text.str(), path);
+  } else {
+    apply_yaml(text.str(), path);
+  }
+}
+
+}  // namespace vp::config
