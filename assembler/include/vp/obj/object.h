@@ -100,6 +100,48 @@ Object parse_object(const uint8_t* data, uint64_t size, const std::string& name,
 
 // Writes atomically: a temporary beside `path`, renamed over it when
 // complete, so a failed write never leaves a half-finished object behind.
+// Large views (data, cell levels) are written straight from where they live.
+// The output depends only on the object's content (no timestamps; texts and
+// symbols are written in canonical order), so equal objects give equal bytes.
 void write_object(const Object& obj, const std::string& path);
+// The same bytes write_object would produce, in memory.
+std::vector<uint8_t> serialize_object(const Object& obj);
+
+// A read-only memory map of a whole file (an empty file maps to nothing).
+struct MappedFile {
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;
+  MappedFile() = default;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+};
+// Throws ObjectError naming the file when it cannot be opened or mapped.
+std::shared_ptr<const MappedFile> map_file(const std::string& path);
+
+// Several buffers kept alive as one `backing` (the assembler's own byte
+// buffers and the memory maps of .incbin files).
+struct BackingSet {
+  std::vector<std::shared_ptr<const void>> parts;
+};
+
+// Canonical text-section and data-section names (".text.c0.3", ".data.sram1").
+std::string text_section_name(CoreId core);
+std::string data_section_name(const DataSegment& seg);
+
+// One row of the ELF section table (vp-objdump -h).
+struct SectionInfo {
+  uint32_t index = 0;
+  std::string name;
+  uint32_t type = 0;
+  uint64_t flags = 0, addr = 0, offset = 0, size = 0;
+};
+// The section table of a valid object (validated first with parse_object).
+std::vector<SectionInfo> section_table(const uint8_t* data, uint64_t size, const std::string& name);
+
+// Section and record sizes of the on-disk layout (docs/object-format.md).
+inline constexpr uint64_t kCellRecordSize = 40;
+inline constexpr uint64_t kCoreRecordSize = 16;
+inline constexpr uint64_t kMetaHeaderSize = 40;
 
 }  // namespace vp::obj
