@@ -1382,7 +1382,7 @@ class Assembler {
         continue;
       }
       *slot = static_cast<uint32_t>(v);
-      chip_loc_ = cur_;
+      chip_loc_ = loc_at(line_begin_);
     }
   }
 
@@ -1682,7 +1682,10 @@ Result assemble_string(std::string_view source, const std::string& name, const O
 
 vp::obj::Object assemble_file_or_throw(const std::string& path, const Options& options) {
   Result r = assemble_file(path, options);
-  if (!r.ok()) throw AsmError(r.error_text(), std::move(r.errors));
+  if (!r.ok()) {
+    std::string text = r.error_text();  // before the diagnostics are moved out
+    throw AsmError(text, std::move(r.errors));
+  }
   return std::move(r.object);
 }
 
