@@ -1,0 +1,114 @@
+// Crossbar hot paths: one MVM on a full default crossbar, and ISPP
+// programming of one row.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "vp/hw/crossbar/crossbar.h"
+#include "vp/hw/crossbar/device_model.h"
+#include "vp/hw/crossbar/ispp_write_path.h"
+#include "vp/hw/crossbar/mvm_engine.h"
+#include "vp/hw/crossbar/non_ideality.h"
+#include "vp/hw/crossbar/weight_encoding.h"
+
+namespace {
+
+using namespace vp::hw;
+
+struct Fixture {
+  CrossbarConfig cfg;
+  Crossbar xb;
+  std::vector<std::int32_t> x;
+
+  explicit Fixture(const CrossbarConfig& c, std::shared_ptr<NonIdeality> ni = nullptr)
+      : cfg(c), xb(c) {
+    std::mt19937_64 rng(1);
+    std::uniform_int_distribution<int> d(-128, 127);
+    const WeightEncoding enc(cfg);
+    const int n = enc.logical_cols(cfg.cols);
+    std::vector<std::int32_t> w(static_cast<std::size_t>(cfg.rows) * n);
+    for (auto& v : w) v = d(rng);
+    xb.attach(std::move(ni));
+    const auto lv = enc.encode(w, cfg.rows, n);
+    xb.program_block_exact(0, cfg.rows, 0, n * enc.columns_per_weight(), lv.data());
+    x.resize(static_cast<std::size_t>(cfg.rows));
+    for (auto& v : x) v = d(rng);
+  }
+};
+
+void run_mvm(benchmark::State& state, Fixture& f, int input_bits) {
+  MvmEngine engine(f.cfg);
+  MvmOptions opt;
+  opt.input_bits = input_bits;
+  std::vector<std::int64_t> y(static_cast<std::size_t>(engine.output_count(opt)));
+  for (auto _ : state) {
+    engine.run(f.xb, f.x.data(), static_cast<int>(f.x.size()), opt, y.data());
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["MAC/s"] = benchmark::Counter(
+      static_cast<double>(f.cfg.rows) * static_cast<double>(y.size()), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// 256x256, 2-bit cells, 8-bit weights (64 logical columns), 8-bit signed inputs.
+void BM_Mvm256x256_8bit_Ideal(benchmark::State& state) {
+  Fixture f{CrossbarConfig{}};
+  run_mvm(state, f, 8);
+}
+BENCHMARK(BM_Mvm256x256_8bit_Ideal)->Unit(benchmark::kMicrosecond);
+
+void BM_Mvm256x256_8bit_QuantizedAdc(benchmark::State& state) {
+  CrossbarConfig c;
+  c.adc_mode = AdcMode::quantize;
+  Fixture f{c};
+  run_mvm(state, f, 8);
+}
+BENCHMARK(BM_Mvm256x256_8bit_QuantizedAdc)->Unit(benchmark::kMicrosecond);
+
+void BM_Mvm256x256_8bit_ReadNoiseIrDrop(benchmark::State& state) {
+  NonIdealityConfig nc;
+  nc.read_noise_sigma = 0.02;
+  nc.ir_drop_ohm_per_cell = 2.82;
+  Fixture f{CrossbarConfig{}, std::make_shared<NonIdealityModel>(nc, 1)};
+  run_mvm(state, f, 8);
+}
+BENCHMARK(BM_Mvm256x256_8bit_ReadNoiseIrDrop)->Unit(benchmark::kMicrosecond);
+
+void BM_Mvm256x256_16bit_Dac2(benchmark::State& state) {
+  CrossbarConfig c;
+  c.dac_bits = 2;
+  Fixture f{c};
+  run_mvm(state, f, 16);
+}
+BENCHMARK(BM_Mvm256x256_16bit_Dac2)->Unit(benchmark::kMicrosecond);
+
+// One 256-cell row programmed from HRS to random 2-bit targets; the row is
+// reset to HRS (outside the timed region) before each programming.
+void BM_IsppRow256(benchmark::State& state) {
+  const bool stochastic = state.range(0) != 0;
+  Crossbar xb(1, 256, 2);
+  DeviceConfig dc;
+  if (!stochastic) dc.step_levels_sigma = 0.0;
+  DeviceModel dev(dc, 7);
+  const IsppWritePath ispp(IsppConfig{});
+  std::vector<std::uint8_t> targets(256);
+  std::mt19937 rng(3);
+  for (auto& t : targets) t = static_cast<std::uint8_t>(rng() % 4);
+  const std::vector<std::uint8_t> zero(256, 0);
+  std::uint64_t pulses = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    xb.program_row_exact(0, 0, zero.data(), 256);
+    state.ResumeTiming();
+    const IsppRowResult r = ispp.program_row(xb, 0, 0, targets.data(), 256, dev);
+    pulses += r.total_pulses;
+    benchmark::DoNotOptimize(r.iterations);
+  }
+  state.counters["pulses/s"] = benchmark::Counter(static_cast<double>(pulses), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_IsppRow256)->Arg(0)->Arg(1)->ArgName("stochastic")->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,101 @@
+// The crossbar array itself: rows x cols memristive cells, each holding an
+// analog conductance state in level units (0 = HRS .. 2^cell_bits-1 = LRS)
+// and the integer level it was programmed towards. The array knows nothing
+// about weights; WeightEncoding maps weights to levels.
+//
+// Storage is bulk and row-major (one float and one byte per cell, plus one
+// byte per cell for the fault map only when faults exist): a 256x256
+// crossbar is 320 KiB, the whole sidra-y1 (419 M cells) ~2.1 GB if every
+// crossbar is instantiated, so the CU model should create crossbars when
+// they are first programmed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "vp/hw/crossbar/crossbar_config.h"
+
+namespace vp::hw {
+
+class NonIdeality;
+
+// Manufacturing faults: a stuck cell keeps its level whatever is written.
+enum class CellFault : std::uint8_t { none = 0, stuck_hrs = 1, stuck_lrs = 2 };
+
+class Crossbar {
+ public:
+  // Every cell starts at `initial_level` (device.start_level; HRS = 0).
+  Crossbar(int rows, int cols, int cell_bits, float initial_level = 0.0f);
+  explicit Crossbar(const CrossbarConfig& cfg, float initial_level = 0.0f);
+
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  int cell_bits() const { return cell_bits_; }
+  int max_level() const { return (1 << cell_bits_) - 1; }
+
+  // Analog state, row-major rows x cols.
+  const float* levels() const { return levels_.data(); }
+  float* row_levels(int row) { return levels_.data() + index(row, 0); }
+  const float* row_levels(int row) const { return levels_.data() + index(row, 0); }
+  float level(int row, int col) const { return levels_[index(row, col)]; }
+  // Raw state write for device models; stuck cells keep their level.
+  void set_level(int row, int col, float level);
+
+  // Integer level each cell was last programmed towards.
+  const std::uint8_t* targets() const { return targets_.data(); }
+  const std::uint8_t* row_targets(int row) const { return targets_.data() + index(row, 0); }
+  std::uint8_t target(int row, int col) const { return targets_[index(row, col)]; }
+  // Record targets without touching the analog state (the write path does that).
+  void set_row_targets(int row, int col_begin, const std::uint8_t* targets, int n);
+
+  // What a verify/read-back sees: the analog level rounded to the nearest
+  // integer level and clamped to [0, max_level].
+  std::uint8_t read_level(int row, int col) const;
+  // read_level over a block [row_begin, row_begin+n_rows) x [col_begin, col_begin+n_cols).
+  std::vector<std::uint8_t> read_levels(int row_begin, int n_rows, int col_begin, int n_cols) const;
+
+  // Direct (ideal) write: targets and levels set exactly, stuck cells keep
+  // theirs, then the attached non-ideality sees the write (programming
+  // noise). The fast path when ISPP timing is not of interest.
+  void program_row_exact(int row, int col_begin, const std::uint8_t* targets, int n);
+  // program_row_exact over a block of rows; `targets` is n_rows x n_cols.
+  void program_block_exact(int row_begin, int n_rows, int col_begin, int n_cols,
+                           const std::uint8_t* targets);
+
+  // Fault map; empty (has_faults() false) until a fault is set.
+  bool has_faults() const { return !faults_.empty(); }
+  CellFault fault(int row, int col) const {
+    return faults_.empty() ? CellFault::none : static_cast<CellFault>(faults_[index(row, col)]);
+  }
+  // nullptr when there are no faults.
+  const std::uint8_t* row_faults(int row) const {
+    return faults_.empty() ? nullptr : faults_.data() + index(row, 0);
+  }
+  // Marks a cell stuck and moves its level to HRS (0) or LRS (max_level).
+  void set_fault(int row, int col, CellFault f);
+  std::uint64_t fault_count() const;
+
+  // The one place non-idealities plug in: attaching calls on_fabricate()
+  // (stuck-at map); writes call on_program_row(); MvmEngine consults it on
+  // every read. nullptr (the default) = ideal, and costs nothing.
+  void attach(std::shared_ptr<NonIdeality> model);
+  NonIdeality* non_ideality() const { return non_ideality_.get(); }
+
+ private:
+  std::size_t index(int row, int col) const {
+    return static_cast<std::size_t>(row) * static_cast<std::size_t>(cols_) +
+           static_cast<std::size_t>(col);
+  }
+  void check_row_range(int row, int col_begin, int n) const;
+
+  int rows_;
+  int cols_;
+  int cell_bits_;
+  std::vector<float> levels_;
+  std::vector<std::uint8_t> targets_;
+  std::vector<std::uint8_t> faults_;
+  std::shared_ptr<NonIdeality> non_ideality_;
+};
+
+}  // namespace vp::hw

@@ -1,0 +1,47 @@
+// The memristive device as the write path sees it: where a cell starts and
+// how far one programming pulse moves it. Seeded; the caller passes the
+// seed (device.seed, typically derive_seed(device.seed, crossbar id)).
+#pragma once
+
+#include <cstdint>
+
+#include "vp/hw/crossbar/rng.h"
+
+namespace vp::hw {
+
+class Crossbar;
+
+struct DeviceConfig {
+  double start_level = 0.0;        // device.start_level [levels] state before the first write (0 = HRS)
+  double start_sigma = 0.0;        // device.start_sigma [levels] spread of that state
+  double step_levels_mean = 0.2;   // device.step_levels_mean [levels per pulse]
+  double step_levels_sigma = 0.05; // device.step_levels_sigma [levels per pulse] pulse-to-pulse spread
+  void validate() const;           // throws std::invalid_argument naming the parameter
+};
+
+class DeviceModel {
+ public:
+  DeviceModel(const DeviceConfig& cfg, std::uint64_t seed);
+
+  const DeviceConfig& config() const { return cfg_; }
+  // Smallest step a pulse can make: the N(mean, sigma) draw is clamped up to
+  // 1% of the mean so a pulse always moves a healthy cell.
+  double min_step() const { return 0.01 * cfg_.step_levels_mean; }
+  bool deterministic() const { return cfg_.step_levels_sigma == 0.0; }
+
+  // Conductance change of one pulse, in levels, > 0. Draws nothing when
+  // step_levels_sigma is 0.
+  double draw_step();
+  // Initial state N(start_level, start_sigma) clamped to [0, max_level].
+  double draw_start(int max_level);
+  // Puts every cell of a row (or the whole array) into a fresh start state,
+  // e.g. before first programming; stuck cells keep their level.
+  void reset_row(Crossbar& xb, int row);
+  void reset(Crossbar& xb);
+
+ private:
+  DeviceConfig cfg_;
+  Rng rng_;
+};
+
+}  // namespace vp::hw

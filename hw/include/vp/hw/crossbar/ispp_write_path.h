@@ -1,0 +1,89 @@
+// Incremental-step program-and-verify of one crossbar row, all cells of the
+// row in parallel (NeuroSim, MNSIM: a row is the unit of writing).
+//
+// Each iteration: every cell still outside its window gets one pulse (SET
+// raises the level when it is below target - tolerance, RESET lowers it when
+// above target + tolerance; the step comes from DeviceModel::draw_step and
+// can overshoot), then the row is read (verify) and cells with
+// |level - target| <= tolerance leave the loop. The row stops when every cell
+// is inside or after ispp.max_pulses iterations; cells still outside are
+// failed and keep the level reached. Levels stay within [0, max_level] (the
+// HRS and LRS limits of the device), so an overshoot past either limit is
+// absorbed there. Stuck cells take pulses but never move.
+//
+//   iterations   = max over cells of pulses (cells are pulsed in parallel)
+//   cycles       = iterations * (ns_to_cycles(pulse_ns) + ns_to_cycles(verify_ns))
+//   verify reads = iterations * n (each verify reads every cell of the range)
+//   energy       = total pulses * pulse_energy_pj + verify reads * verify_energy_pj
+//
+// Deterministic device (step_levels_sigma 0, step s), distance D = |target -
+// start|, tolerance t, cap P:
+//   D <= t                               -> 0 pulses, converged
+//   k = ceil((D - t) / s)
+//   k <= P and (|D - k s| <= t or the target is 0 or max_level)
+//                                        -> k pulses, converged
+//   otherwise (the level jumps over the window and oscillates, or the cap
+//   is reached)                          -> P pulses, failed
+// analytic_pulses() evaluates this; tests compare it with the simulation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vp/hw/crossbar/device_model.h"
+
+namespace vp::hw {
+
+class Crossbar;
+
+struct IsppConfig {
+  double pulse_ns = 100.0;         // ispp.pulse_ns [ns] (NeuRRAM increment: 100 ns)
+  double verify_ns = 100.0;        // ispp.verify_ns [ns] (NeuRRAM: 200 ns averaged; sweep 10-200)
+  int max_pulses = 30;             // ispp.max_pulses [pulses per cell] (NeuRRAM: 30 per polarity)
+  double tolerance_levels = 0.1;   // ispp.tolerance_levels [levels] acceptance half-width
+  double pulse_energy_pj = 1.0;    // ispp.pulse_energy_pj [pJ per cell pulse] (derived 0.3-8 pJ)
+  double verify_energy_pj = 0.5;   // ispp.verify_energy_pj [pJ per cell verify read]
+  double clock_mhz = 1000.0;       // chip.clock_mhz [MHz]
+  void validate() const;           // throws std::invalid_argument naming the parameter
+};
+
+struct IsppRowResult {
+  int row = 0;
+  int col_begin = 0;
+  int iterations = 0;                 // pulse+verify rounds the row needed
+  std::uint64_t total_pulses = 0;
+  std::uint64_t verify_reads = 0;
+  std::vector<std::uint16_t> pulses;  // per cell of the range
+  std::vector<int> failed_cols;       // absolute column index of non-converged cells
+  std::vector<float> final_levels;    // per cell of the range
+  std::uint64_t cycles = 0;
+  double time_ns = 0.0;
+  double energy_pj = 0.0;
+  int failed() const { return static_cast<int>(failed_cols.size()); }
+};
+
+struct IsppAnalytic {
+  int pulses;
+  bool converged;
+};
+
+class IsppWritePath {
+ public:
+  explicit IsppWritePath(const IsppConfig& cfg);
+  const IsppConfig& config() const { return cfg_; }
+
+  // Programs cells [col_begin, col_begin + n) of `row` towards `targets`,
+  // starting from their present levels; records the targets in the crossbar
+  // and afterwards lets its non-ideality see the write.
+  IsppRowResult program_row(Crossbar& xb, int row, int col_begin, const std::uint8_t* targets,
+                            int n, DeviceModel& device) const;
+
+  std::uint64_t cycles_per_iteration() const;
+  // The closed form above for a deterministic device with step `step`.
+  IsppAnalytic analytic_pulses(double start, double target, double step, int max_level) const;
+
+ private:
+  IsppConfig cfg_;
+};
+
+}  // namespace vp::hw

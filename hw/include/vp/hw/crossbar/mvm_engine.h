@@ -1,0 +1,79 @@
+// Functional matrix-vector multiply on the actual cell levels.
+//
+// For y[n] = sum_r W[r][n] x[r] over one crossbar:
+//  1. x is taken as input_bits-bit two's complement (or unsigned) integers;
+//     only the low input_bits bits of each value reach the DACs, as on chip.
+//  2. For every DAC step (dac.h) and every group of rows_per_step rows, each
+//     physical column's analog sum S_c = sum_r code_r * g'[r][c] is formed,
+//     with g' the cell level (times the non-ideality read scale), plus the
+//     non-ideality read perturbation.
+//  3. The column ADC (adc.h) converts S_c; the values of all row groups add.
+//  4. Shift-and-add: the step values are weighted 2^shift (negative for the
+//     sign step), the slices 2^(j*cell_bits); the differential q group is
+//     subtracted, or for offset_slices 2^(weight_bits-1) * sum(x) (formed
+//     digitally from the inputs).
+//  5. The int64 sum saturates to output_bits two's complement.
+// In ideal mode, or quantize mode with 2^adc.bits > rows_per_step *
+// (2^cell_bits-1) * (2^dac.bits-1), and with exact levels, y equals the
+// integer product exactly.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vp/hw/crossbar/adc.h"
+#include "vp/hw/crossbar/crossbar_config.h"
+#include "vp/hw/crossbar/dac.h"
+#include "vp/hw/crossbar/weight_encoding.h"
+
+namespace vp::hw {
+
+class Crossbar;
+
+struct MvmOptions {
+  int input_bits = 8;          // 1..16
+  bool input_signed = true;    // two's complement; false = unsigned
+  int output_bits = 32;        // 2..64, saturating
+  int first_logical_col = 0;   // first weight column computed
+  int logical_cols = -1;       // how many; -1 = through the last that fits
+};
+
+struct MvmStats {
+  int dac_steps = 0;                   // input steps (per row group)
+  int row_groups = 0;                  // ceil(rows driven / rows_per_step)
+  std::uint64_t adc_conversions = 0;   // physical columns x steps x row groups
+  std::uint64_t adc_clipped = 0;       // conversions whose code was clipped
+  std::uint64_t outputs_saturated = 0; // results clamped to output_bits
+};
+
+class MvmEngine {
+ public:
+  explicit MvmEngine(const CrossbarConfig& cfg);
+
+  const CrossbarConfig& config() const { return cfg_; }
+  const WeightEncoding& encoding() const { return encoding_; }
+  const Adc& adc() const { return adc_; }
+
+  // x: n_inputs values for rows [0, n_inputs) (rows beyond are not driven).
+  // y: logical_cols results. Not thread-safe (scratch buffers, and the
+  // non-ideality's random stream); use one engine per thread.
+  void run(const Crossbar& xb, const std::int32_t* x, int n_inputs, const MvmOptions& opt,
+           std::int64_t* y, MvmStats* stats = nullptr);
+  std::vector<std::int64_t> run(const Crossbar& xb, const std::vector<std::int32_t>& x,
+                                const MvmOptions& opt = {}, MvmStats* stats = nullptr);
+
+  // Number of results run() produces for these options.
+  int output_count(const MvmOptions& opt) const;
+
+ private:
+  CrossbarConfig cfg_;
+  WeightEncoding encoding_;
+  Adc adc_;
+  Dac dac_;
+  std::vector<std::uint32_t> bits_;   // inputs masked to input_bits
+  std::vector<float> sums_;           // analog column sums of one step
+  std::vector<std::int64_t> values_;  // ADC values of one step
+  std::vector<std::int64_t> acc_;     // shift-and-add accumulators per physical column
+};
+
+}  // namespace vp::hw

@@ -1,0 +1,112 @@
+#include "vp/hw/crossbar/crossbar.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "vp/hw/crossbar/non_ideality.h"
+
+namespace vp::hw {
+
+Crossbar::Crossbar(int rows, int cols, int cell_bits, float initial_level)
+    : rows_(rows), cols_(cols), cell_bits_(cell_bits) {
+  if (rows < 1 || cols < 1) throw std::invalid_argument("xbar.rows/xbar.cols: must be >= 1");
+  if (cell_bits < 1 || cell_bits > 8) throw std::invalid_argument("xbar.cell_bits: must be in [1, 8]");
+  const float clamped = std::clamp(initial_level, 0.0f, static_cast<float>(max_level()));
+  const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
+  levels_.assign(n, clamped);
+  targets_.assign(n, 0);
+}
+
+Crossbar::Crossbar(const CrossbarConfig& cfg, float initial_level)
+    : Crossbar(cfg.rows, cfg.cols, cfg.cell_bits, initial_level) {}
+
+void Crossbar::check_row_range(int row, int col_begin, int n) const {
+  if (row < 0 || row >= rows_ || col_begin < 0 || n < 0 || col_begin + n > cols_) {
+    throw std::out_of_range("crossbar row " + std::to_string(row) + " columns [" +
+                            std::to_string(col_begin) + ", " + std::to_string(col_begin + n) +
+                            ") outside " + std::to_string(rows_) + "x" + std::to_string(cols_));
+  }
+}
+
+void Crossbar::set_level(int row, int col, float level) {
+  if (fault(row, col) != CellFault::none) return;
+  levels_[index(row, col)] = level;
+}
+
+void Crossbar::set_row_targets(int row, int col_begin, const std::uint8_t* targets, int n) {
+  check_row_range(row, col_begin, n);
+  const int top = max_level();
+  for (int i = 0; i < n; ++i) {
+    if (targets[i] > top) {
+      throw std::out_of_range("target level " + std::to_string(targets[i]) + " above " +
+                              std::to_string(top) + " at row " + std::to_string(row) +
+                              " column " + std::to_string(col_begin + i));
+    }
+  }
+  std::copy(targets, targets + n, targets_.begin() + static_cast<std::ptrdiff_t>(index(row, col_begin)));
+}
+
+std::uint8_t Crossbar::read_level(int row, int col) const {
+  const float v = std::floor(levels_[index(row, col)] + 0.5f);
+  return static_cast<std::uint8_t>(std::clamp(v, 0.0f, static_cast<float>(max_level())));
+}
+
+std::vector<std::uint8_t> Crossbar::read_levels(int row_begin, int n_rows, int col_begin,
+                                                int n_cols) const {
+  if (n_rows < 0 || row_begin < 0 || row_begin + n_rows > rows_) {
+    throw std::out_of_range("crossbar read_levels: rows outside the array");
+  }
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(n_rows) * static_cast<std::size_t>(n_cols));
+  for (int r = 0; r < n_rows; ++r) {
+    check_row_range(row_begin + r, col_begin, n_cols);
+    for (int c = 0; c < n_cols; ++c) {
+      out[static_cast<std::size_t>(r) * static_cast<std::size_t>(n_cols) + static_cast<std::size_t>(c)] =
+          read_level(row_begin + r, col_begin + c);
+    }
+  }
+  return out;
+}
+
+void Crossbar::program_row_exact(int row, int col_begin, const std::uint8_t* targets, int n) {
+  set_row_targets(row, col_begin, targets, n);
+  float* lv = row_levels(row) + col_begin;
+  const std::uint8_t* f = row_faults(row);
+  for (int i = 0; i < n; ++i) {
+    if (f == nullptr || f[col_begin + i] == 0) lv[i] = static_cast<float>(targets[i]);
+  }
+  if (non_ideality_) non_ideality_->on_program_row(*this, row, col_begin, col_begin + n);
+}
+
+void Crossbar::program_block_exact(int row_begin, int n_rows, int col_begin, int n_cols,
+                                   const std::uint8_t* targets) {
+  for (int r = 0; r < n_rows; ++r) {
+    program_row_exact(row_begin + r, col_begin,
+                      targets + static_cast<std::size_t>(r) * static_cast<std::size_t>(n_cols), n_cols);
+  }
+}
+
+void Crossbar::set_fault(int row, int col, CellFault f) {
+  check_row_range(row, col, 1);
+  if (faults_.empty()) {
+    if (f == CellFault::none) return;
+    faults_.assign(levels_.size(), 0);
+  }
+  const std::size_t i = index(row, col);
+  faults_[i] = static_cast<std::uint8_t>(f);
+  if (f == CellFault::stuck_hrs) levels_[i] = 0.0f;
+  if (f == CellFault::stuck_lrs) levels_[i] = static_cast<float>(max_level());
+}
+
+std::uint64_t Crossbar::fault_count() const {
+  return static_cast<std::uint64_t>(
+      std::count_if(faults_.begin(), faults_.end(), [](std::uint8_t f) { return f != 0; }));
+}
+
+void Crossbar::attach(std::shared_ptr<NonIdeality> model) {
+  non_ideality_ = std::move(model);
+  if (non_ideality_) non_ideality_->on_fabricate(*this);
+}
+
+}  // namespace vp::hw

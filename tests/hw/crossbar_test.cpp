@@ -1,0 +1,120 @@
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "vp/hw/crossbar/crossbar.h"
+#include "vp/hw/crossbar/non_ideality.h"
+
+namespace {
+
+using vp::hw::CellFault;
+using vp::hw::Crossbar;
+using vp::hw::CrossbarConfig;
+
+TEST(Crossbar, StartsAtInitialLevelWithoutFaults) {
+  Crossbar xb(4, 6, 2, 1.0f);
+  EXPECT_EQ(xb.rows(), 4);
+  EXPECT_EQ(xb.cols(), 6);
+  EXPECT_EQ(xb.max_level(), 3);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 6; ++c) EXPECT_FLOAT_EQ(xb.level(r, c), 1.0f);
+  EXPECT_FALSE(xb.has_faults());
+  EXPECT_EQ(xb.row_faults(0), nullptr);
+  EXPECT_EQ(xb.non_ideality(), nullptr);
+}
+
+TEST(Crossbar, StorageIsOneContiguousRowMajorArray) {
+  Crossbar xb(3, 5, 2);
+  xb.set_level(2, 4, 2.5f);
+  xb.set_level(1, 0, 1.25f);
+  EXPECT_EQ(xb.levels()[2 * 5 + 4], 2.5f);
+  EXPECT_EQ(xb.row_levels(1), xb.levels() + 5);
+  EXPECT_EQ(xb.row_levels(1)[0], 1.25f);
+}
+
+TEST(Crossbar, ExactProgrammingSetsTargetsAndLevels) {
+  Crossbar xb(CrossbarConfig{});
+  const std::vector<std::uint8_t> t = {0, 1, 2, 3, 3, 2};
+  xb.program_row_exact(10, 100, t.data(), 6);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(xb.target(10, 100 + i), t[static_cast<std::size_t>(i)]);
+    EXPECT_FLOAT_EQ(xb.level(10, 100 + i), t[static_cast<std::size_t>(i)]);
+  }
+  EXPECT_FLOAT_EQ(xb.level(10, 99), 0.0f);
+  EXPECT_FLOAT_EQ(xb.level(11, 100), 0.0f);
+}
+
+TEST(Crossbar, RejectsOutOfRangeWrites) {
+  Crossbar xb(8, 8, 2);
+  const std::vector<std::uint8_t> t(4, 1);
+  EXPECT_THROW(xb.program_row_exact(8, 0, t.data(), 4), std::out_of_range);
+  EXPECT_THROW(xb.program_row_exact(0, 5, t.data(), 4), std::out_of_range);
+  const std::vector<std::uint8_t> too_high(4, 4);  // 2-bit cells stop at 3
+  EXPECT_THROW(xb.program_row_exact(0, 0, too_high.data(), 4), std::out_of_range);
+  EXPECT_THROW(Crossbar(0, 8, 2), std::invalid_argument);
+  EXPECT_THROW(Crossbar(8, 8, 9), std::invalid_argument);
+}
+
+TEST(Crossbar, ReadLevelRoundsAndClamps) {
+  Crossbar xb(1, 4, 2);
+  xb.set_level(0, 0, 1.49f);
+  xb.set_level(0, 1, 1.5f);
+  xb.set_level(0, 2, 3.4f);
+  xb.set_level(0, 3, -0.3f);
+  EXPECT_EQ(xb.read_level(0, 0), 1);
+  EXPECT_EQ(xb.read_level(0, 1), 2);
+  EXPECT_EQ(xb.read_level(0, 2), 3);
+  EXPECT_EQ(xb.read_level(0, 3), 0);
+  const auto block = xb.read_levels(0, 1, 1, 2);
+  EXPECT_EQ(block, (std::vector<std::uint8_t>{2, 3}));
+}
+
+TEST(Crossbar, StuckCellsIgnoreWrites) {
+  Crossbar xb(2, 4, 2);
+  xb.set_fault(0, 1, CellFault::stuck_hrs);
+  xb.set_fault(0, 2, CellFault::stuck_lrs);
+  EXPECT_TRUE(xb.has_faults());
+  EXPECT_EQ(xb.fault_count(), 2u);
+  EXPECT_FLOAT_EQ(xb.level(0, 2), 3.0f);
+  const std::vector<std::uint8_t> t = {2, 2, 2, 2};
+  xb.program_row_exact(0, 0, t.data(), 4);
+  EXPECT_FLOAT_EQ(xb.level(0, 0), 2.0f);
+  EXPECT_FLOAT_EQ(xb.level(0, 1), 0.0f);
+  EXPECT_FLOAT_EQ(xb.level(0, 2), 3.0f);
+  EXPECT_FLOAT_EQ(xb.level(0, 3), 2.0f);
+  EXPECT_EQ(xb.target(0, 1), 2);  // the intent is recorded, the cell does not follow
+  xb.set_level(0, 1, 1.0f);
+  EXPECT_FLOAT_EQ(xb.level(0, 1), 0.0f);
+}
+
+// A non-ideality sees fabrication and every write, through the crossbar.
+struct CountingModel : vp::hw::NonIdeality {
+  int fabricated = 0;
+  int rows_written = 0;
+  int last_begin = -1;
+  int last_end = -1;
+  void on_fabricate(Crossbar&) override { ++fabricated; }
+  void on_program_row(Crossbar&, int, int b, int e) override {
+    ++rows_written;
+    last_begin = b;
+    last_end = e;
+  }
+};
+
+TEST(Crossbar, AttachedModelSeesFabricationAndWrites) {
+  Crossbar xb(4, 8, 2);
+  auto model = std::make_shared<CountingModel>();
+  xb.attach(model);
+  EXPECT_EQ(model->fabricated, 1);
+  EXPECT_EQ(xb.non_ideality(), model.get());
+  const std::vector<std::uint8_t> t(4 * 3, 1);
+  xb.program_block_exact(0, 4, 2, 3, t.data());
+  EXPECT_EQ(model->rows_written, 4);
+  EXPECT_EQ(model->last_begin, 2);
+  EXPECT_EQ(model->last_end, 5);
+}
+
+}  // namespace

@@ -1,0 +1,283 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "vp/hw/crossbar/crossbar.h"
+#include "vp/hw/crossbar/device_model.h"
+#include "vp/hw/crossbar/ispp_write_path.h"
+#include "vp/hw/crossbar/non_ideality.h"
+#include "vp/hw/crossbar/weight_encoding.h"
+
+namespace {
+
+using vp::hw::CellFault;
+using vp::hw::Crossbar;
+using vp::hw::DeviceConfig;
+using vp::hw::DeviceModel;
+using vp::hw::IsppConfig;
+using vp::hw::IsppWritePath;
+
+DeviceConfig fixed_step(double step, double start = 0.0) {
+  DeviceConfig d;
+  d.step_levels_mean = step;
+  d.step_levels_sigma = 0.0;
+  d.start_level = start;
+  return d;
+}
+
+// Closed form written out here from the documented rule, independent of
+// IsppWritePath::analytic_pulses (which is checked against it too).
+struct Expect {
+  int pulses;
+  bool converged;
+};
+Expect hand_formula(double start, double target, double step, double tol, int cap, int top) {
+  const double d = std::fabs(target - start);
+  if (d <= tol) return {0, true};
+  const int k = static_cast<int>(std::ceil((d - tol) / step));
+  const bool clamps = (target > start && target == top) || (target < start && target == 0.0);
+  if (k <= cap && (std::fabs(d - k * step) <= tol || clamps)) return {k, true};
+  return {cap, false};
+}
+
+// True when floating-point accumulation could fall on either side of a
+// window edge: such cases are excluded from the exact comparison.
+bool near_edge(double start, double target, double step, double tol) {
+  const double d = std::fabs(target - start);
+  const double q = (d - tol) / step;
+  if (std::fabs(q - std::round(q)) < 1e-6) return true;
+  for (int k = 0; k < 200; ++k) {
+    if (std::fabs(std::fabs(d - k * step) - tol) < 1e-6) return true;
+  }
+  return false;
+}
+
+TEST(IsppWritePath, DeterministicDeviceMatchesTheAnalyticPulseCount) {
+  int checked = 0;
+  int failures_seen = 0;
+  for (double step : {0.07, 0.13, 0.17, 0.23, 0.31, 0.45}) {
+    for (double tol : {0.05, 0.1, 0.12}) {
+      for (double start : {0.0, 0.4, 2.6, 3.0}) {
+        IsppConfig ic;
+        ic.tolerance_levels = tol;
+        ic.max_pulses = 30;
+        const IsppWritePath ispp(ic);
+        Crossbar xb(1, 4, 2, static_cast<float>(start));
+        DeviceModel dev(fixed_step(step, start), 1);
+        const std::uint8_t targets[] = {0, 1, 2, 3};
+        const auto res = ispp.program_row(xb, 0, 0, targets, 4, dev);
+        int max_pulses = 0;
+        for (int i = 0; i < 4; ++i) {
+          const Expect e = hand_formula(static_cast<float>(start), targets[i], step, tol, 30, 3);
+          const auto a = ispp.analytic_pulses(static_cast<float>(start), targets[i], step, 3);
+          EXPECT_EQ(a.pulses, e.pulses);
+          EXPECT_EQ(a.converged, e.converged);
+          max_pulses = std::max(max_pulses, e.pulses);
+          if (near_edge(static_cast<float>(start), targets[i], step, tol)) continue;
+          ++checked;
+          EXPECT_EQ(res.pulses[static_cast<std::size_t>(i)], e.pulses)
+              << "step " << step << " tol " << tol << " start " << start << " target " << int{targets[i]};
+          const bool failed = std::find(res.failed_cols.begin(), res.failed_cols.end(), i) != res.failed_cols.end();
+          EXPECT_EQ(failed, !e.converged);
+          if (!e.converged) ++failures_seen;
+          if (e.converged) {
+            EXPECT_LE(std::fabs(xb.level(0, i) - targets[i]), tol + 1e-6);
+          }
+        }
+        EXPECT_EQ(res.iterations, *std::max_element(res.pulses.begin(), res.pulses.end()));
+      }
+    }
+  }
+  EXPECT_GT(checked, 200);
+  EXPECT_GT(failures_seen, 0);  // steps wider than the window do oscillate
+}
+
+TEST(IsppWritePath, RowArithmeticForADeterministicDevice) {
+  // Step 0.2, tolerance 0.1, from HRS (0): target 3 needs ceil(2.9 / 0.2) =
+  // 15 pulses, target 2 ceil(1.9 / 0.2) = 10, target 1 5, target 0 none.
+  IsppConfig ic;
+  ic.pulse_ns = 100.0;
+  ic.verify_ns = 50.0;
+  ic.pulse_energy_pj = 2.0;
+  ic.verify_energy_pj = 0.5;
+  ic.clock_mhz = 1000.0;
+  const IsppWritePath ispp(ic);
+  Crossbar xb(4, 256, 2);
+  DeviceModel dev(fixed_step(0.2), 1);
+  std::vector<std::uint8_t> targets(256);
+  for (int i = 0; i < 256; ++i) targets[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i % 4);
+  const auto res = ispp.program_row(xb, 2, 0, targets.data(), 256, dev);
+  EXPECT_EQ(res.iterations, 15);
+  EXPECT_EQ(res.total_pulses, 64u * (0 + 5 + 10 + 15));
+  EXPECT_EQ(res.failed(), 0);
+  EXPECT_EQ(res.verify_reads, 15u * 256u);
+  EXPECT_EQ(res.cycles, 15u * 150u);
+  EXPECT_DOUBLE_EQ(res.time_ns, 15 * 150.0);
+  EXPECT_DOUBLE_EQ(res.energy_pj, 1920.0 * 2.0 + 3840.0 * 0.5);
+  for (int i = 0; i < 256; ++i) {
+    EXPECT_NEAR(xb.level(2, i), targets[static_cast<std::size_t>(i)], 0.1 + 1e-6);
+    EXPECT_EQ(xb.target(2, i), targets[static_cast<std::size_t>(i)]);
+    EXPECT_FLOAT_EQ(res.final_levels[static_cast<std::size_t>(i)], xb.level(2, i));
+  }
+  // A second pass over the same targets finds every cell already in the window.
+  const auto again = ispp.program_row(xb, 2, 0, targets.data(), 256, dev);
+  EXPECT_EQ(again.iterations, 0);
+  EXPECT_EQ(again.cycles, 0u);
+}
+
+TEST(IsppWritePath, NonConvergedCellsAreReportedAndKeepTheirLevel) {
+  IsppConfig ic;
+  ic.max_pulses = 6;  // 0.2 * 6 = 1.2: targets 2 and 3 cannot be reached
+  const IsppWritePath ispp(ic);
+  Crossbar xb(1, 8, 2);
+  DeviceModel dev(fixed_step(0.2), 1);
+  const std::uint8_t targets[] = {0, 1, 2, 3, 3, 2, 1, 0};
+  const auto res = ispp.program_row(xb, 0, 0, targets, 8, dev);
+  EXPECT_EQ(res.failed_cols, (std::vector<int>{2, 3, 4, 5}));
+  EXPECT_EQ(res.iterations, 6);
+  EXPECT_NEAR(xb.level(0, 3), 1.2, 1e-6);
+  EXPECT_NEAR(xb.level(0, 1), 1.0, 1e-6);
+}
+
+TEST(IsppWritePath, StuckCellsNeverConvergeUnlessAlreadyThere) {
+  IsppConfig ic;
+  const IsppWritePath ispp(ic);
+  Crossbar xb(1, 4, 2);
+  xb.set_fault(0, 1, CellFault::stuck_hrs);
+  xb.set_fault(0, 2, CellFault::stuck_lrs);
+  DeviceModel dev(fixed_step(0.2), 1);
+  const std::uint8_t targets[] = {2, 2, 3, 1};
+  const auto res = ispp.program_row(xb, 0, 0, targets, 4, dev);
+  EXPECT_EQ(res.failed_cols, (std::vector<int>{1}));
+  EXPECT_EQ(res.pulses[1], ic.max_pulses);
+  EXPECT_EQ(res.pulses[2], 0);
+  EXPECT_EQ(xb.level(0, 1), 0.0f);
+  EXPECT_EQ(res.iterations, ic.max_pulses);
+}
+
+TEST(IsppWritePath, SameSeedSameRowDifferentSeedDifferentPulses) {
+  const IsppWritePath ispp(IsppConfig{});
+  std::vector<std::uint8_t> targets(256);
+  std::mt19937 rng(1);
+  for (auto& t : targets) t = static_cast<std::uint8_t>(rng() % 4);
+  DeviceConfig dc;  // step 0.2 +- 0.05
+  auto run = [&](std::uint64_t seed) {
+    Crossbar xb(1, 256, 2);
+    DeviceModel dev(dc, seed);
+    return ispp.program_row(xb, 0, 0, targets.data(), 256, dev);
+  };
+  const auto a = run(11);
+  const auto b = run(11);
+  const auto c = run(12);
+  EXPECT_EQ(a.pulses, b.pulses);
+  EXPECT_EQ(a.final_levels, b.final_levels);
+  EXPECT_EQ(a.total_pulses, b.total_pulses);
+  EXPECT_NE(a.pulses, c.pulses);
+  // Pulse counts vary from cell to cell among cells with the same target.
+  std::vector<int> for_three;
+  for (int i = 0; i < 256; ++i)
+    if (targets[static_cast<std::size_t>(i)] == 3) for_three.push_back(a.pulses[static_cast<std::size_t>(i)]);
+  EXPECT_GT(*std::max_element(for_three.begin(), for_three.end()),
+            *std::min_element(for_three.begin(), for_three.end()));
+}
+
+TEST(IsppWritePath, StochasticDeviceMostlyConvergesInsideTheWindow) {
+  IsppConfig ic;  // tolerance 0.1, cap 30
+  const IsppWritePath ispp(ic);
+  DeviceConfig dc;
+  dc.start_sigma = 0.05;
+  Crossbar xb(64, 256, 2);
+  DeviceModel dev(dc, 5);
+  dev.reset(xb);
+  std::mt19937 rng(2);
+  std::uint64_t failed = 0;
+  std::uint64_t cells = 0;
+  for (int r = 0; r < 64; ++r) {
+    std::vector<std::uint8_t> t(256);
+    for (auto& v : t) v = static_cast<std::uint8_t>(rng() % 4);
+    const auto res = ispp.program_row(xb, r, 0, t.data(), 256, dev);
+    failed += static_cast<std::uint64_t>(res.failed());
+    cells += 256;
+    for (int i = 0; i < 256; ++i) {
+      const bool f = std::find(res.failed_cols.begin(), res.failed_cols.end(), i) != res.failed_cols.end();
+      if (!f) {
+        EXPECT_LE(std::fabs(xb.level(r, i) - t[static_cast<std::size_t>(i)]), 0.1 + 1e-6);
+      }
+    }
+    EXPECT_LE(res.iterations, ic.max_pulses);
+  }
+  EXPECT_LT(static_cast<double>(failed) / static_cast<double>(cells), 0.05);
+}
+
+TEST(IsppWritePath, ProgrammedWeightsReadBack) {
+  vp::hw::CrossbarConfig cfg;
+  cfg.rows = 32;
+  cfg.cols = 64;
+  const vp::hw::WeightEncoding enc(cfg);
+  std::mt19937 rng(3);
+  std::vector<std::int32_t> w(32 * 16);
+  for (auto& v : w) v = static_cast<std::int32_t>(rng() % 256) - 128;
+  const auto levels = enc.encode(w, 32, 16);
+  Crossbar xb(cfg);
+  DeviceModel dev(DeviceConfig{}, 99);
+  IsppConfig ic;
+  ic.max_pulses = 100;  // generous cap so every cell converges
+  const IsppWritePath ispp(ic);
+  int failed = 0;
+  for (int r = 0; r < 32; ++r) failed += ispp.program_row(xb, r, 0, levels.data() + r * 64, 64, dev).failed();
+  ASSERT_EQ(failed, 0);
+  const auto back = xb.read_levels(0, 32, 0, 64);
+  EXPECT_EQ(enc.decode(back.data(), 32, 16), w);
+}
+
+TEST(IsppWritePath, NonIdealityAddsNoiseAfterTheVerify) {
+  vp::hw::NonIdealityConfig nc;
+  nc.prog_noise_sigma = 0.3;
+  Crossbar xb(1, 256, 2);
+  xb.attach(std::make_shared<vp::hw::NonIdealityModel>(nc, 1));
+  DeviceModel dev(fixed_step(0.2), 1);
+  const std::vector<std::uint8_t> targets(256, 2);
+  const auto res = IsppWritePath(IsppConfig{}).program_row(xb, 0, 0, targets.data(), 256, dev);
+  EXPECT_EQ(res.failed(), 0);
+  int outside = 0;
+  for (int i = 0; i < 256; ++i) outside += std::fabs(xb.level(0, i) - 2.0f) > 0.1f ? 1 : 0;
+  EXPECT_GT(outside, 100);  // sd 0.3 moves most cells out of the 0.1 window
+}
+
+TEST(DeviceModel, StartStateSpreadAndClamp) {
+  DeviceConfig dc;
+  dc.start_level = 0.0;
+  dc.start_sigma = 0.3;
+  DeviceModel dev(dc, 1);
+  Crossbar xb(16, 16, 2, 2.0f);
+  dev.reset(xb);
+  int above = 0;
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c) {
+      EXPECT_GE(xb.level(r, c), 0.0f);
+      above += xb.level(r, c) > 0.0f ? 1 : 0;
+    }
+  EXPECT_GT(above, 64);  // about half are clamped at 0, the rest spread above
+  EXPECT_LT(above, 192);
+}
+
+TEST(DeviceModel, StepsArePositiveAndSeeded) {
+  DeviceConfig dc;
+  dc.step_levels_mean = 0.1;
+  dc.step_levels_sigma = 0.2;  // many raw draws negative
+  DeviceModel a(dc, 3);
+  DeviceModel b(dc, 3);
+  for (int i = 0; i < 1000; ++i) {
+    const double s = a.draw_step();
+    EXPECT_GE(s, a.min_step());
+    EXPECT_EQ(s, b.draw_step());
+  }
+  EXPECT_THROW(DeviceModel(DeviceConfig{0, 0, 0.0, 0}, 1), std::invalid_argument);
+}
+
+}  // namespace
