@@ -150,7 +150,9 @@ std::string markdown_reference(const std::string& presets_dir) {
       "`vp-params --chip small --dump` prints an effective configuration that loads back.\n\n"
       "Sources: *params.md* is `../shared/reference/params.md` (published figures with\n"
       "their origin); *derived* is arithmetic on cited figures; *chosen* marks a value that\n"
-      "no public source gives, picked for this model and meant to be swept.\n\n";
+      "no public source gives, picked for this model and meant to be swept. *recompile*\n"
+      "marks the parameters the compiler reads: changing one needs a new program; every\n"
+      "other parameter changes only timing, energy or analog behaviour of the same program.\n\n";
   presets_section(presets_dir, out);
 
   std::string group;
@@ -160,12 +162,13 @@ std::string markdown_reference(const std::string& presets_dir) {
       const auto title = kGroupTitles.find(group);
       out += fmt::format("## `{}`: {}\n\n", group,
                          title == kGroupTitles.end() ? group : title->second);
-      out += "| name | type | unit | default | range | description | source |\n";
-      out += "|---|---|---|---|---|---|---|\n";
+      out += "| name | type | unit | default | range | description | source | recompile |\n";
+      out += "|---|---|---|---|---|---|---|---|\n";
     }
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", def.name, type_label(def),
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", def.name, type_label(def),
                        md_cell(def.unit), md_cell(shown_value(def, def.default_value)),
-                       md_cell(range_text(def)), md_cell(def.description), md_cell(def.source));
+                       md_cell(range_text(def)), md_cell(def.description), md_cell(def.source),
+                       def.affects_program ? "yes" : "");
     const auto next = &def + 1;
     if (next == registry().data() + registry().size() || group_of(next->name) != group) out += "\n";
   }

@@ -315,9 +315,20 @@ const RawParam kTable[] = {
 };
 // clang-format on
 
+// Parameters the compiler reads (ParamDef::affects_program). vp-sweep
+// recompiles per point only when one of these varies.
+const char* const kProgramParams[] = {
+    "chip.clusters",    "chip.mesh_cols",       "chip.cus_per_cluster", "chip.xbars_per_cu",
+    "xbar.rows",        "xbar.cols",            "xbar.cell_bits",       "xbar.weight_bits",
+    "xbar.signed_encoding", "cu.imem_kinstr",   "cu.spad_kib",          "cluster.sram_kib",
+    "gmem.size_mib",    "gmem.attach_cluster",
+};
+
 }  // namespace
 
 const RawParam* raw_table_begin() { return std::begin(kTable); }
 const RawParam* raw_table_end() { return std::end(kTable); }
+const char* const* program_params_begin() { return std::begin(kProgramParams); }
+const char* const* program_params_end() { return std::end(kProgramParams); }
 
 }  // namespace vp::config::detail

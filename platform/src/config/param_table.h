@@ -17,5 +17,7 @@ struct RawParam {
 
 const RawParam* raw_table_begin();
 const RawParam* raw_table_end();
+const char* const* program_params_begin();
+const char* const* program_params_end();
 
 }  // namespace vp::config::detail

@@ -70,6 +70,11 @@ const Index& index() {
         throw std::logic_error("param table: duplicate " + built.defs[i].name);
       }
     }
+    for (auto p = detail::program_params_begin(); p != detail::program_params_end(); ++p) {
+      const auto it = built.by_name.find(*p);
+      if (it == built.by_name.end()) throw std::logic_error(std::string("param table: ") + *p);
+      built.defs[it->second].affects_program = true;
+    }
     return built;
   }();
   return idx;

@@ -129,3 +129,21 @@ TEST(Registry, RangeTextAndGroups) {
 
 }  // namespace
 }  // namespace vp::config
+
+namespace vp::config {
+namespace {
+
+TEST(Registry, ProgramShapingParametersAreMarked) {
+  EXPECT_TRUE(find_param("xbar.rows")->affects_program);
+  EXPECT_TRUE(find_param("xbar.cell_bits")->affects_program);
+  EXPECT_TRUE(find_param("chip.clusters")->affects_program);
+  EXPECT_FALSE(find_param("xbar.read_ns")->affects_program);
+  EXPECT_FALSE(find_param("adc.bits")->affects_program);
+  EXPECT_FALSE(find_param("energy.adc_pj")->affects_program);
+  const auto n = std::count_if(registry().begin(), registry().end(),
+                               [](const ParamDef& d) { return d.affects_program; });
+  EXPECT_EQ(n, 14);
+}
+
+}  // namespace
+}  // namespace vp::config

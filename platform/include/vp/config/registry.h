@@ -29,6 +29,10 @@ struct ParamDef {
   std::vector<std::string> allowed;  // enum values, in documented order
   std::string description;           // one line
   std::string source;                // where the default comes from
+  // The compiler reads it (mapping, placement, memory allocation): a sweep
+  // changing it must recompile; other parameters only change timing,
+  // energy or analog behaviour of one compiled program.
+  bool affects_program = false;
 
   bool numeric() const { return type == ParamType::kInt || type == ParamType::kFloat; }
   bool has_min() const;

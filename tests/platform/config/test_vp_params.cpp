@@ -1,0 +1,86 @@
+// vp-params end to end: the built tool, its exit codes and its output.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+
+#include "config_test_util.h"
+#include "vp/config/loader.h"
+#include "vp/config/report.h"
+
+namespace vp::config {
+namespace {
+
+struct ToolRun {
+  int status;
+  std::string output;  // stdout and stderr
+};
+
+ToolRun vp_params(const std::string& args) {
+  const std::string cmd = std::string(VP_PARAMS_BIN) + " " + args + " 2>&1";
+  ToolRun run{-1, {}};
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) run.output.append(buf.data(), n);
+  const int raw = ::pclose(pipe);
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return run;
+}
+
+TEST(VpParams, ListsTheRegistry) {
+  const ToolRun r = vp_params("--list");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, list_params());
+}
+
+TEST(VpParams, MarkdownIsTheReference) {
+  const ToolRun r = vp_params("--markdown");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, markdown_reference(builtin_config_dir()));
+}
+
+TEST(VpParams, DumpLoadsBack) {
+  test::TempFile out("dump.yaml", "");
+  const ToolRun r = vp_params("--chip small --set adc.bits=6 --set xbar.rows=32 --dump -o " + out.path());
+  ASSERT_EQ(r.status, 0) << r.output;
+  LoadRequest req;
+  req.preset = "small";
+  req.sets = {"adc.bits=6", "xbar.rows=32"};
+  const ParamSet expected = load_config(req);
+  LoadRequest back;
+  back.preset = "";
+  back.config_files = {out.path()};
+  EXPECT_EQ(load_config(back), expected);
+}
+
+TEST(VpParams, ListsPresets) {
+  const ToolRun r = vp_params("--presets");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("sidra-y1\n"), std::string::npos);
+  EXPECT_NE(r.output.find("isaac-like\n"), std::string::npos);
+}
+
+TEST(VpParams, BadConfigurationExitsOneNamingTheKey) {
+  ToolRun r = vp_params("--set xbar.rowz=3 --dump");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("xbar.rowz"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("did you mean xbar.rows"), std::string::npos) << r.output;
+  r = vp_params("--chip nosuchchip --dump");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("nosuchchip"), std::string::npos) << r.output;
+  r = vp_params("--set chip.clusters=7 --list");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("chip.mesh_cols"), std::string::npos) << r.output;
+}
+
+TEST(VpParams, UsageErrorsExitTwo) {
+  EXPECT_EQ(vp_params("--no-such-option").status, 2);
+  EXPECT_EQ(vp_params("--list --dump").status, 2);
+}
+
+}  // namespace
+}  // namespace vp::config
