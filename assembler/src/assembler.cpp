@@ -651,7 +651,7 @@ class Assembler {
       expr_error(s, b, "malformed number " + quote(std::string_view(b, s.p - b)));
       return 0;
     }
-    if (overflow || (base == 10 && v > static_cast<uint64_t>(INT64_MAX))) {
+    if (overflow) {
       expr_error(s, b, "number " + quote(std::string_view(b, s.p - b)) + " does not fit in 64 bits");
       return 0;
     }

@@ -57,7 +57,7 @@ inline std::string source_dir() {
 // Runs a shell command, returns its exit status; stdout/stderr into *out.
 inline int run(const std::string& cmd, std::string* out = nullptr) {
   const std::string tmp = make_temp_dir() + "/out.txt";
-  const int rc = std::system((cmd + " > " + tmp + " 2>&1").c_str());
+  const int rc = std::system(("( " + cmd + " ) > " + tmp + " 2>&1").c_str());
   if (out) *out = read_file(tmp);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
