@@ -1,0 +1,93 @@
+// The whole chip: clusters of CUs on a 2D-mesh NoC, each cluster with its
+// SRAM and bus, global memory at one router of the mesh edge, the control
+// processor beside it, and every crossbar. Built from a ChipConfig; the
+// platform loads programs and data into it and calls run().
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "vp/hw/chip/chip_config.h"
+#include "vp/hw/chip/crossbar_bank.h"
+#include "vp/hw/chip/message_fabric.h"
+#include "vp/hw/cluster/cluster.h"
+#include "vp/hw/cluster/cluster_bus.h"
+#include "vp/hw/cu/core_module.h"
+#include "vp/hw/memory/shared_memory.h"
+#include "vp/hw/noc/mesh_noc.h"
+
+namespace vp::hw {
+
+enum class RunStatus { Completed, Deadlock, MaxCycles, Fault, Trap };
+const char* run_status_name(RunStatus s);
+
+struct RunResult {
+  RunStatus status = RunStatus::Completed;
+  uint64_t cycles = 0;           // last cycle any unit was busy
+  std::string message;           // one paragraph for the user
+  std::vector<std::string> waiting;  // deadlock: one line per waiting core
+  uint32_t trap_code = 0;
+};
+
+class Chip : public sc_core::sc_module {
+ public:
+  Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace = nullptr);
+  ~Chip() override;
+
+  const ChipConfig& config() const { return cfg_; }
+  uint32_t cores() const { return cfg_.cores(); }
+  CoreModule& core(uint32_t i) { return *cores_.at(i); }
+  const CoreModule& core(uint32_t i) const { return *cores_.at(i); }
+  Cluster& cluster(uint32_t i) { return *clusters_.at(i); }
+  CoreModule& control_processor() { return *cp_; }
+  const CoreModule& control_processor() const { return *cp_; }
+  uint32_t core_index(uint32_t cluster, uint32_t cu) const { return cluster * cfg_.cus_per_cluster + cu; }
+
+  SharedMemory& global_memory() { return *gmem_; }
+  const SharedMemory& global_memory() const { return *gmem_; }
+  SharedMemory& sram(uint32_t cluster) { return clusters_.at(cluster)->sram(); }
+  const SharedMemory& sram(uint32_t cluster) const { return clusters_.at(cluster)->sram(); }
+  CrossbarBank& crossbars() { return crossbars_; }
+  const CrossbarBank& crossbars() const { return crossbars_; }
+  noc::MeshNoc& noc() { return noc_; }
+  const noc::MeshNoc& noc() const { return noc_; }
+  MessageFabric& fabric() { return *fabric_; }
+  TraceSink* trace() { return trace_; }
+
+  // Runs until every started core has stopped, a core faults or traps, the
+  // cores deadlock, or max_cycles (0 = no limit) is reached.
+  RunResult run(uint64_t max_cycles);
+
+  // Called by a core's thread.
+  void on_core_stopped(CoreModule& core);
+  uint64_t max_cycles() const { return max_cycles_; }
+  void on_max_cycles(CoreModule& core);
+  // Instructions executed so far, readable from another thread (progress line).
+  void count_progress(uint64_t n) { progress_.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t progress_instructions() const { return progress_.load(std::memory_order_relaxed); }
+
+ private:
+  ChipConfig cfg_;
+  TraceSink* trace_;
+  noc::MeshNoc noc_;
+  noc::Endpoint gmem_port_;
+  noc::Endpoint cp_port_;
+  CrossbarBank crossbars_;
+  std::unique_ptr<SharedMemory> gmem_;
+  std::vector<std::unique_ptr<Cluster>> clusters_;
+  std::unique_ptr<ClusterBus> cp_bus_;
+  std::unique_ptr<MessageFabric> fabric_;
+  std::vector<CoreModule*> cores_;  // owned by their clusters
+  std::unique_ptr<CoreModule> cp_;
+  uint64_t max_cycles_ = 0;
+  bool stop_requested_ = false;
+  bool max_cycles_hit_ = false;
+  std::atomic<uint64_t> progress_{0};
+};
+
+}  // namespace vp::hw

@@ -1,0 +1,74 @@
+// All crossbars of the chip, created when first touched (a sidra-y1 has
+// 6,400 of them and most programs use a fraction), with the functional MVM
+// engine, the ISPP write path and the device model shared by all of them.
+// Each crossbar's device randomness is seeded from (run seed, crossbar id),
+// so the pulses a row needs do not depend on the order rows are programmed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "vp/hw/chip/chip_config.h"
+#include "vp/hw/crossbar/crossbar.h"
+#include "vp/hw/crossbar/device_model.h"
+#include "vp/hw/crossbar/ispp_write_path.h"
+#include "vp/hw/crossbar/mvm_engine.h"
+#include "vp/hw/crossbar/mvm_timing.h"
+#include "vp/hw/crossbar/non_ideality.h"
+
+namespace vp::hw {
+
+struct CrossbarBankStats {
+  uint64_t crossbars_used = 0;
+  uint64_t mvms = 0;
+  uint64_t dac_steps = 0, adc_conversions = 0, adc_clipped = 0, outputs_saturated = 0;
+  uint64_t rows_programmed = 0, cells_programmed = 0;
+  uint64_t ispp_pulses = 0, ispp_verify_reads = 0, ispp_failed_cells = 0;
+  uint64_t ispp_cycles = 0;   // sum over rows of the row's programming time
+  double ispp_energy_pj = 0;
+  uint64_t rows_read = 0;
+};
+
+class CrossbarBank {
+ public:
+  explicit CrossbarBank(const ChipConfig& cfg);
+
+  uint32_t count() const { return total_; }
+  uint32_t logical_cols() const { return static_cast<uint32_t>(lcols_); }
+  // The crossbar, created at the device's start state if never touched.
+  Crossbar& at(uint32_t id);
+  bool exists(uint32_t id) const { return id < xbars_.size() && xbars_[id] != nullptr; }
+
+  // Functional MVM into `out` (added); returns the latency in cycles.
+  uint64_t mvm(uint32_t id, const int32_t* in, int input_bits, int64_t* out);
+  // Program-and-verify one row (all its columns); returns the row's cycles.
+  uint64_t program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols);
+  // Read back integer levels of one row.
+  void read_row(uint32_t id, uint32_t row, uint8_t* out);
+  uint64_t readback_cycles() const { return readback_cycles_; }
+
+  const CrossbarBankStats& stats() const { return stats_; }
+  // Failed cells per crossbar id, for the statistics report.
+  const std::map<uint32_t, uint64_t>& failed_cells() const { return failed_; }
+
+ private:
+  DeviceModel& device(uint32_t id);
+
+  ChipConfig cfg_;
+  uint32_t total_;
+  int lcols_;
+  std::vector<std::unique_ptr<Crossbar>> xbars_;
+  std::vector<std::unique_ptr<DeviceModel>> devices_;
+  MvmEngine engine_;
+  MvmTiming timing_;
+  IsppWritePath ispp_;
+  std::shared_ptr<NonIdeality> nonideal_;  // null when ideal
+  uint64_t mvm_cycles_[17] = {};
+  uint64_t readback_cycles_;
+  CrossbarBankStats stats_;
+  std::map<uint32_t, uint64_t> failed_;
+};
+
+}  // namespace vp::hw

@@ -1,0 +1,40 @@
+// One cluster: its CUs, the shared SRAM and the bus that joins the CUs' DMA
+// engines to the SRAM and, through the mesh, to global memory.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <systemc>
+
+#include "vp/hw/chip/chip_config.h"
+#include "vp/hw/cluster/cluster_bus.h"
+#include "vp/hw/cu/core_module.h"
+#include "vp/hw/memory/shared_memory.h"
+
+namespace vp::hw {
+
+class Chip;
+
+class Cluster : public sc_core::sc_module {
+ public:
+  Cluster(sc_core::sc_module_name name, Chip& chip, const ChipConfig& cfg, uint32_t index, noc::MeshNoc& noc,
+          noc::Endpoint gmem_port);
+
+  uint32_t index() const { return index_; }
+  CoreModule& cu(uint32_t i) { return *cus_.at(i); }
+  SharedMemory& sram() { return *sram_; }
+  const SharedMemory& sram() const { return *sram_; }
+  ClusterBus& bus() { return *bus_; }
+
+ private:
+  uint32_t index_;
+  std::unique_ptr<SharedMemory> sram_;
+  std::unique_ptr<ClusterBus> bus_;
+  std::vector<std::unique_ptr<CoreModule>> cus_;
+};
+
+// Identity of CU `cu` of cluster `cluster` as rdsr reports it.
+CoreIdentity core_identity(const ChipConfig& cfg, int32_t cluster, int32_t cu);
+
+}  // namespace vp::hw

@@ -1,0 +1,65 @@
+// What an execution core needs from the chip around it. Everything a core
+// shares with others (memories, the NoC, barriers, crossbars programmed by
+// the control processor, other cores) goes through this interface; the
+// SystemC modules implement it and synchronise simulated time before acting,
+// so shared resources are used in global time order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vp::hw {
+
+enum class DmaDirection : uint8_t { GlobalToLocal, LocalToGlobal, SramToLocal, LocalToSram, GlobalToSram, SramToGlobal };
+
+// Why a core stopped early; the platform turns these into messages.
+struct CoreFault {
+  bool set = false;
+  std::string message;
+};
+
+struct MvmRequest {
+  uint32_t xbar = 0;        // crossbar index within the CU
+  const int32_t* input = nullptr;  // `rows` signed inputs
+  uint32_t input_bits = 8;
+  int64_t* output = nullptr;       // `lcols` results, added to
+};
+
+class CoreEnvironment {
+ public:
+  virtual ~CoreEnvironment() = default;
+
+  // Temporal decoupling: bring simulated time up to the core's local cycle.
+  virtual void sync(uint64_t cycle) = 0;
+
+  // Moves bytes between the core's scratchpad and shared memories. Returns
+  // the cycle the transfer completes; sets fault on a bad address.
+  virtual uint64_t dma(DmaDirection dir, uint64_t dst, uint64_t src, uint64_t bytes, uint64_t ready,
+                       CoreFault& fault) = 0;
+
+  // NoC: send returns when the packet has been injected; recv blocks until a
+  // matching packet has arrived and returns the cycle its data is in place.
+  virtual uint64_t send(uint32_t dst_core, uint32_t tag, const uint8_t* data, uint64_t bytes,
+                        uint64_t ready, CoreFault& fault) = 0;
+  virtual uint64_t recv(uint32_t src_core, uint32_t tag, uint8_t* data, uint64_t bytes, uint64_t ready,
+                        CoreFault& fault) = 0;
+  virtual uint64_t barrier(uint32_t id, uint32_t count, uint64_t ready, CoreFault& fault) = 0;
+
+  // Crossbars. mvm: one crossbar of this CU, functional result added into
+  // the request's output; returns the latency in cycles.
+  virtual uint64_t mvm(const MvmRequest& req, CoreFault& fault) = 0;
+  // Program-and-verify one row of a chip-wide crossbar; returns the latency.
+  virtual uint64_t program_row(uint32_t xbar_global, uint32_t row, const uint8_t* levels, uint64_t ready,
+                               CoreFault& fault) = 0;
+  virtual uint64_t read_row(uint32_t xbar_global, uint32_t row, uint8_t* levels, uint64_t ready,
+                            CoreFault& fault) = 0;
+
+  // Control processor only.
+  virtual uint64_t load_core(uint32_t core, uint64_t global_addr, uint64_t words, uint64_t ready,
+                             CoreFault& fault) = 0;
+  virtual uint64_t start_core(uint32_t core, uint32_t pc, uint64_t ready, CoreFault& fault) = 0;
+  virtual uint64_t wait_core(uint32_t core, uint64_t ready, CoreFault& fault) = 0;
+  virtual uint32_t core_state(uint32_t core, CoreFault& fault) = 0;
+};
+
+}  // namespace vp::hw

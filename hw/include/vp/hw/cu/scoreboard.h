@@ -1,0 +1,50 @@
+// The issue stage's scoreboard: when each unit is free, when each register's
+// value is ready, and which scratchpad ranges in-flight instructions still
+// read or write. An instruction starts at the first cycle where its unit is
+// free and none of its operands (registers or memory) is still in flight.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "vp/isa/isa.h"
+
+namespace vp::hw {
+
+struct MemRange {
+  uint64_t lo = 0, hi = 0;  // [lo, hi)
+  bool empty() const { return hi <= lo; }
+  bool overlaps(const MemRange& o) const { return lo < o.hi && o.lo < hi; }
+};
+
+class Scoreboard {
+ public:
+  uint64_t unit_free(isa::Unit u) const { return unit_free_[static_cast<int>(u)]; }
+  void occupy(isa::Unit u, uint64_t until) { unit_free_[static_cast<int>(u)] = until; }
+  uint64_t all_units_idle() const;
+
+  uint64_t reg_ready(int r) const { return reg_ready_[static_cast<size_t>(r)]; }
+  void set_reg_ready(int r, uint64_t at) { reg_ready_[static_cast<size_t>(r)] = at; }
+
+  // Earliest start for an access that reads `reads` and writes `writes`:
+  // after in-flight writers of either (RAW, WAW) and in-flight readers of the
+  // written ranges (WAR).
+  uint64_t memory_ready(const MemRange* reads, int nreads, const MemRange* writes, int nwrites) const;
+  // Record an instruction's ranges, in flight until `end`.
+  void record(const MemRange* reads, int nreads, const MemRange* writes, int nwrites, uint64_t end);
+  // Forget accesses that finished before `now`; keeps the lists short.
+  void retire_before(uint64_t now);
+
+ private:
+  struct Access {
+    MemRange range;
+    uint64_t end;
+    bool write;
+  };
+  std::array<uint64_t, isa::kUnitCount> unit_free_{};
+  std::array<uint64_t, isa::kRegisterCount> reg_ready_{};
+  std::vector<Access> inflight_;
+};
+
+}  // namespace vp::hw

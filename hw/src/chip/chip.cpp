@@ -1,0 +1,134 @@
+#include "vp/hw/chip/chip.h"
+
+#include <algorithm>
+#include <string>
+
+#include "vp/hw/noc/bandwidth_channel.h"
+
+namespace vp::hw {
+
+const char* run_status_name(RunStatus s) {
+  switch (s) {
+    case RunStatus::Completed: return "completed";
+    case RunStatus::Deadlock: return "deadlock";
+    case RunStatus::MaxCycles: return "max-cycles";
+    case RunStatus::Fault: return "fault";
+    case RunStatus::Trap: return "trap";
+  }
+  return "?";
+}
+
+namespace {
+noc::MeshNocConfig noc_config(const ChipConfig& cfg) {
+  noc::MeshNocConfig n = cfg.noc;
+  n.clusters = cfg.clusters;
+  n.mesh_cols = cfg.mesh_cols;
+  n.core_clock_mhz = cfg.clock_mhz;
+  return n;
+}
+}  // namespace
+
+Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace)
+    : sc_module(name), cfg_(cfg), trace_(trace), noc_(noc_config(cfg)), crossbars_(cfg) {
+  const uint32_t attach = std::min(cfg.memory.gmem_attach_cluster, cfg.clusters - 1);
+  gmem_port_ = noc_.attach_device(attach, "gmem");
+  cp_port_ = noc_.attach_device(attach, "cp");
+
+  gmem_ = std::make_unique<SharedMemory>(
+      "gmem", cfg.memory.gmem_bytes,
+      noc::gmem_channel_config(cfg.memory.gmem_latency_ns, cfg.memory.gmem_bandwidth_gbps, cfg.clock_mhz));
+
+  std::vector<noc::Endpoint> endpoints;
+  for (uint32_t c = 0; c < cfg.clusters; ++c) {
+    const std::string n = "cluster" + std::to_string(c);
+    clusters_.push_back(std::make_unique<Cluster>(n.c_str(), *this, cfg, c, noc_, gmem_port_));
+    clusters_.back()->bus().to_global.bind(gmem_->socket);
+    for (uint32_t u = 0; u < cfg.cus_per_cluster; ++u) {
+      cores_.push_back(&clusters_.back()->cu(u));
+      endpoints.push_back(noc_.cluster_endpoint(c));
+    }
+  }
+  // The control processor sits beside the memory controller and reaches
+  // memory through a bus of its own on that router.
+  cp_bus_ = std::make_unique<ClusterBus>("cp_bus", attach, noc_, gmem_port_);
+  cp_bus_->to_global.bind(gmem_->socket);
+  cp_bus_->to_sram.bind(clusters_[attach]->sram().socket);
+  cp_ = std::make_unique<CoreModule>("cp", *this, core_identity(cfg, -1, -1), cfg.cp_core, cfg.memory.cp_dmem_bytes,
+                                     cfg.memory.cp_imem_words);
+  cp_->dma_socket.bind(cp_bus_->cores);
+  endpoints.push_back(cp_port_);
+  fabric_ = std::make_unique<MessageFabric>("fabric", noc_, endpoints, cfg.core.barrier_cycles);
+}
+
+Chip::~Chip() = default;
+
+void Chip::on_core_stopped(CoreModule& core) {
+  const CoreState s = core.core().state();
+  if ((s == CoreState::Faulted || s == CoreState::Trapped) && !stop_requested_) {
+    stop_requested_ = true;
+    sc_core::sc_stop();
+  }
+}
+
+void Chip::on_max_cycles(CoreModule&) {
+  if (!stop_requested_) {
+    max_cycles_hit_ = true;
+    stop_requested_ = true;
+    sc_core::sc_stop();
+  }
+}
+
+RunResult Chip::run(uint64_t max_cycles) {
+  max_cycles_ = max_cycles;
+  sc_core::sc_start();
+
+  RunResult r;
+  std::vector<const CoreModule*> all(cores_.begin(), cores_.end());
+  all.push_back(cp_.get());
+  for (const CoreModule* m : all) {
+    const ExecutionCore& c = m->core();
+    r.cycles = std::max({r.cycles, c.stats().last_cycle, c.end_cycle()});
+  }
+  auto who = [](const ExecutionCore& c) {
+    const CoreIdentity& id = c.identity();
+    return id.is_control() ? std::string("control processor")
+                           : "core " + std::to_string(id.core) + " (cluster " + std::to_string(id.cluster) + ", cu " +
+                                 std::to_string(id.cu) + ")";
+  };
+  for (const CoreModule* m : all) {
+    const ExecutionCore& c = m->core();
+    if (c.state() == CoreState::Faulted) {
+      r.status = RunStatus::Fault;
+      r.message = c.fault_message();
+      return r;
+    }
+    if (c.state() == CoreState::Trapped) {
+      r.status = RunStatus::Trap;
+      r.trap_code = c.trap_code();
+      r.message = who(c) + " stopped the run with trap code " + std::to_string(c.trap_code()) + " at pc " +
+                  std::to_string(c.pc() - 1) + ", cycle " + std::to_string(c.end_cycle());
+      return r;
+    }
+  }
+  if (max_cycles_hit_) {
+    r.status = RunStatus::MaxCycles;
+    r.message = "stopped at --max-cycles " + std::to_string(max_cycles) + " before every core halted";
+    return r;
+  }
+  // Nothing left to simulate but some core has not halted: every such core
+  // is blocked on something no one will provide.
+  for (const CoreModule* m : all) {
+    const ExecutionCore& c = m->core();
+    if (c.state() != CoreState::Running) continue;
+    const std::string what = c.waiting_for().empty() ? std::string("an event") : c.waiting_for();
+    r.waiting.push_back(who(c) + " at pc " + std::to_string(c.pc()) + ", cycle " + std::to_string(c.cycle()) +
+                        ": waits for " + what);
+  }
+  if (!r.waiting.empty()) {
+    r.status = RunStatus::Deadlock;
+    r.message = "deadlock: every running core waits and nothing is in flight";
+  }
+  return r;
+}
+
+}  // namespace vp::hw

@@ -1,0 +1,88 @@
+#include "vp/hw/chip/crossbar_bank.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "vp/hw/crossbar/rng.h"
+#include "vp/hw/crossbar/weight_encoding.h"
+
+namespace vp::hw {
+
+namespace {
+// Streams of derive_seed: device randomness and non-idealities of crossbar
+// id use disjoint streams so switching one on does not shift the other.
+constexpr uint64_t kDeviceStream = 0;
+constexpr uint64_t kNonIdealStream = 1ull << 32;
+}  // namespace
+
+CrossbarBank::CrossbarBank(const ChipConfig& cfg)
+    : cfg_(cfg),
+      total_(cfg.crossbars()),
+      lcols_(WeightEncoding(cfg.xbar).logical_cols(cfg.xbar.cols)),
+      xbars_(total_),
+      devices_(total_),
+      engine_(cfg.xbar),
+      timing_(cfg.xbar, cfg.mvm_timing),
+      ispp_(cfg.ispp),
+      readback_cycles_(ns_to_cycles(cfg.readback_ns_per_row, cfg.clock_mhz)) {
+  for (int b = 1; b <= 16; ++b) mvm_cycles_[b] = timing_.cycles(b);
+}
+
+Crossbar& CrossbarBank::at(uint32_t id) {
+  if (id >= total_) throw std::out_of_range("crossbar " + std::to_string(id) + " does not exist");
+  auto& slot = xbars_[id];
+  if (!slot) {
+    slot = std::make_unique<Crossbar>(cfg_.xbar, static_cast<float>(cfg_.device.start_level));
+    if (!cfg_.nonideal.ideal())
+      slot->attach(std::make_shared<NonIdealityModel>(cfg_.nonideal, derive_seed(cfg_.seed, kNonIdealStream + id)));
+    if (cfg_.device.start_sigma > 0) device(id).reset(*slot);
+    stats_.crossbars_used++;
+  }
+  return *slot;
+}
+
+DeviceModel& CrossbarBank::device(uint32_t id) {
+  auto& d = devices_[id];
+  if (!d) d = std::make_unique<DeviceModel>(cfg_.device, derive_seed(cfg_.seed, kDeviceStream + id));
+  return *d;
+}
+
+uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64_t* out) {
+  Crossbar& xb = at(id);
+  MvmOptions opt;
+  opt.input_bits = input_bits;
+  opt.output_bits = 64;
+  MvmStats st;
+  engine_.run(xb, in, cfg_.xbar.rows, opt, out, &st);
+  stats_.mvms++;
+  stats_.dac_steps += static_cast<uint64_t>(st.dac_steps) * static_cast<uint64_t>(st.row_groups);
+  stats_.adc_conversions += st.adc_conversions;
+  stats_.adc_clipped += st.adc_clipped;
+  stats_.outputs_saturated += st.outputs_saturated;
+  return mvm_cycles_[input_bits];
+}
+
+uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols) {
+  Crossbar& xb = at(id);
+  IsppRowResult r = ispp_.program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
+                                      static_cast<int>(ncols), device(id));
+  stats_.rows_programmed++;
+  stats_.cells_programmed += ncols;
+  stats_.ispp_pulses += r.total_pulses;
+  stats_.ispp_verify_reads += r.verify_reads;
+  stats_.ispp_energy_pj += r.energy_pj;
+  stats_.ispp_cycles += r.cycles;
+  if (r.failed() > 0) {
+    stats_.ispp_failed_cells += static_cast<uint64_t>(r.failed());
+    failed_[id] += static_cast<uint64_t>(r.failed());
+  }
+  return r.cycles;
+}
+
+void CrossbarBank::read_row(uint32_t id, uint32_t row, uint8_t* out) {
+  Crossbar& xb = at(id);
+  for (int c = 0; c < xb.cols(); ++c) out[c] = xb.read_level(static_cast<int>(row), c);
+  stats_.rows_read++;
+}
+
+}  // namespace vp::hw

@@ -1,0 +1,41 @@
+#include "vp/hw/cu/scoreboard.h"
+
+#include <algorithm>
+
+namespace vp::hw {
+
+uint64_t Scoreboard::all_units_idle() const {
+  return *std::max_element(unit_free_.begin(), unit_free_.end());
+}
+
+uint64_t Scoreboard::memory_ready(const MemRange* reads, int nreads, const MemRange* writes,
+                                  int nwrites) const {
+  uint64_t ready = 0;
+  for (const Access& a : inflight_) {
+    if (a.end <= ready) continue;
+    bool conflict = false;
+    for (int i = 0; i < nwrites && !conflict; ++i) conflict = a.range.overlaps(writes[i]);
+    if (a.write)
+      for (int i = 0; i < nreads && !conflict; ++i) conflict = a.range.overlaps(reads[i]);
+    if (conflict) ready = a.end;
+  }
+  return ready;
+}
+
+void Scoreboard::record(const MemRange* reads, int nreads, const MemRange* writes, int nwrites,
+                        uint64_t end) {
+  for (int i = 0; i < nreads; ++i)
+    if (!reads[i].empty()) inflight_.push_back({reads[i], end, false});
+  for (int i = 0; i < nwrites; ++i)
+    if (!writes[i].empty()) inflight_.push_back({writes[i], end, true});
+}
+
+void Scoreboard::retire_before(uint64_t now) {
+  // Cheap in the common case: most instructions finish before the next issues.
+  if (inflight_.empty()) return;
+  inflight_.erase(std::remove_if(inflight_.begin(), inflight_.end(),
+                                 [now](const Access& a) { return a.end <= now; }),
+                  inflight_.end());
+}
+
+}  // namespace vp::hw

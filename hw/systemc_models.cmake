@@ -1,0 +1,25 @@
+# The chip as SystemC/TLM-2.0 modules: compute units (and the control
+# processor) around the pure-C++ execution core, cluster SRAM and bus,
+# global memory, the message fabric and the chip top.
+if(NOT TARGET vp_hw_noc)
+  add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/src/noc ${CMAKE_CURRENT_BINARY_DIR}/noc)
+endif()
+
+add_library(vp_hw_core STATIC
+  src/cu/scoreboard.cpp
+  src/cu/execution_core.cpp
+  src/cu/vector_unit.cpp)
+target_include_directories(vp_hw_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+target_link_libraries(vp_hw_core PUBLIC vp_isa)
+vp_target_defaults(vp_hw_core)
+
+add_library(vp_hw STATIC
+  src/cu/core_module.cpp
+  src/memory/shared_memory.cpp
+  src/cluster/cluster_bus.cpp
+  src/cluster/cluster.cpp
+  src/chip/crossbar_bank.cpp
+  src/chip/message_fabric.cpp
+  src/chip/chip.cpp)
+target_link_libraries(vp_hw PUBLIC vp_hw_core vp_hw_crossbar vp_hw_noc vp_systemc)
+vp_target_defaults(vp_hw)

@@ -1,0 +1,15 @@
+# The platform proper: chip from configuration, program loading, trace
+# recording, statistics, and the vp-run tool.
+add_library(vp_platform STATIC
+  src/run/chip_builder.cpp
+  src/run/program_loader.cpp
+  src/run/trace_recorder.cpp
+  src/run/run_statistics.cpp
+  src/run/tensor_file.cpp)
+target_include_directories(vp_platform PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+target_link_libraries(vp_platform PUBLIC vp_hw vp_config vp_object vp_traces nlohmann_json::nlohmann_json)
+vp_target_defaults(vp_platform)
+
+add_executable(vp-run tools/vp_run_main.cpp)
+target_link_libraries(vp-run PRIVATE vp_platform vp_asm Boost::program_options)
+vp_target_defaults(vp-run)

@@ -1,0 +1,128 @@
+#include "vp/platform/program_loader.h"
+
+#include <cstring>
+#include <string>
+
+namespace vp::platform {
+
+namespace {
+void require(uint32_t need, uint64_t have, const char* what) {
+  if (need != 0 && need > have)
+    throw LoadError("the program needs " + std::to_string(need) + " " + what + ", the chip has " + std::to_string(have));
+}
+void require_equal(uint32_t need, uint64_t have, const char* what) {
+  if (need != 0 && need != have)
+    throw LoadError("the program was built for " + std::string(what) + " = " + std::to_string(need) +
+                    ", the chip has " + std::to_string(have));
+}
+std::string core_name(const obj::CoreId& c) {
+  return c.is_control() ? "the control processor" : "cluster " + std::to_string(c.cluster) + " cu " + std::to_string(c.cu);
+}
+}  // namespace
+
+void check_fits(const obj::Object& obj, const hw::ChipConfig& cfg) {
+  require(obj.chip.clusters, cfg.clusters, "clusters");
+  require(obj.chip.cus_per_cluster, cfg.cus_per_cluster, "CUs per cluster");
+  require(obj.chip.xbars_per_cu, cfg.xbars_per_cu, "crossbars per CU");
+  require_equal(obj.chip.rows, static_cast<uint64_t>(cfg.xbar.rows), "xbar.rows");
+  require_equal(obj.chip.cols, static_cast<uint64_t>(cfg.xbar.cols), "xbar.cols");
+  require_equal(obj.chip.cell_bits, static_cast<uint64_t>(cfg.xbar.cell_bits), "xbar.cell_bits");
+  for (const auto& t : obj.texts) {
+    if (t.core.is_control()) continue;
+    if (t.core.cluster < 0 || static_cast<uint32_t>(t.core.cluster) >= cfg.clusters || t.core.cu < 0 ||
+        static_cast<uint32_t>(t.core.cu) >= cfg.cus_per_cluster)
+      throw LoadError("the program has code for " + core_name(t.core) + ", which this chip does not have (" +
+                      std::to_string(cfg.clusters) + " clusters x " + std::to_string(cfg.cus_per_cluster) + " CUs)");
+  }
+  for (const auto& c : obj.cells) {
+    if (c.cluster < 0 || static_cast<uint32_t>(c.cluster) >= cfg.clusters || c.cu < 0 ||
+        static_cast<uint32_t>(c.cu) >= cfg.cus_per_cluster || c.xbar < 0 ||
+        static_cast<uint32_t>(c.xbar) >= cfg.xbars_per_cu)
+      throw LoadError("a cell program targets crossbar " + std::to_string(c.xbar) + " of cluster " +
+                      std::to_string(c.cluster) + " cu " + std::to_string(c.cu) + ", which this chip does not have");
+    if (uint64_t{c.row0} + c.rows > static_cast<uint64_t>(cfg.xbar.rows) ||
+        uint64_t{c.col0} + c.cols > static_cast<uint64_t>(cfg.xbar.cols))
+      throw LoadError("a cell program for crossbar " + std::to_string(c.xbar) + " of cluster " +
+                      std::to_string(c.cluster) + " cu " + std::to_string(c.cu) + " covers rows " +
+                      std::to_string(c.row0) + "+" + std::to_string(c.rows) + " and columns " +
+                      std::to_string(c.col0) + "+" + std::to_string(c.cols) + ", beyond the " +
+                      std::to_string(cfg.xbar.rows) + "x" + std::to_string(cfg.xbar.cols) + " crossbar");
+  }
+}
+
+LoadSummary load_program(const obj::Object& obj, hw::Chip& chip) {
+  const hw::ChipConfig& cfg = chip.config();
+  check_fits(obj, cfg);
+  LoadSummary s;
+  for (const auto& t : obj.texts) {
+    hw::CoreModule& m = t.core.is_control()
+                            ? chip.control_processor()
+                            : chip.core(chip.core_index(static_cast<uint32_t>(t.core.cluster), static_cast<uint32_t>(t.core.cu)));
+    std::string why;
+    if (!m.core().load_program(t.words.data(), t.words.size(), 0, &why))
+      throw LoadError("code for " + core_name(t.core) + ": " + why);
+    if (t.core.is_control()) s.has_control_program = true;
+    else s.cu_programs++;
+  }
+  for (const auto& d : obj.data) {
+    uint8_t* base = nullptr;
+    uint64_t size = 0;
+    std::string where;
+    switch (d.space) {
+      case obj::DataSegment::Space::Global:
+        base = chip.global_memory().data();
+        size = chip.global_memory().size();
+        where = "global memory";
+        break;
+      case obj::DataSegment::Space::Sram:
+        if (d.core.cluster < 0 || static_cast<uint32_t>(d.core.cluster) >= cfg.clusters)
+          throw LoadError("data for the SRAM of cluster " + std::to_string(d.core.cluster) + ", which does not exist");
+        base = chip.sram(static_cast<uint32_t>(d.core.cluster)).data();
+        size = chip.sram(static_cast<uint32_t>(d.core.cluster)).size();
+        where = "the SRAM of cluster " + std::to_string(d.core.cluster);
+        break;
+      case obj::DataSegment::Space::Local: {
+        hw::CoreModule& m = d.core.is_control() ? chip.control_processor()
+                                                : chip.core(chip.core_index(static_cast<uint32_t>(d.core.cluster),
+                                                                            static_cast<uint32_t>(d.core.cu)));
+        base = m.core().scratchpad().at(0);
+        size = m.core().scratchpad().size();
+        where = "the scratchpad of " + core_name(d.core);
+        break;
+      }
+    }
+    if (d.address > size || d.bytes.size > size - d.address)
+      throw LoadError("data at " + std::to_string(d.address) + " (+" + std::to_string(d.bytes.size) + " bytes) does not fit " +
+                      where + " of " + std::to_string(size) + " bytes");
+    if (d.bytes.size) std::memcpy(base + d.address, d.bytes.data, d.bytes.size);
+    s.data_bytes += d.bytes.size;
+  }
+  hw::CrossbarBank& bank = chip.crossbars();
+  for (const auto& c : obj.cells) {
+    const uint32_t id = chip.core_index(static_cast<uint32_t>(c.cluster), static_cast<uint32_t>(c.cu)) * cfg.xbars_per_cu +
+                        static_cast<uint32_t>(c.xbar);
+    const uint32_t max_level = (1u << cfg.xbar.cell_bits) - 1;
+    for (uint32_t r = 0; r < c.rows; ++r) {
+      const uint8_t* row = c.levels.data + uint64_t{r} * c.cols;
+      for (uint32_t k = 0; k < c.cols; ++k)
+        if (row[k] > max_level)
+          throw LoadError("cell program of crossbar " + std::to_string(c.xbar) + " (cluster " + std::to_string(c.cluster) +
+                          " cu " + std::to_string(c.cu) + ") row " + std::to_string(c.row0 + r) + " column " +
+                          std::to_string(c.col0 + k) + ": level " + std::to_string(row[k]) + " exceeds " +
+                          std::to_string(max_level) + " for " + std::to_string(cfg.xbar.cell_bits) + "-bit cells");
+      s.preload_ispp_cycles += bank.program_row(id, c.row0 + r, row, c.col0, c.cols);
+    }
+    s.cell_programs++;
+    s.cells += uint64_t{c.rows} * c.cols;
+  }
+  if (s.has_control_program) {
+    const obj::CoreText* t = obj.text_of(obj::CoreId{});
+    chip.control_processor().start(t->entry, 0);
+  } else {
+    for (const auto& t : obj.texts)
+      chip.core(chip.core_index(static_cast<uint32_t>(t.core.cluster), static_cast<uint32_t>(t.core.cu))).start(t.entry, 0);
+  }
+  return s;
+}
+
+}  // namespace vp::platform

@@ -1,0 +1,294 @@
+// vp-run: builds the chip from a preset and overrides, loads a program
+// (assembly or object), runs it, and writes the trace, statistics and outputs.
+//
+// Exit codes: 0 completed; 1 bad input (program, configuration, files);
+// 2 usage; 3 deadlock; 4 --max-cycles reached; 5 a core faulted; 6 a trap.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <systemc>
+
+#include "vp/as/assembler.h"
+#include "vp/config/config_error.h"
+#include "vp/config/param_set.h"
+#include "vp/config/report.h"
+#include "vp/hw/chip/chip.h"
+#include "vp/platform/chip_builder.h"
+#include "vp/platform/program_loader.h"
+#include "vp/platform/run_statistics.h"
+#include "vp/platform/tensor_file.h"
+#include "vp/platform/trace_recorder.h"
+
+namespace po = boost::program_options;
+using namespace vp;
+
+namespace {
+
+constexpr int kExitBadInput = 1, kExitUsage = 2, kExitDeadlock = 3, kExitMaxCycles = 4, kExitFault = 5, kExitTrap = 6;
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "file@addr" (addr decimal or 0x hex; default 0).
+std::pair<std::string, uint64_t> split_input(const std::string& spec) {
+  const size_t at = spec.rfind('@');
+  if (at == std::string::npos) return {spec, 0};
+  return {spec.substr(0, at), std::stoull(spec.substr(at + 1), nullptr, 0)};
+}
+
+struct OutputSpec {
+  std::string path;
+  uint64_t addr = 0, bytes = 0;
+  std::string dtype = "<i1";
+};
+
+// "file@addr:bytes[:dtype]"
+OutputSpec parse_output(const std::string& spec) {
+  OutputSpec o;
+  const size_t at = spec.rfind('@');
+  if (at == std::string::npos) throw std::invalid_argument("--output " + spec + ": expected FILE@ADDR:BYTES[:DTYPE]");
+  o.path = spec.substr(0, at);
+  std::string rest = spec.substr(at + 1);
+  const size_t c1 = rest.find(':');
+  if (c1 == std::string::npos) throw std::invalid_argument("--output " + spec + ": expected FILE@ADDR:BYTES[:DTYPE]");
+  o.addr = std::stoull(rest.substr(0, c1), nullptr, 0);
+  const size_t c2 = rest.find(':', c1 + 1);
+  o.bytes = std::stoull(rest.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), nullptr, 0);
+  if (c2 != std::string::npos) {
+    const std::string t = rest.substr(c2 + 1);
+    if (t == "int8") o.dtype = "<i1";
+    else if (t == "uint8") o.dtype = "|u1";
+    else if (t == "int16") o.dtype = "<i2";
+    else if (t == "int32") o.dtype = "<i4";
+    else throw std::invalid_argument("--output " + spec + ": dtype must be int8, uint8, int16 or int32");
+  }
+  return o;
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return;
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error(path + ": cannot write");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot rename into place");
+}
+
+int run(int argc, char** argv) {
+  po::options_description opts("vp-run options");
+  std::vector<std::string> configs, sets, inputs, outputs, include_dirs;
+  opts.add_options()
+      ("help,h", "this help")
+      ("model,m", po::value<std::string>(), "program: assembly (.s/.asm) or object (.vpo)")
+      ("chip", po::value<std::string>()->default_value("sidra-y1"), "preset name or file")
+      ("config", po::value(&configs)->composing(), "configuration file (YAML or JSON) over the preset; repeatable")
+      ("set", po::value(&sets)->composing(), "override one parameter, path.to.param=value; repeatable")
+      ("input", po::value(&inputs)->composing(), "FILE[@ADDR]: .npy or raw bytes into global memory; repeatable")
+      ("output", po::value(&outputs)->composing(), "FILE@ADDR:BYTES[:int8|uint8|int16|int32]: global memory after the run")
+      ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
+      ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
+      ("seed", po::value<uint64_t>()->default_value(1), "seed of every random model (device, noise)")
+      ("max-cycles", po::value<uint64_t>()->default_value(0), "stop after this many cycles (0: no limit)")
+      ("include,I", po::value(&include_dirs)->composing(), "include directory for assembly input")
+      ("list-params", "print every parameter with type, unit, default and description, then exit")
+      ("dump-config", po::value<std::string>(), "write the effective configuration (YAML, '-' for stdout)")
+      ("quiet,q", "no summary or progress line");
+  po::positional_options_description pos;
+  pos.add("model", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "vp-run: " << e.what() << "\n" << opts;
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: vp-run --model prog.s|prog.vpo [options]\n" << opts;
+    return 0;
+  }
+  const bool quiet = vm.count("quiet") > 0;
+
+  config::ParamSet params;
+  try {
+    params.apply_preset(vm["chip"].as<std::string>());
+    for (const auto& f : configs) params.apply_file(f);
+    params.apply_sets(sets);
+    params.validate();
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: configuration error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  if (vm.count("list-params")) {
+    std::cout << config::list_params(&params);
+    return 0;
+  }
+  if (vm.count("dump-config")) {
+    try {
+      write_text_atomically(vm["dump-config"].as<std::string>(), config::dump_yaml(params));
+    } catch (const std::exception& e) {
+      std::cerr << "vp-run: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+    if (!vm.count("model")) return 0;
+  }
+  if (!vm.count("model")) {
+    std::cerr << "vp-run: no --model given\n" << opts;
+    return kExitUsage;
+  }
+
+  const std::string model = vm["model"].as<std::string>();
+  obj::Object object;
+  try {
+    if (ends_with(model, ".vpo")) {
+      object = obj::load_object(model);
+    } else {
+      as::Options ao;
+      ao.include_dirs = include_dirs;
+      as::Result r = as::assemble_file(model, ao);
+      if (!r.ok()) {
+        std::cerr << r.error_text();
+        return kExitBadInput;
+      }
+      object = std::move(r.object);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  std::vector<OutputSpec> outs;
+  try {
+    for (const auto& o : outputs) outs.push_back(parse_output(o));
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << e.what() << "\n";
+    return kExitUsage;
+  }
+
+  hw::ChipConfig cfg;
+  try {
+    cfg = platform::chip_config_from(params, vm["seed"].as<uint64_t>());
+    platform::check_fits(object, cfg);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << model << ": " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  std::unique_ptr<platform::TraceRecorder> recorder;
+  if (vm.count("trace")) {
+    try {
+      recorder = std::make_unique<platform::TraceRecorder>(vm["trace"].as<std::string>(), object.layer_names);
+    } catch (const std::exception& e) {
+      std::cerr << "vp-run: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  hw::Chip chip("chip", cfg, recorder.get());
+  platform::LoadSummary load;
+  try {
+    for (const auto& in : inputs) {
+      const auto [path, addr] = split_input(in);
+      const platform::TensorData t = platform::read_tensor_file(path);
+      if (addr > chip.global_memory().size() || t.bytes.size() > chip.global_memory().size() - addr)
+        throw std::runtime_error(path + ": " + std::to_string(t.bytes.size()) + " bytes at " + std::to_string(addr) +
+                                 " do not fit global memory of " + std::to_string(chip.global_memory().size()) + " bytes");
+      std::copy(t.bytes.begin(), t.bytes.end(), chip.global_memory().data() + addr);
+    }
+    load = platform::load_program(object, chip);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  // A progress line on long runs, only for a person at a terminal.
+  std::atomic<bool> done{false};
+  std::thread progress;
+  if (!quiet && isatty(STDERR_FILENO)) {
+    progress = std::thread([&] {
+      int ticks = 0;
+      while (!done.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        if (++ticks % 10 == 0 && !done.load()) {
+          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          std::fprintf(stderr, "\rvp-run: %.0f s, %llu instructions so far", s,
+                       static_cast<unsigned long long>(chip.progress_instructions()));
+          std::fflush(stderr);
+        }
+      }
+    });
+  }
+  hw::RunResult result = chip.run(vm["max-cycles"].as<uint64_t>());
+  done = true;
+  if (progress.joinable()) {
+    progress.join();
+    std::fprintf(stderr, "\r\033[K");
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  int status = 0;
+  try {
+    if (recorder) recorder->close();
+    platform::HostFigures host{wall, recorder ? recorder->records() : 0};
+    const nlohmann::json stats = platform::run_statistics(chip, result, load, host);
+    if (vm.count("stats")) write_text_atomically(vm["stats"].as<std::string>(), stats.dump(2) + "\n");
+    if (result.status == hw::RunStatus::Completed) {
+      for (const auto& o : outs) {
+        if (o.addr > chip.global_memory().size() || o.bytes > chip.global_memory().size() - o.addr)
+          throw std::runtime_error(o.path + ": global[" + std::to_string(o.addr) + " .. +" + std::to_string(o.bytes) +
+                                   "] is outside global memory");
+        const uint8_t* p = chip.global_memory().data() + o.addr;
+        platform::write_tensor_file(o.path, std::vector<uint8_t>(p, p + o.bytes), o.dtype);
+      }
+    }
+    if (!quiet) std::cerr << platform::run_summary(stats);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << e.what() << "\n";
+    status = kExitBadInput;
+  }
+
+  switch (result.status) {
+    case hw::RunStatus::Completed: return status;
+    case hw::RunStatus::Deadlock:
+      std::cerr << "vp-run: " << result.message << "\n";
+      for (const auto& w : result.waiting) std::cerr << "  " << w << "\n";
+      return kExitDeadlock;
+    case hw::RunStatus::MaxCycles: std::cerr << "vp-run: " << result.message << "\n"; return kExitMaxCycles;
+    case hw::RunStatus::Fault: std::cerr << "vp-run: fault: " << result.message << "\n"; return kExitFault;
+    case hw::RunStatus::Trap: std::cerr << "vp-run: " << result.message << "\n"; return kExitTrap;
+  }
+  return status;
+}
+
+}  // namespace
+
+// SystemC prints a banner at start-up unless told not to; vp-run's output
+// is the user's, so it is switched off before the kernel starts.
+static const bool kQuietKernel = [] { return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0; }();
+
+int sc_main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+}
