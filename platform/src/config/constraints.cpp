@@ -42,9 +42,6 @@ void ParamSet::validate() const {
                  fmt::format("a weight needs {} columns, the crossbar has {} (xbar.cols)",
                              shape.columns_per_weight(), shape.xbar_cols));
   }
-  if (get_double("device.r_off_kohm") <= get_double("device.r_on_kohm")) {
-    inconsistent("device.r_off_kohm", "must be above device.r_on_kohm");
-  }
 }
 
 }  // namespace vp::config

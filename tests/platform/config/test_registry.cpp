@@ -90,7 +90,8 @@ TEST(Registry, HasTheParametersTheModelsUse) {
         "noc.hop_cycles", "noc.link_bits", "noc.clock_mhz", "noc.packet_header_flits",
         "noc.local_port_cycles", "gmem.size_mib", "gmem.latency_ns", "gmem.bandwidth_gbps",
         "gmem.attach_cluster", "sync.barrier_cycles", "cp.imem_kib", "cp.dmem_kib",
-        "cp.alu_cycles", "cp.load_bytes_per_cycle", "energy.adc_pj", "energy.dac_pj",
+        "cp.alu_cycles", "cp.load_bytes_per_cycle", "adc.full_scale", "adc.pipelined",
+        "device.g_max_us", "device.seed", "energy.adc_pj", "energy.dac_pj",
         "energy.xbar_read_pj_per_cell", "energy.shift_add_pj", "energy.vector_pj_per_element",
         "energy.sram_pj_per_byte", "energy.noc_pj_per_bit_hop", "energy.gmem_pj_per_byte",
         "energy.scalar_pj_per_op", "energy.leakage_mw_per_cu"}) {
