@@ -1,0 +1,3 @@
+.core 0,0
+x: jmp x
+.entry x
