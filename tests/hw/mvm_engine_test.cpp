@@ -117,7 +117,7 @@ std::vector<std::int64_t> reference_mvm(const RefSetup& s, const std::vector<std
             column_value += ch.weight * ref_adc(s, analog, clips);
           }
         }
-        total += (part == 1 ? -1 : 1) * (column_value << (sl * s.cell_bits));
+        total += (part == 1 ? -1 : 1) * column_value * (std::int64_t{1} << (sl * s.cell_bits));
       }
     }
     if (!s.differential) total -= (std::int64_t{1} << (s.weight_bits - 1)) * xsum;
@@ -179,7 +179,8 @@ TEST_P(MvmExact, EqualsIntegerProductWhenAdcCoversColumnSums) {
     int rows, cols, k, n, rows_per_step;
   };
   const Shape shapes[] = {{1, 64, 1, 3, 0}, {37, 96, 37, 5, 0}, {128, 128, 100, 8, 0},
-                          {128, 128, 128, 8, 16}, {64, 100, 50, 6, 7}};
+                          {128, 128, 128, 8, 16}, {64, 100, 50, 6, 7},
+                          {512, 128, 512, 4, 0}};
   for (const Shape& sh : shapes) {
     for (AdcMode mode : {AdcMode::ideal, AdcMode::quantize}) {
       CrossbarConfig cfg;
@@ -287,6 +288,7 @@ TEST(MvmEngine, DefaultConfigFullCrossbarIsExact) {
   EXPECT_EQ(stats.dac_steps, 8);
   EXPECT_EQ(stats.row_groups, 1);
   EXPECT_EQ(stats.adc_conversions, 8u * 256u);
+  EXPECT_EQ(stats.dac_conversions, 8u * 256u);
 }
 
 TEST(MvmEngine, ColumnWindowSelectsLogicalColumns) {

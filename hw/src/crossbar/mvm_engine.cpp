@@ -176,6 +176,7 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
   if (stats != nullptr) {
     stats->dac_steps = static_cast<int>(steps.size());
     stats->row_groups = n_groups;
+    stats->dac_conversions = static_cast<std::uint64_t>(n_inputs) * steps.size();
     stats->adc_conversions = static_cast<std::uint64_t>(n_phys) * steps.size() *
                              static_cast<std::uint64_t>(n_groups);
     stats->adc_clipped = clipped;

@@ -41,6 +41,7 @@ struct MvmOptions {
 struct MvmStats {
   int dac_steps = 0;                   // input steps (per row group)
   int row_groups = 0;                  // ceil(rows driven / rows_per_step)
+  std::uint64_t dac_conversions = 0;   // rows driven x steps (every driven row converts each step)
   std::uint64_t adc_conversions = 0;   // physical columns x steps x row groups
   std::uint64_t adc_clipped = 0;       // conversions whose code was clipped
   std::uint64_t outputs_saturated = 0; // results clamped to output_bits

@@ -1,10 +1,10 @@
 // The random source of the device and non-ideality models. std::mt19937_64
 // is fully specified by the standard; the distributions are not (libstdc++
 // and libc++ draw differently), so uniform and normal variates are derived
-// here from the raw 64-bit words: same seed, same numbers on every platform.
+// here from the raw 64-bit words: same seed, same numbers with any standard
+// library.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
 #include <random>
 
@@ -23,31 +23,39 @@ class Rng {
  public:
   explicit Rng(std::uint64_t seed) : engine_(seed) {}
 
+  std::uint64_t bits() { return engine_(); }
+
   // Uniform in [0, 1) with 53 random bits.
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  // Uniform in (0, 1): safe for log().
+  double uniform_open() { return (static_cast<double>(engine_() >> 11) + 0.5) * 0x1.0p-53; }
 
-  // Standard normal by Box-Muller; the second variate of each pair is kept.
+  // Standard normal, ziggurat method (Marsaglia & Tsang 2000, 128 layers):
+  // ~99% of draws cost one 64-bit word, a table look-up and a multiply,
+  // which matters because ISPP draws one per pulse. The layer index and the
+  // value come from disjoint bits of the word.
   double normal() {
-    if (has_spare_) {
-      has_spare_ = false;
-      return spare_;
-    }
-    double u1 = uniform();
-    while (u1 <= 0.0) u1 = uniform();
-    const double u2 = uniform();
-    const double r = std::sqrt(-2.0 * std::log(u1));
-    const double a = 6.283185307179586476925 * u2;
-    spare_ = r * std::sin(a);
-    has_spare_ = true;
-    return r * std::cos(a);
+    const std::uint64_t w = engine_();
+    const auto layer = static_cast<unsigned>(w & 127u);
+    const auto hz = static_cast<std::int32_t>(static_cast<std::uint32_t>(w >> 32));
+    const std::int64_t mag = hz < 0 ? -static_cast<std::int64_t>(hz) : hz;
+    const Tables& t = tables();
+    if (mag < t.k[layer]) return hz * t.w[layer];
+    return normal_slow(hz, layer);
   }
 
   double normal(double mean, double sigma) { return mean + sigma * normal(); }
 
  private:
+  struct Tables {
+    std::int64_t k[128];
+    double w[128];
+    double f[128];
+  };
+  static const Tables& tables();
+  double normal_slow(std::int32_t hz, unsigned layer);
+
   std::mt19937_64 engine_;
-  double spare_ = 0.0;
-  bool has_spare_ = false;
 };
 
 }  // namespace vp::hw
