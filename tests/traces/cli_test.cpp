@@ -1,0 +1,128 @@
+// vp-trace as users run it: exit codes, messages, and outputs that appear
+// whole or not at all.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include "trace_test_util.hpp"
+
+namespace fs = std::filesystem;
+using vp::trace::test::ScratchDir;
+using vp::trace::test::slurp;
+using vp::trace::test::spit;
+
+namespace {
+
+struct ToolRun {
+  int code;
+  std::string out, err;
+};
+
+ToolRun vp_trace(const ScratchDir& dir, const std::string& args) {
+  std::string exe = (vp::trace::test::bin_dir() / "vp-trace").string();
+  if (!std::getenv("VP_BIN_DIR") || !fs::exists(exe)) exe = VP_TRACE_EXE;
+  const std::string cmd = exe + " " + args + " > " + dir.file("stdout") + " 2> " + dir.file("stderr");
+  const int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
+}
+
+std::string zebu(const std::string& n) { return (vp::trace::test::zebu_dir() / n).string(); }
+
+const char* kGood = "[a, {'slyr': 0}, {'inst_idx': 1, 'time': [0, 10]}, {}]\n";
+const char* kBad = "[b, {'slyr': 0}, {'inst_idx': 2, 'time': [10, 20]} {}]\n";
+
+}  // namespace
+
+TEST(VpTraceCli, ConvertsAZebuTraceToEveryOutput) {
+  ScratchDir dir("cli-all");
+  const ToolRun r = vp_trace(dir, zebu("int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt") + " --stats --vcd " +
+                                  dir.file("a.vcd") + " --perfetto " + dir.file("a.json") + " --stats-csv " +
+                                  dir.file("a.csv") + " --stats-json " + dir.file("a.stats.json") +
+                                  " --plot-timeline " + dir.file("t.svg") + " --plot-layers " + dir.file("l.svg"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("742 records"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("critical path"), std::string::npos);
+  EXPECT_NE(r.err.find("742 records read, 742 kept, 0 malformed"), std::string::npos) << r.err;
+  for (const char* f : {"a.vcd", "a.json", "a.csv", "a.stats.json", "t.svg", "l.svg"})
+    EXPECT_GT(fs::file_size(dir.file(f)), 100u) << f;
+  EXPECT_NE(slurp(dir.file("t.svg")).find("<svg"), std::string::npos);
+  EXPECT_NE(slurp(dir.file("l.svg")).find("L72"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << "left-over temporary " << e.path();
+}
+
+TEST(VpTraceCli, MalformedLineIsReportedAndSkipped) {
+  ScratchDir dir("cli-bad");
+  spit(dir.file("t.trace"), std::string(kGood) + kBad);
+  const ToolRun r = vp_trace(dir, dir.file("t.trace") + " --perfetto " + dir.file("o.json"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find(dir.file("t.trace") + ":2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 malformed skipped"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir.file("o.json")));
+  int x = 0;
+  for (const auto& e : j["traceEvents"]) x += e["ph"] == "X";
+  EXPECT_EQ(x, 1);
+}
+
+TEST(VpTraceCli, StrictFailsWithoutLeavingOutputs) {
+  ScratchDir dir("cli-strict");
+  spit(dir.file("t.trace"), std::string(kGood) + kBad);
+  const ToolRun r = vp_trace(dir, dir.file("t.trace") + " --strict --vcd " + dir.file("o.vcd") + " --perfetto " +
+                                  dir.file("o.json"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(":2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("o.vcd")));
+  EXPECT_FALSE(fs::exists(dir.file("o.json")));
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+TEST(VpTraceCli, TruncatedTraceConvertsAndSaysSo) {
+  ScratchDir dir("cli-trunc");
+  const std::string full = slurp(zebu("int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt"));
+  // Cut in the middle of line 500.
+  std::size_t pos = 0;
+  for (int k = 0; k < 499; ++k) pos = full.find('\n', pos) + 1;
+  spit(dir.file("cut.trace"), full.substr(0, pos + 60));
+  const ToolRun r = vp_trace(dir, dir.file("cut.trace") + " --strict --perfetto " + dir.file("o.json"));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("truncated"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("up to line 499"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir.file("o.json")));
+  int x = 0;
+  for (const auto& e : j["traceEvents"]) x += e["ph"] == "X";
+  EXPECT_EQ(x, 499);
+}
+
+TEST(VpTraceCli, UsageErrorsAndAssemblyInput) {
+  ScratchDir dir("cli-usage");
+  EXPECT_EQ(vp_trace(dir, "").code, 2);
+  EXPECT_EQ(vp_trace(dir, "--no-such-option x").code, 2);
+  const ToolRun from = vp_trace(dir, zebu("int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt") + " --from abc");
+  EXPECT_EQ(from.code, 2);
+  EXPECT_NE(from.err.find("--from"), std::string::npos);
+  EXPECT_EQ(vp_trace(dir, zebu("int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt") + " --cores x.y").code, 2);
+  const ToolRun missing = vp_trace(dir, dir.file("nope.trace"));
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("cannot open"), std::string::npos);
+  const ToolRun asm_in = vp_trace(dir, zebu("int8_resnet50.sim_quanti_b1_c1_bw16_asm.txt") + " --stats");
+  EXPECT_EQ(asm_in.code, 1);
+  EXPECT_NE(asm_in.err.find("assembly"), std::string::npos) << asm_in.err;
+  const ToolRun help = vp_trace(dir, "--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--perfetto"), std::string::npos);
+}
+
+TEST(VpTraceCli, ReadsStdinAndFiltersByWindow) {
+  ScratchDir dir("cli-stdin");
+  const ToolRun r = vp_trace(dir, "- --from 1000000 --to 2000000 --stats-json " + dir.file("s.json") + " < " +
+                                  zebu("int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir.file("s.json")));
+  EXPECT_GE(j["start"].get<long>(), 1000000);
+  EXPECT_LE(j["end"].get<long>(), 2000000);
+}

@@ -1,0 +1,40 @@
+// An output that appears under its final name only when complete: data goes
+// to "<path>.tmp-<pid>" and is renamed over <path> by commit(). Dropping the
+// object without commit() removes the temporary, so a failed conversion
+// never leaves a half-written VCD or JSON behind.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace vp::trace {
+
+class OutputFile {
+ public:
+  explicit OutputFile(std::string path);  // throws std::runtime_error
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  ~OutputFile();
+
+  // Buffer to format into (fmt::format_to(std::back_inserter(buf()), ...)).
+  std::string& buf() { return buf_; }
+  void write(std::string_view s) { buf_.append(s); maybe_flush(); }
+  // Call after appending to buf() directly.
+  void maybe_flush() {
+    if (buf_.size() >= kFlushBytes) flush();
+  }
+  void commit();  // flush, close, rename into place; throws on failure
+  const std::string& path() const { return path_; }
+
+ private:
+  static constexpr std::size_t kFlushBytes = 1 << 20;
+  void flush();
+
+  std::string path_;
+  std::string tmp_;
+  std::FILE* file_ = nullptr;
+  std::string buf_;
+};
+
+}  // namespace vp::trace

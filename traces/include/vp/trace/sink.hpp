@@ -1,0 +1,33 @@
+// The consumers of a conversion: each sees the whole catalog first, then
+// every kept interval in start order, then the end of the run.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "vp/trace/catalog.hpp"
+#include "vp/trace/interval.hpp"
+
+namespace vp::trace {
+
+struct RunInfo {
+  const Catalog* catalog = nullptr;
+  std::int64_t t_min = 0;    // earliest kept start (0 when nothing kept)
+  std::int64_t t_max = 0;    // latest kept end
+  std::uint64_t count = 0;   // kept intervals
+  double clock_mhz = 1000.0;
+  std::int64_t span() const { return t_max - t_min; }
+};
+
+class IntervalSink {
+ public:
+  virtual ~IntervalSink() = default;
+  virtual void begin(const RunInfo& run) = 0;
+  virtual void add(const Interval& iv, std::string_view payload) = 0;
+  virtual void finish() = 0;
+  // Moves the finished output into place; called for every sink only once
+  // all of them have finished, so a failure leaves no partial set behind.
+  virtual void commit() {}
+};
+
+}  // namespace vp::trace

@@ -1,0 +1,139 @@
+#include "vp/trace/convert.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <memory>
+#include <ostream>
+
+#include "vp/trace/interval_sorter.hpp"
+#include "vp/trace/perfetto_writer.hpp"
+#include "vp/trace/plot.hpp"
+#include "vp/trace/vcd_writer.hpp"
+
+namespace vp::trace {
+namespace {
+
+void render_args(std::string& out, const TraceRecord& r, const Catalog& cat, std::uint32_t track, std::uint32_t layer) {
+  out.clear();
+  fmt::format_to(std::back_inserter(out), "{{\"inst_idx\":{},\"line\":{},\"layer\":", r.inst_idx, r.line_no);
+  append_json_string(out, cat.layers()[layer].name);
+  out += ",\"unit\":";
+  append_json_string(out, cat.tracks()[track].label);
+  out += ",\"mapping\":";
+  append_json(out, r.mapping);
+  out += ",\"params\":";
+  append_json(out, r.params);
+  out += '}';
+}
+
+}  // namespace
+
+ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream& err) {
+  ConvertSummary summary;
+  std::uint64_t printed = 0;
+  ReaderOptions ropts;
+  ropts.strict = o.strict;
+  ropts.on_diagnostic = [&](const Diagnostic& d) {
+    if (d.kind == Diagnostic::Kind::Truncated || printed < o.max_printed_diagnostics) {
+      fmt::print(err, "{}\n", d.format());
+      ++printed;
+    }
+  };
+  TraceReader reader(o.input, ropts);
+
+  Catalog catalog;
+  Filter filter(o.filter, catalog);
+  IntervalSorter sorter(o.sort_run_bytes);
+  std::string payload;
+  const bool want_payload = !o.perfetto.empty() && o.perfetto_args;
+  std::int64_t t_min = 0, t_max = 0;
+
+  TraceRecord r;
+  while (reader.next(r)) {
+    if (!r.timed) {
+      ++summary.untimed;
+      continue;
+    }
+    Interval iv;
+    iv.start = r.start;
+    iv.end = r.end;
+    iv.inst_idx = r.inst_idx;
+    iv.line = r.line_no;
+    iv.opcode = catalog.opcode_of(r.mnemonic);
+    iv.track = catalog.track_of(r, iv.opcode);
+    iv.layer = catalog.layer_of(r);
+    if (!filter.apply(iv)) continue;
+    if (summary.kept == 0 || iv.start < t_min) t_min = iv.start;
+    if (summary.kept == 0 || iv.end > t_max) t_max = iv.end;
+    ++summary.kept;
+    if (want_payload) render_args(payload, r, catalog, iv.track, iv.layer);
+    sorter.add(iv, want_payload ? std::string_view(payload) : std::string_view());
+  }
+  summary.reader = reader.stats();
+  summary.t_min = t_min;
+  summary.t_max = t_max;
+
+  const ReaderStats& rs = summary.reader;
+  if (rs.malformed > printed)
+    fmt::print(err, "{}: {} more malformed lines not shown\n", o.input, rs.malformed - printed);
+  if (rs.records > 0 && summary.untimed == rs.records)
+    throw TraceError(fmt::format("{}: no record has a timing element {{'inst_idx': N, 'time': [start, end]}}: "
+                                 "this looks like an assembly listing, not a trace",
+                                 o.input));
+  if (summary.untimed > 0)
+    fmt::print(err, "{}: {} records without timing ignored\n", o.input, summary.untimed);
+
+  catalog.finalize_ranks();
+  RunInfo run;
+  run.catalog = &catalog;
+  run.t_min = t_min;
+  run.t_max = t_max;
+  run.count = summary.kept;
+  run.clock_mhz = o.clock_mhz;
+
+  // Every output is built in a temporary file and renamed only after the
+  // whole conversion succeeded (OutputFile); if anything throws, none appears.
+  std::vector<std::unique_ptr<IntervalSink>> sinks;
+  if (!o.vcd.empty()) sinks.push_back(std::make_unique<VcdWriter>(o.vcd));
+  if (!o.perfetto.empty()) sinks.push_back(std::make_unique<PerfettoWriter>(o.perfetto));
+  StatsCollector* stats = nullptr;
+  const bool want_stats =
+      o.stats_table || !o.stats_csv.empty() || !o.stats_json.empty() || !o.plot_layers.empty();
+  if (want_stats) {
+    sinks.push_back(std::make_unique<StatsCollector>(o.top));
+    stats = static_cast<StatsCollector*>(sinks.back().get());
+  }
+  if (!o.plot_timeline.empty()) sinks.push_back(std::make_unique<TimelinePlot>(o.plot_timeline));
+
+  for (auto& s : sinks) s->begin(run);
+  sorter.drain([&sinks](const Interval& iv, std::string_view p) {
+    for (auto& s : sinks) s->add(iv, p);
+  });
+  for (auto& s : sinks) s->finish();
+
+  std::vector<std::unique_ptr<OutputFile>> files;
+  if (stats) {
+    summary.stats = stats->report();
+    if (!o.plot_layers.empty()) {
+      files.push_back(std::make_unique<OutputFile>(o.plot_layers));
+      write_layers_plot(*files.back(), *summary.stats);
+    }
+    if (!o.stats_csv.empty()) {
+      files.push_back(std::make_unique<OutputFile>(o.stats_csv));
+      summary.stats->write_csv(*files.back());
+    }
+    if (!o.stats_json.empty()) {
+      files.push_back(std::make_unique<OutputFile>(o.stats_json));
+      summary.stats->write_json(*files.back(), o.top);
+    }
+  }
+  for (auto& s : sinks) s->commit();
+  for (auto& f : files) f->commit();
+  if (stats && o.stats_table) summary.stats->print_table(out, o.top);
+  if (rs.truncated)
+    fmt::print(err, "{}: trace is truncated: converted {} records up to line {}\n", o.input, rs.records, rs.lines - 1);
+  return summary;
+}
+
+}  // namespace vp::trace

@@ -1,0 +1,107 @@
+#include "vp/trace/interval_sorter.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <queue>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace vp::trace {
+namespace {
+
+// An unlinked temporary file: it disappears with the process, even on a crash.
+std::FILE* make_spill_file() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string tmpl = fmt::format("{}/vp-trace-sort-XXXXXX", dir && *dir ? dir : "/tmp");
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot create a temporary file in {}: {}", tmpl, std::strerror(errno)));
+  ::unlink(tmpl.c_str());
+  std::FILE* f = ::fdopen(fd, "w+b");
+  if (!f) {
+    ::close(fd);
+    throw std::runtime_error("fdopen failed for a temporary file");
+  }
+  return f;
+}
+
+void write_all(std::FILE* f, const void* data, std::size_t size) {
+  if (size && std::fwrite(data, 1, size, f) != size)
+    throw std::runtime_error(fmt::format("writing a sort run failed: {}", std::strerror(errno)));
+}
+
+// Sequential reader over one spilled run.
+struct RunCursor {
+  std::FILE* file;
+  Interval iv{};
+  std::string payload;
+  bool advance() {
+    if (std::fread(&iv, sizeof iv, 1, file) != 1) return false;
+    payload.resize(iv.payload);
+    if (iv.payload && std::fread(payload.data(), 1, iv.payload, file) != iv.payload)
+      throw std::runtime_error("reading a sort run failed: file shorter than written");
+    return true;
+  }
+};
+
+}  // namespace
+
+IntervalSorter::IntervalSorter(std::size_t run_bytes) : run_bytes_(std::max<std::size_t>(run_bytes, 1 << 16)) {}
+
+IntervalSorter::~IntervalSorter() {
+  for (Run& r : runs_) std::fclose(r.file);
+}
+
+void IntervalSorter::add(const Interval& iv, std::string_view payload) {
+  Item item{iv, arena_.size()};
+  item.iv.payload = static_cast<std::uint32_t>(payload.size());
+  arena_.append(payload);
+  items_.push_back(item);
+  ++count_;
+  if (items_.size() * sizeof(Item) + arena_.size() >= run_bytes_) spill();
+}
+
+void IntervalSorter::spill() {
+  std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return start_before(a.iv, b.iv); });
+  Run run{make_spill_file(), std::make_unique<char[]>(kRunBuffer)};
+  std::FILE* f = run.file;
+  // Set before any I/O on the stream, as setvbuf requires; kept for reading.
+  std::setvbuf(f, run.buffer.get(), _IOFBF, kRunBuffer);
+  runs_.push_back(std::move(run));
+  for (const Item& it : items_) {
+    write_all(f, &it.iv, sizeof it.iv);
+    write_all(f, arena_.data() + it.offset, it.iv.payload);
+  }
+  if (std::fflush(f) != 0) throw std::runtime_error(fmt::format("writing a sort run failed: {}", std::strerror(errno)));
+  std::rewind(f);
+  items_.clear();
+  arena_.clear();
+}
+
+void IntervalSorter::drain(const std::function<void(const Interval&, std::string_view)>& fn) {
+  if (runs_.empty()) {
+    std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return start_before(a.iv, b.iv); });
+    for (const Item& it : items_) fn(it.iv, std::string_view(arena_.data() + it.offset, it.iv.payload));
+    items_.clear();
+    arena_.clear();
+    return;
+  }
+  if (!items_.empty()) spill();
+  std::vector<RunCursor> cursors;
+  cursors.reserve(runs_.size());
+  for (Run& r : runs_) cursors.push_back(RunCursor{r.file, {}, {}});
+  auto later = [&cursors](std::size_t a, std::size_t b) { return start_before(cursors[b].iv, cursors[a].iv); };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
+  for (std::size_t k = 0; k < cursors.size(); ++k)
+    if (cursors[k].advance()) heap.push(k);
+  while (!heap.empty()) {
+    const std::size_t k = heap.top();
+    heap.pop();
+    fn(cursors[k].iv, cursors[k].payload);
+    if (cursors[k].advance()) heap.push(k);
+  }
+}
+
+}  // namespace vp::trace

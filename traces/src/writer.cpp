@@ -1,0 +1,177 @@
+#include "vp/trace/writer.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace vp::trace {
+namespace {
+
+constexpr std::string_view kUnitNames[] = {"scalar", "xbar", "vector", "dma", "noc", "sync", "ctrl", "cp"};
+
+bool is_bare_word(std::string_view s) {
+  if (s.empty()) return false;
+  const auto word = [](char c, bool first) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (!first && ((c >= '0' && c <= '9') || c == '.'));
+  };
+  if (!word(s[0], true)) return false;
+  for (const char c : s.substr(1))
+    if (!word(c, false)) return false;
+  return true;
+}
+
+// Integer to text without locale or allocation.
+void put_int(std::string& out, std::int64_t v) {
+  char tmp[24];
+  const auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+  out.append(tmp, static_cast<std::size_t>(r.ptr - tmp));
+}
+
+// Python single-quoted string literal, so the line reads back with
+// ast.literal_eval as well as with our reader.
+void put_string(std::string& out, std::string_view s) {
+  out.push_back('\'');
+  for (const char c : s) {
+    switch (c) {
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\x{:02x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('\'');
+}
+
+}  // namespace
+
+std::string_view unit_name(Unit unit) { return kUnitNames[static_cast<std::size_t>(unit)]; }
+
+bool parse_unit(std::string_view name, Unit& out) {
+  for (std::size_t k = 0; k < std::size(kUnitNames); ++k) {
+    if (kUnitNames[k] == name) {
+      out = static_cast<Unit>(k);
+      return true;
+    }
+  }
+  return false;
+}
+
+TraceWriter::TraceWriter(const std::string& path, WriterOptions options) : path_(path), options_(options) {
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options_.append ? O_APPEND : O_TRUNC);
+  fd_ = ::open(path.c_str(), flags, 0644);
+  if (fd_ < 0) throw std::runtime_error(fmt::format("{}: cannot open trace for writing: {}", path, std::strerror(errno)));
+  if (options_.append) {
+    const off_t size = ::lseek(fd_, 0, SEEK_END);
+    committed_ = size > 0 ? static_cast<std::uint64_t>(size) : 0;
+  }
+  buf_.reserve(options_.buffer_bytes + 4096);
+}
+
+TraceWriter::~TraceWriter() {
+  try {
+    close();
+  } catch (...) {
+    // A destructor must not throw; the file still ends at a line boundary.
+  }
+}
+
+void TraceWriter::write(const WriteRecord& r) {
+  if (fd_ < 0) throw std::runtime_error(fmt::format("{}: trace writer is closed", path_));
+  if (!is_bare_word(r.mnemonic))
+    throw std::invalid_argument(fmt::format("trace record {}: mnemonic '{}' is not a bare word", r.inst_idx, r.mnemonic));
+  if (r.end < r.start || r.start < 0)
+    throw std::invalid_argument(fmt::format("trace record {} ({}): time [{}, {}] is not an interval", r.inst_idx,
+                                            r.mnemonic, r.start, r.end));
+  for (const Param& p : r.params)
+    if (!is_bare_word(p.name))
+      throw std::invalid_argument(fmt::format("trace record {} ({}): operand name '{}' is not a bare word", r.inst_idx,
+                                              r.mnemonic, p.name));
+
+  // Format into the buffer; the line is complete before anything can leave.
+  buf_ += '[';
+  buf_ += r.mnemonic;
+  buf_ += ", {'slyr': ";
+  put_int(buf_, r.layer_id);
+  buf_ += ", 'layer': ";
+  put_string(buf_, r.layer_name);
+  buf_ += ", 'cluster': ";
+  put_int(buf_, r.cluster);
+  buf_ += ", 'cu': ";
+  put_int(buf_, r.cu);
+  buf_ += ", 'unit': '";
+  buf_ += unit_name(r.unit);
+  buf_ += "', 'pc': ";
+  put_int(buf_, r.pc);
+  buf_ += "}, {'inst_idx': ";
+  put_int(buf_, r.inst_idx);
+  buf_ += ", 'time': [";
+  put_int(buf_, r.start);
+  buf_ += ", ";
+  put_int(buf_, r.end);
+  buf_ += "]}, {";
+  bool first = true;
+  for (const Param& p : r.params) {
+    if (!first) buf_ += ", ";
+    first = false;
+    buf_ += '\'';
+    buf_ += p.name;
+    buf_ += "': ";
+    if (p.is_string) put_string(buf_, p.text);
+    else put_int(buf_, p.value);
+  }
+  buf_ += "}]\n";
+  ++records_;
+  if (buf_.size() >= options_.buffer_bytes) flush();
+}
+
+void TraceWriter::write_out(const char* data, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd_, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      // Cut the file back to the last complete line that made it out, so a
+      // full disk leaves a readable trace rather than a half line.
+      const char* last_nl = done > 0 ? static_cast<const char*>(memrchr(data, '\n', done)) : nullptr;
+      const std::uint64_t keep = committed_ + (last_nl ? static_cast<std::uint64_t>(last_nl - data + 1) : 0);
+      if (::ftruncate(fd_, static_cast<off_t>(keep)) == 0) committed_ = keep;
+      throw std::runtime_error(fmt::format("{}: write failed: {}", path_, std::strerror(err)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  committed_ += size;
+}
+
+void TraceWriter::flush() {
+  if (fd_ < 0 || buf_.empty()) return;
+  // The buffer only ever holds whole lines (write() appends a full line).
+  try {
+    write_out(buf_.data(), buf_.size());
+  } catch (...) {
+    buf_.clear();  // what did not fit is lost; never retry and duplicate lines
+    throw;
+  }
+  buf_.clear();
+}
+
+void TraceWriter::close() {
+  if (fd_ < 0) return;
+  flush();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw std::runtime_error(fmt::format("{}: close failed: {}", path_, std::strerror(errno)));
+}
+
+}  // namespace vp::trace
