@@ -10,6 +10,7 @@
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/device_model.h"
 #include "vp/hw/crossbar/ispp_write_path.h"
+#include "vp/hw/crossbar/mvm_engine.h"
 #include "vp/hw/crossbar/non_ideality.h"
 #include "vp/hw/crossbar/weight_encoding.h"
 
@@ -66,6 +67,7 @@ TEST(IsppWritePath, DeterministicDeviceMatchesTheAnalyticPulseCount) {
         IsppConfig ic;
         ic.tolerance_levels = tol;
         ic.max_pulses = 30;
+        ic.keep_residual = true;  // so the window check below sees the level reached
         const IsppWritePath ispp(ic);
         Crossbar xb(1, 4, 2, static_cast<float>(start));
         DeviceModel dev(fixed_step(step, start), 1);
@@ -188,6 +190,7 @@ TEST(IsppWritePath, SameSeedSameRowDifferentSeedDifferentPulses) {
 
 TEST(IsppWritePath, StochasticDeviceMostlyConvergesInsideTheWindow) {
   IsppConfig ic;  // tolerance 0.1, cap 30
+  ic.keep_residual = true;
   const IsppWritePath ispp(ic);
   DeviceConfig dc;
   dc.start_sigma = 0.05;
@@ -233,6 +236,69 @@ TEST(IsppWritePath, ProgrammedWeightsReadBack) {
   ASSERT_EQ(failed, 0);
   const auto back = xb.read_levels(0, 32, 0, 64);
   EXPECT_EQ(enc.decode(back.data(), 32, 16), w);
+}
+
+TEST(IsppWritePath, ResidualInsideTheWindowIsANonIdeality) {
+  // Step 0.23, tolerance 0.12, 0 -> 1: ceil(0.88 / 0.23) = 4 pulses reach 0.92.
+  IsppConfig ic;
+  ic.tolerance_levels = 0.12;
+  const std::uint8_t target[] = {1};
+  {
+    Crossbar xb(1, 1, 2);
+    DeviceModel dev(fixed_step(0.23), 1);
+    const auto res = IsppWritePath(ic).program_row(xb, 0, 0, target, 1, dev);
+    EXPECT_EQ(res.pulses[0], 4);
+    EXPECT_EQ(xb.level(0, 0), 1.0f);  // default: converged cells sit on target
+    EXPECT_EQ(res.final_levels[0], 1.0f);
+  }
+  ic.keep_residual = true;
+  Crossbar xb(1, 1, 2);
+  DeviceModel dev(fixed_step(0.23), 1);
+  const auto res = IsppWritePath(ic).program_row(xb, 0, 0, target, 1, dev);
+  EXPECT_EQ(res.pulses[0], 4);
+  EXPECT_NEAR(xb.level(0, 0), 0.92, 1e-6);
+}
+
+// ISPP-programmed weights through the MVM: exact by default; with the
+// residual kept, off by no more than the window allows.
+TEST(IsppWritePath, MvmOnIsppProgrammedCrossbar) {
+  vp::hw::CrossbarConfig cfg;
+  cfg.rows = 128;
+  cfg.cols = 128;
+  const vp::hw::WeightEncoding enc(cfg);
+  const int k = 128;
+  const int n = 32;
+  std::mt19937 rng(21);
+  std::vector<std::int32_t> w(static_cast<std::size_t>(k) * n);
+  for (auto& v : w) v = static_cast<std::int32_t>(rng() % 256) - 128;
+  std::vector<std::int32_t> x(k);
+  for (auto& v : x) v = static_cast<std::int32_t>(rng() % 256) - 128;
+  std::vector<std::int64_t> exact(n, 0);
+  for (int r = 0; r < k; ++r)
+    for (int c = 0; c < n; ++c)
+      exact[static_cast<std::size_t>(c)] += std::int64_t{w[static_cast<std::size_t>(r * n + c)]} * x[static_cast<std::size_t>(r)];
+  const auto levels = enc.encode(w, k, n);
+  auto program = [&](bool keep) {
+    IsppConfig ic;
+    ic.max_pulses = 100;
+    ic.keep_residual = keep;
+    Crossbar xb(cfg);
+    DeviceModel dev(DeviceConfig{}, 4);
+    int failed = 0;
+    for (int r = 0; r < k; ++r)
+      failed += IsppWritePath(ic).program_row(xb, r, 0, levels.data() + r * 128, 128, dev).failed();
+    EXPECT_EQ(failed, 0);
+    return vp::hw::MvmEngine(cfg).run(xb, x);
+  };
+  EXPECT_EQ(program(false), exact);
+  const auto y = program(true);
+  EXPECT_NE(y, exact);
+  // Per step and slice the column error is at most rows * 0.1 + 0.5 levels;
+  // weighted by sum(2^bit) = 255 and sum(4^slice) = 85 over both polarities.
+  const double bound = (128 * 0.1 + 0.5) * 255.0 * 85.0;
+  for (int c = 0; c < n; ++c) {
+    EXPECT_LE(std::fabs(static_cast<double>(y[static_cast<std::size_t>(c)] - exact[static_cast<std::size_t>(c)])), bound);
+  }
 }
 
 TEST(IsppWritePath, NonIdealityAddsNoiseAfterTheVerify) {

@@ -74,12 +74,18 @@ IsppRowResult IsppWritePath::program_row(Crossbar& xb, int row, int col_begin,
                  active.end());
   }
 
+  // `active` now holds exactly the non-converged cells, in column order.
+  std::vector<char> failed(static_cast<std::size_t>(n), 0);
+  for (int i : active) {
+    failed[static_cast<std::size_t>(i)] = 1;
+    res.failed_cols.push_back(col_begin + i);
+  }
   for (int i = 0; i < n; ++i) {
     const bool stuck = faults != nullptr && faults[col_begin + i] != 0;
-    if (!stuck) lv[i] = static_cast<float>(level[static_cast<std::size_t>(i)]);
+    const bool snap = !cfg_.keep_residual && failed[static_cast<std::size_t>(i)] == 0;
+    if (!stuck) lv[i] = snap ? static_cast<float>(targets[i]) : static_cast<float>(level[static_cast<std::size_t>(i)]);
     res.total_pulses += res.pulses[static_cast<std::size_t>(i)];
   }
-  for (int i : active) res.failed_cols.push_back(col_begin + i);
 
   res.iterations = iterations;
   res.verify_reads = static_cast<std::uint64_t>(iterations) * static_cast<std::uint64_t>(n);

@@ -11,6 +11,13 @@
 // HRS and LRS limits of the device), so an overshoot past either limit is
 // absorbed there. Stuck cells take pulses but never move.
 //
+// A converged cell's analog level is somewhere inside its window. Whether
+// that residual stays is a non-ideality like any other and off by default
+// (ispp.keep_residual = false): the cell is then recorded at exactly its
+// target, so an ISPP-programmed crossbar in ideal mode computes the exact
+// integer product. With keep_residual the level reached is kept, and
+// column sums carry up to rows * tolerance of programming error.
+//
 //   iterations   = max over cells of pulses (cells are pulsed in parallel)
 //   cycles       = iterations * (ns_to_cycles(pulse_ns) + ns_to_cycles(verify_ns))
 //   verify reads = iterations * n (each verify reads every cell of the range)
@@ -44,6 +51,8 @@ struct IsppConfig {
   double pulse_energy_pj = 1.0;    // ispp.pulse_energy_pj [pJ per cell pulse] (derived 0.3-8 pJ)
   double verify_energy_pj = 0.5;   // ispp.verify_energy_pj [pJ per cell verify read]
   double clock_mhz = 1000.0;       // chip.clock_mhz [MHz]
+  bool keep_residual = false;      // ispp.keep_residual: converged cells keep the level reached
+                                   // (true) or sit exactly on target (false, ideal)
   void validate() const;           // throws std::invalid_argument naming the parameter
 };
 
@@ -55,7 +64,7 @@ struct IsppRowResult {
   std::uint64_t verify_reads = 0;
   std::vector<std::uint16_t> pulses;  // per cell of the range
   std::vector<int> failed_cols;       // absolute column index of non-converged cells
-  std::vector<float> final_levels;    // per cell of the range
+  std::vector<float> final_levels;    // per cell of the range, after the non-ideality's write hook
   std::uint64_t cycles = 0;
   double time_ns = 0.0;
   double energy_pj = 0.0;
