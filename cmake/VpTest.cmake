@@ -10,8 +10,13 @@ function(vp_add_gtest name)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  # Two environment variables cannot pass through gtest_discover_tests'
+  # PROPERTIES (the list separator is lost on the way), so the tests are
+  # launched through env(1), for discovery and for every run alike.
+  set_property(TARGET ${name} PROPERTY CROSSCOMPILING_EMULATOR
+    /usr/bin/env VP_SOURCE_DIR=${CMAKE_SOURCE_DIR} VP_BIN_DIR=${CMAKE_BINARY_DIR}/bin)
   gtest_discover_tests(${name}
     WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-    PROPERTIES TIMEOUT ${T_TIMEOUT} ENVIRONMENT "VP_SOURCE_DIR=${CMAKE_SOURCE_DIR};VP_BIN_DIR=${CMAKE_BINARY_DIR}/bin"
+    PROPERTIES TIMEOUT ${T_TIMEOUT}
     DISCOVERY_TIMEOUT 120)
 endfunction()

@@ -104,7 +104,7 @@ int run(int argc, char** argv) {
       ("output", po::value(&outputs)->composing(), "FILE@ADDR:BYTES[:int8|uint8|int16|int32]: global memory after the run")
       ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
-      ("seed", po::value<uint64_t>()->default_value(1), "seed of every random model (device, noise)")
+      ("seed", po::value<uint64_t>(), "seed of every random model (device, noise); same as --set device.seed=N")
       ("max-cycles", po::value<uint64_t>()->default_value(0), "stop after this many cycles (0: no limit)")
       ("include,I", po::value(&include_dirs)->composing(), "include directory for assembly input")
       ("list-params", "print every parameter with type, unit, default and description, then exit")
@@ -131,6 +131,7 @@ int run(int argc, char** argv) {
     params.apply_preset(vm["chip"].as<std::string>());
     for (const auto& f : configs) params.apply_file(f);
     params.apply_sets(sets);
+    if (vm.count("seed")) params.apply_set("device.seed=" + std::to_string(vm["seed"].as<uint64_t>()));
     params.validate();
   } catch (const std::exception& e) {
     std::cerr << "vp-run: configuration error: " << e.what() << "\n";
@@ -184,7 +185,7 @@ int run(int argc, char** argv) {
 
   hw::ChipConfig cfg;
   try {
-    cfg = platform::chip_config_from(params, vm["seed"].as<uint64_t>());
+    cfg = platform::chip_config_from(params);
     platform::check_fits(object, cfg);
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << model << ": " << e.what() << "\n";

@@ -160,6 +160,9 @@ const RawParam kTable[] = {
 {"nonideal.ir_drop_ohm_per_cell", "float", "Ohm", "0", 0, 1000,
  "Wire resistance per cell along rows and columns; 0 disables IR drop",
  "ideal default; params.md: 0.15-0.35 (aihwkit), 1.9-5.6 (NeuroSim 22 nm), 2.82 (MNSIM) Ohm/cell"},
+{"nonideal.ispp_residual", "bool", "-", "false", 0, 0,
+ "Keep each converged cell's analog error inside the ISPP tolerance window; false snaps converged cells to their target",
+ "ideal default; the window itself is ispp.tolerance_levels (params.md acceptance window 0.2-2 % of range)"},
 
 // ---- cu: compute unit -----------------------------------------------------
 {"cu.imem_kinstr", "int", "Kinstr", "16", 1, 1024,

@@ -4,7 +4,7 @@
 
 namespace vp::platform {
 
-hw::ChipConfig chip_config_from(const config::ParamSet& p, uint64_t seed) {
+hw::ChipConfig chip_config_from(const config::ParamSet& p) {
   hw::ChipConfig c;
   auto i = [&](const char* k) { return p.get_int(k); };
   auto u32 = [&](const char* k) { return static_cast<uint32_t>(p.get_int(k)); };
@@ -15,7 +15,7 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p, uint64_t seed) {
   c.cus_per_cluster = u32("chip.cus_per_cluster");
   c.xbars_per_cu = u32("chip.xbars_per_cu");
   c.clock_mhz = d("chip.clock_mhz");
-  c.seed = seed;
+  c.seed = static_cast<uint64_t>(i("device.seed"));
 
   c.xbar.rows = static_cast<int>(i("xbar.rows"));
   c.xbar.cols = static_cast<int>(i("xbar.cols"));
@@ -27,6 +27,7 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p, uint64_t seed) {
   c.xbar.adc_bits = static_cast<int>(i("adc.bits"));
   c.xbar.adc_columns_per_adc = static_cast<int>(i("adc.columns_per_adc"));
   c.xbar.adc_mode = hw::parse_adc_mode(p.get_string("adc.mode"));
+  c.xbar.adc_full_scale = d("adc.full_scale");
 
   c.mvm_timing.clock_mhz = c.clock_mhz;
   c.mvm_timing.dac_latency_ns = d("dac.latency_ns");
@@ -35,7 +36,9 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p, uint64_t seed) {
   c.mvm_timing.adc_conversion_ns = d("adc.conversion_ns");
   c.mvm_timing.shift_add_ns = d("xbar.shift_add_ns");
   c.mvm_timing.pipelined = p.get_bool("xbar.pipelined");
+  c.mvm_timing.back_pipelined = p.get_bool("adc.pipelined");
   c.readback_ns_per_row = d("xbar.readback_ns_per_row");
+  c.keep_ispp_residual = p.get_bool("nonideal.ispp_residual");
 
   c.ispp.pulse_ns = d("ispp.pulse_ns");
   c.ispp.verify_ns = d("ispp.verify_ns");
@@ -54,6 +57,7 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p, uint64_t seed) {
   c.nonideal.stuck_hrs_rate = d("nonideal.stuck_hrs_rate");
   c.nonideal.stuck_lrs_rate = d("nonideal.stuck_lrs_rate");
   c.nonideal.ir_drop_ohm_per_cell = d("nonideal.ir_drop_ohm_per_cell");
+  c.nonideal.g_max_us = d("device.g_max_us");
 
   c.noc.clusters = c.clusters;
   c.noc.mesh_cols = c.mesh_cols;

@@ -8,6 +8,6 @@
 namespace vp::platform {
 
 // Throws vp::config::ConfigError (naming the key) when a value is unusable.
-hw::ChipConfig chip_config_from(const config::ParamSet& params, uint64_t seed);
+hw::ChipConfig chip_config_from(const config::ParamSet& params);
 
 }  // namespace vp::platform
