@@ -76,21 +76,6 @@ uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* lev
     stats_.ispp_failed_cells += static_cast<uint64_t>(r.failed());
     failed_[id] += static_cast<uint64_t>(r.failed());
   }
-  // A converged cell sits somewhere inside its tolerance window; that
-  // residual is a programming non-ideality. Ideal mode keeps only what the
-  // write path decides (pulses, time, cells that failed, which keep the level
-  // they reached) and puts converged cells exactly on their target level.
-  if (!cfg_.keep_ispp_residual) {
-    size_t f = 0;
-    for (uint32_t k = 0; k < ncols; ++k) {
-      const int col = static_cast<int>(col0 + k);
-      if (f < r.failed_cols.size() && r.failed_cols[f] == col) {
-        ++f;
-        continue;
-      }
-      xb.set_level(static_cast<int>(row), col, static_cast<float>(levels[k]));
-    }
-  }
   return r.cycles;
 }
 

@@ -62,4 +62,22 @@ std::uint64_t Adc::convert(const float* sums, int n, std::int64_t* values) const
   return clipped;
 }
 
+std::uint64_t Adc::convert(const std::uint16_t* sums, int n, std::int64_t* values) const {
+  if (mode_ == AdcMode::ideal) {
+    for (int c = 0; c < n; ++c) values[c] = sums[c];
+    return 0;
+  }
+  std::uint64_t clipped = 0;
+  const std::int64_t half = shift_ > 0 ? (std::int64_t{1} << (shift_ - 1)) : 0;
+  for (int c = 0; c < n; ++c) {
+    std::int64_t code = (static_cast<std::int64_t>(sums[c]) + half) >> shift_;
+    if (code > max_code_) {
+      code = max_code_;
+      ++clipped;
+    }
+    values[c] = code << shift_;
+  }
+  return clipped;
+}
+
 }  // namespace vp::hw

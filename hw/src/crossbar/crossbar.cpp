@@ -33,6 +33,18 @@ void Crossbar::check_row_range(int row, int col_begin, int n) const {
 void Crossbar::set_level(int row, int col, float level) {
   if (fault(row, col) != CellFault::none) return;
   levels_[index(row, col)] = level;
+  state_ = LevelState::unknown;
+}
+
+bool Crossbar::levels_are_targets() const {
+  if (state_ == LevelState::unknown) {
+    bool same = true;
+    for (std::size_t i = 0; i < levels_.size() && same; ++i) {
+      same = levels_[i] == static_cast<float>(targets_[i]);
+    }
+    state_ = same ? LevelState::exact : LevelState::inexact;
+  }
+  return state_ == LevelState::exact;
 }
 
 void Crossbar::set_row_targets(int row, int col_begin, const std::uint8_t* targets, int n) {
@@ -46,6 +58,7 @@ void Crossbar::set_row_targets(int row, int col_begin, const std::uint8_t* targe
     }
   }
   std::copy(targets, targets + n, targets_.begin() + static_cast<std::ptrdiff_t>(index(row, col_begin)));
+  state_ = LevelState::unknown;
 }
 
 std::uint8_t Crossbar::read_level(int row, int col) const {
@@ -95,6 +108,7 @@ void Crossbar::set_fault(int row, int col, CellFault f) {
   }
   const std::size_t i = index(row, col);
   faults_[i] = static_cast<std::uint8_t>(f);
+  state_ = LevelState::unknown;
   if (f == CellFault::stuck_hrs) levels_[i] = 0.0f;
   if (f == CellFault::stuck_lrs) levels_[i] = static_cast<float>(max_level());
 }

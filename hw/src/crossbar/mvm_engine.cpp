@@ -38,6 +38,15 @@ VP_HOT_LOOP void accumulate_row(float* __restrict sums, const float* __restrict 
   for (int c = 0; c < n; ++c) sums[c] += code * (levels[c] * scale[c]);
 }
 
+// Integer path: targets are the levels, sums fit 16 bits.
+VP_HOT_LOOP void accumulate_row(std::uint16_t* __restrict sums, const std::uint8_t* __restrict levels, int n) {
+  for (int c = 0; c < n; ++c) sums[c] = static_cast<std::uint16_t>(sums[c] + levels[c]);
+}
+VP_HOT_LOOP void accumulate_row(std::uint16_t* __restrict sums, const std::uint8_t* __restrict levels,
+                                std::uint16_t code, int n) {
+  for (int c = 0; c < n; ++c) sums[c] = static_cast<std::uint16_t>(sums[c] + code * levels[c]);
+}
+
 std::int64_t saturate(std::int64_t v, int bits, std::uint64_t& saturated) {
   if (bits >= 64) return v;
   const std::int64_t hi = (std::int64_t{1} << (bits - 1)) - 1;
@@ -121,6 +130,9 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
 
   NonIdeality* ni = xb.non_ideality();
   const float* scale = ni != nullptr ? ni->read_scale(xb) : nullptr;
+  const bool integer_path = ni == nullptr && cfg_.max_column_sum() <= 65535.0 && xb.levels_are_targets();
+  if (integer_path) isums_.resize(static_cast<std::size_t>(n_phys));
+  std::uint16_t* isums = isums_.data();
   const int group_rows = cfg_.rows_per_step();
   const int n_groups = (n_inputs + group_rows - 1) / group_rows;
   const std::size_t stride = static_cast<std::size_t>(cfg_.cols);
@@ -132,6 +144,25 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
                                                    : (std::int64_t{1} << step.shift);
     for (int g0 = 0; g0 < n_inputs; g0 += group_rows) {
       const int g1 = std::min(g0 + group_rows, n_inputs);
+      if (integer_path) {
+        std::fill(isums, isums + n_phys, std::uint16_t{0});
+        bool driven = false;
+        for (int r = g0; r < g1; ++r) {
+          const std::uint32_t code = (bits_[static_cast<std::size_t>(r)] >> step.shift) & code_mask;
+          if (code == 0) continue;
+          driven = true;
+          const std::uint8_t* t = xb.targets() + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col0);
+          if (code == 1) {
+            accumulate_row(isums, t, n_phys);
+          } else {
+            accumulate_row(isums, t, static_cast<std::uint16_t>(code), n_phys);
+          }
+        }
+        if (!driven) continue;
+        clipped += adc_.convert(isums, n_phys, values);
+        for (int c = 0; c < n_phys; ++c) acc[c] += step_weight * values[c];
+        continue;
+      }
       std::fill(sums, sums + n_phys, 0.0f);
       double drive_sq = 0.0;
       for (int r = g0; r < g1; ++r) {

@@ -117,6 +117,9 @@ const RawParam kTable[] = {
 {"ispp.tolerance_levels", "float", "levels", "0.2", 0, 8,
  "Accepted distance from the target level; programming of a cell stops inside it",
  "chosen: +-0.2 level keeps reads inside the level's decision window (params.md window 0.2-2 % of range)"},
+{"ispp.keep_residual", "bool", "-", "false", 0, 0,
+ "Keep each converged cell's analog error inside the ISPP tolerance window; false snaps converged cells to their target",
+ "ideal default; the window itself is ispp.tolerance_levels (params.md acceptance window 0.2-2 % of range)"},
 {"ispp.pulse_energy_pj", "float", "pJ", "1", 0, 1e6,
  "Energy of one programming pulse on one cell",
  "chosen: within params.md ~0.3 pJ (MNSIM) to ~8 pJ (NeuroSim V2.1) per pulse, device only"},
@@ -160,9 +163,6 @@ const RawParam kTable[] = {
 {"nonideal.ir_drop_ohm_per_cell", "float", "Ohm", "0", 0, 1000,
  "Wire resistance per cell along rows and columns; 0 disables IR drop",
  "ideal default; params.md: 0.15-0.35 (aihwkit), 1.9-5.6 (NeuroSim 22 nm), 2.82 (MNSIM) Ohm/cell"},
-{"nonideal.ispp_residual", "bool", "-", "false", 0, 0,
- "Keep each converged cell's analog error inside the ISPP tolerance window; false snaps converged cells to their target",
- "ideal default; the window itself is ispp.tolerance_levels (params.md acceptance window 0.2-2 % of range)"},
 
 // ---- cu: compute unit -----------------------------------------------------
 {"cu.imem_kinstr", "int", "Kinstr", "16", 1, 1024,

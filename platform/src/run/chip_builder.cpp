@@ -38,7 +38,6 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p) {
   c.mvm_timing.pipelined = p.get_bool("xbar.pipelined");
   c.mvm_timing.back_pipelined = p.get_bool("adc.pipelined");
   c.readback_ns_per_row = d("xbar.readback_ns_per_row");
-  c.keep_ispp_residual = p.get_bool("nonideal.ispp_residual");
 
   c.ispp.pulse_ns = d("ispp.pulse_ns");
   c.ispp.verify_ns = d("ispp.verify_ns");
@@ -47,6 +46,7 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p) {
   c.ispp.pulse_energy_pj = d("ispp.pulse_energy_pj");
   c.ispp.verify_energy_pj = d("ispp.verify_energy_pj");
   c.ispp.clock_mhz = c.clock_mhz;
+  c.ispp.keep_residual = p.get_bool("ispp.keep_residual");
   c.device.start_level = d("device.start_level");
   c.device.start_sigma = d("device.start_sigma");
   c.device.step_levels_mean = d("device.step_levels_mean");

@@ -62,9 +62,6 @@ struct ChipConfig {
   DeviceConfig device;
   NonIdealityConfig nonideal;
   double readback_ns_per_row = 200.0;  // xbar.readback_ns_per_row
-  // nonideal.ispp_residual: keep each converged cell's analog error inside
-  // the tolerance window (off = ideal: converged cells read as their target).
-  bool keep_ispp_residual = false;
   noc::MeshNocConfig noc;
   MemoryConfig memory;
   CoreTiming core;

@@ -39,6 +39,9 @@ class Adc {
   std::int64_t convert(float sum, bool* clipped = nullptr) const;
   // n conversions; returns the number clipped.
   std::uint64_t convert(const float* sums, int n, std::int64_t* values) const;
+  // The same for exact integer sums (MvmEngine's integer path), in integer
+  // arithmetic: floor(S / 2^s + 0.5) = (S + 2^(s-1)) >> s.
+  std::uint64_t convert(const std::uint16_t* sums, int n, std::int64_t* values) const;
 
  private:
   AdcMode mode_;

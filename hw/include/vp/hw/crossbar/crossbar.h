@@ -36,7 +36,12 @@ class Crossbar {
 
   // Analog state, row-major rows x cols.
   const float* levels() const { return levels_.data(); }
-  float* row_levels(int row) { return levels_.data() + index(row, 0); }
+  // Mutable access; the pointer is good until the next read of the array
+  // (MvmEngine caches whether levels equal targets, see below).
+  float* row_levels(int row) {
+    state_ = LevelState::unknown;
+    return levels_.data() + index(row, 0);
+  }
   const float* row_levels(int row) const { return levels_.data() + index(row, 0); }
   float level(int row, int col) const { return levels_[index(row, col)]; }
   // Raw state write for device models; stuck cells keep their level.
@@ -62,6 +67,12 @@ class Crossbar {
   // program_row_exact over a block of rows; `targets` is n_rows x n_cols.
   void program_block_exact(int row_begin, int n_rows, int col_begin, int n_cols,
                            const std::uint8_t* targets);
+
+  // True when every cell's analog level equals its integer target exactly
+  // (ideal writes, converged ISPP without residual, no faults): MvmEngine
+  // then sums the one-byte targets instead of the float levels, with the
+  // same result. Computed on first use after a change and cached.
+  bool levels_are_targets() const;
 
   // Fault map; empty (has_faults() false) until a fault is set.
   bool has_faults() const { return !faults_.empty(); }
@@ -89,6 +100,8 @@ class Crossbar {
   }
   void check_row_range(int row, int col_begin, int n) const;
 
+  enum class LevelState : std::uint8_t { unknown, exact, inexact };
+
   int rows_;
   int cols_;
   int cell_bits_;
@@ -96,6 +109,7 @@ class Crossbar {
   std::vector<std::uint8_t> targets_;
   std::vector<std::uint8_t> faults_;
   std::shared_ptr<NonIdeality> non_ideality_;
+  mutable LevelState state_ = LevelState::unknown;
 };
 
 }  // namespace vp::hw

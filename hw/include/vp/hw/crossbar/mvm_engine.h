@@ -13,6 +13,10 @@
 //     subtracted, or for offset_slices 2^(weight_bits-1) * sum(x) (formed
 //     digitally from the inputs).
 //  5. The int64 sum saturates to output_bits two's complement.
+// When nothing is attached to the crossbar, every level equals its target
+// and a column sum fits 16 bits, step 2 sums the one-byte targets in 16-bit
+// lanes instead (Crossbar::levels_are_targets): the same numbers, 2-3x
+// faster.
 // In ideal mode, or quantize mode with 2^adc.bits > rows_per_step *
 // (2^cell_bits-1) * (2^dac.bits-1), and with exact levels, y equals the
 // integer product exactly.
@@ -73,6 +77,7 @@ class MvmEngine {
   Dac dac_;
   std::vector<std::uint32_t> bits_;   // inputs masked to input_bits
   std::vector<float> sums_;           // analog column sums of one step
+  std::vector<std::uint16_t> isums_;  // the same, integer path
   std::vector<std::int64_t> values_;  // ADC values of one step
   std::vector<std::int64_t> acc_;     // shift-and-add accumulators per physical column
 };
