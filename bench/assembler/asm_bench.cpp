@@ -49,7 +49,8 @@ std::string generate(size_t lines) {
       pending.clear();
       line(".core " + std::to_string(core / 4) + ", " + std::to_string(core % 4));
       ++core;
-      label = 0;
+      line("L0:");
+      label = 1;
     }
     const int r = static_cast<int>(rng() % 100);
     const std::string a = "r" + std::to_string(rng() % 32), b = "r" + std::to_string(rng() % 32),
