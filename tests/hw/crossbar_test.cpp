@@ -90,6 +90,25 @@ TEST(Crossbar, StuckCellsIgnoreWrites) {
   EXPECT_FLOAT_EQ(xb.level(0, 1), 0.0f);
 }
 
+TEST(Crossbar, TracksWhetherLevelsEqualTargets) {
+  Crossbar xb(4, 4, 2);
+  EXPECT_TRUE(xb.levels_are_targets());  // all 0
+  const std::vector<std::uint8_t> t = {1, 2, 3, 0};
+  xb.program_row_exact(1, 0, t.data(), 4);
+  EXPECT_TRUE(xb.levels_are_targets());
+  xb.set_level(1, 2, 2.9f);
+  EXPECT_FALSE(xb.levels_are_targets());
+  xb.set_level(1, 2, 3.0f);
+  EXPECT_TRUE(xb.levels_are_targets());
+  xb.row_levels(3)[0] = 0.5f;
+  EXPECT_FALSE(xb.levels_are_targets());
+  xb.row_levels(3)[0] = 0.0f;
+  EXPECT_TRUE(xb.levels_are_targets());
+  xb.set_fault(0, 0, CellFault::stuck_lrs);
+  EXPECT_FALSE(xb.levels_are_targets());
+  EXPECT_FALSE(Crossbar(2, 2, 2, 1.0f).levels_are_targets());
+}
+
 // A non-ideality sees fabrication and every write, through the crossbar.
 struct CountingModel : vp::hw::NonIdeality {
   int fabricated = 0;

@@ -13,6 +13,7 @@
 
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/mvm_engine.h"
+#include "vp/hw/crossbar/non_ideality.h"
 #include "vp/hw/crossbar/weight_encoding.h"
 
 namespace {
@@ -167,6 +168,25 @@ std::int64_t in_hi(int bits, bool sgn) {
   return sgn ? (std::int64_t{1} << (bits - 1)) - 1 : (std::int64_t{1} << bits) - 1;
 }
 
+// Runs the MVM twice: on the crossbar as given (the integer path when its
+// levels equal its targets) and on a copy with a no-op non-ideality
+// attached (always the float path). Both must agree, results and stats.
+std::vector<std::int64_t> run_both_paths(MvmEngine& engine, const Crossbar& xb,
+                                         const std::vector<std::int32_t>& x, const MvmOptions& opt,
+                                         MvmStats* stats = nullptr) {
+  MvmStats s1;
+  MvmStats s2;
+  const auto y1 = engine.run(xb, x, opt, &s1);
+  Crossbar analog = xb;
+  analog.attach(std::make_shared<vp::hw::NonIdeality>());
+  const auto y2 = engine.run(analog, x, opt, &s2);
+  EXPECT_EQ(y1, y2) << "integer and float paths disagree";
+  EXPECT_EQ(s1.adc_clipped, s2.adc_clipped);
+  EXPECT_EQ(s1.adc_conversions, s2.adc_conversions);
+  if (stats != nullptr) *stats = s1;
+  return y1;
+}
+
 // ------------------------------------------- exact whenever the ADC covers
 using ExactParam = std::tuple<int /*cell*/, int /*dac*/, int /*in bits*/, SignedEncoding, bool /*signed*/>;
 
@@ -216,7 +236,7 @@ TEST_P(MvmExact, EqualsIntegerProductWhenAdcCoversColumnSums) {
         opt.output_bits = 64;
         opt.logical_cols = n;
         MvmStats stats;
-        const auto y = engine.run(xb, x, opt, &stats);
+        const auto y = run_both_paths(engine, xb, x, opt, &stats);
         ASSERT_EQ(y, integer_product(w, sh.k, n, x))
             << "rows " << sh.rows << " k " << sh.k << " rps " << sh.rows_per_step << " mode "
             << vp::hw::to_string(mode) << " trial " << trial;
@@ -264,7 +284,7 @@ TEST_P(MvmWeightWidths, EqualsIntegerProduct) {
   MvmOptions opt;
   opt.output_bits = 64;
   opt.logical_cols = n;
-  EXPECT_EQ(engine.run(xb, x, opt), integer_product(w, 64, n, x));
+  EXPECT_EQ(run_both_paths(engine, xb, x, opt), integer_product(w, 64, n, x));
 }
 
 INSTANTIATE_TEST_SUITE_P(Widths, MvmWeightWidths,
@@ -411,7 +431,7 @@ TEST_P(MvmQuantized, MatchesIndependentAdcReferenceModel) {
       opt.logical_cols = n;
       const RefSetup ref{cell_bits, 8, encoding == SignedEncoding::differential, dac_bits, in_bits,
                          sgn, rps == 0 ? 128 : rps, true, adc_bits, 0};
-      const auto y = engine.run(xb, x, opt);
+      const auto y = run_both_paths(engine, xb, x, opt);
       ASSERT_EQ(y, reference_mvm(ref, w, k, n, x)) << "in_bits " << in_bits << " signed " << sgn;
       if (y != integer_product(w, k, n, x)) ++differs_from_exact;
     }
@@ -446,7 +466,7 @@ TEST(MvmEngine, ReducedFullScaleClipsLikeTheReference) {
   MvmStats stats;
   MvmOptions opt;
   opt.output_bits = 64;
-  const auto y = engine.run(xb, x, opt, &stats);
+  const auto y = run_both_paths(engine, xb, x, opt, &stats);
   std::uint64_t ref_clips = 0;
   const RefSetup ref{2, 8, false, 1, 8, true, 64, true, 6, 40};
   EXPECT_EQ(y, reference_mvm(ref, w, 64, n, x, &ref_clips));
@@ -468,7 +488,7 @@ TEST(MvmEngine, OneAdcBitShortOfCoverageIsNoLongerExact) {
   cfg.adc_bits = 8;  // 255 < 384: LSB 2
   MvmEngine coarse(cfg);
   EXPECT_EQ(coarse.adc().lsb_shift(), 1);
-  const auto y = coarse.run(xb, x);
+  const auto y = run_both_paths(coarse, xb, x, MvmOptions{});
   EXPECT_NE(y, integer_product(w, 128, 32, x));
   const RefSetup ref{2, 8, false, 1, 8, true, 128, true, 8, 0};
   EXPECT_EQ(y, reference_mvm(ref, w, 128, 32, x));
