@@ -104,6 +104,14 @@ TEST(Crossbar, TracksWhetherLevelsEqualTargets) {
   EXPECT_FALSE(xb.levels_are_targets());
   xb.row_levels(3)[0] = 0.0f;
   EXPECT_TRUE(xb.levels_are_targets());
+  xb.program_row_exact(2, 1, t.data(), 3);  // exact write on an exact array
+  EXPECT_TRUE(xb.levels_are_targets());
+  xb.set_level(0, 0, 0.25f);
+  EXPECT_FALSE(xb.levels_are_targets());
+  xb.program_row_exact(1, 0, t.data(), 4);  // does not repair row 0
+  EXPECT_FALSE(xb.levels_are_targets());
+  xb.program_row_exact(0, 0, std::vector<std::uint8_t>(4, 0).data(), 4);
+  EXPECT_TRUE(xb.levels_are_targets());
   xb.set_fault(0, 0, CellFault::stuck_lrs);
   EXPECT_FALSE(xb.levels_are_targets());
   EXPECT_FALSE(Crossbar(2, 2, 2, 1.0f).levels_are_targets());

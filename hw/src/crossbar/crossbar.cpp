@@ -83,13 +83,18 @@ std::vector<std::uint8_t> Crossbar::read_levels(int row_begin, int n_rows, int c
 }
 
 void Crossbar::program_row_exact(int row, int col_begin, const std::uint8_t* targets, int n) {
+  const LevelState before = state_;
   set_row_targets(row, col_begin, targets, n);
   float* lv = row_levels(row) + col_begin;
   const std::uint8_t* f = row_faults(row);
   for (int i = 0; i < n; ++i) {
     if (f == nullptr || f[col_begin + i] == 0) lv[i] = static_cast<float>(targets[i]);
   }
-  if (non_ideality_) non_ideality_->on_program_row(*this, row, col_begin, col_begin + n);
+  if (non_ideality_) {
+    non_ideality_->on_program_row(*this, row, col_begin, col_begin + n);
+  } else if (f == nullptr && before == LevelState::exact) {
+    state_ = LevelState::exact;  // an exact write keeps an exact array exact: no rescan
+  }
 }
 
 void Crossbar::program_block_exact(int row_begin, int n_rows, int col_begin, int n_cols,

@@ -71,7 +71,8 @@ class Crossbar {
   // True when every cell's analog level equals its integer target exactly
   // (ideal writes, converged ISPP without residual, no faults): MvmEngine
   // then sums the one-byte targets instead of the float levels, with the
-  // same result. Computed on first use after a change and cached.
+  // same result. Computed on first use after a change and cached (a cache
+  // in a const method: like the rest of the class, not for concurrent use).
   bool levels_are_targets() const;
 
   // Fault map; empty (has_faults() false) until a fault is set.
