@@ -1,7 +1,7 @@
 # Warnings apply to the project's own targets only (vp_target_defaults), so
 # third-party headers pulled in as SYSTEM do not drown the build.
 add_library(vp_warnings INTERFACE)
-target_compile_options(vp_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow=local
+target_compile_options(vp_warnings INTERFACE -Wall -Wextra -Wpedantic $<$<CXX_COMPILER_ID:GNU>:-Wshadow=local>
   -Wnon-virtual-dtor -Wcast-align -Wunused -Woverloaded-virtual -Wnull-dereference)
 if(VP_WERROR)
   target_compile_options(vp_warnings INTERFACE -Werror)

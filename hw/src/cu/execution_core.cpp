@@ -325,8 +325,7 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
     case Opcode::BAR: {
       CoreFault f;
       waiting_for_ = "barrier " + std::to_string(op[0]) + " (" + std::to_string(op[1]) + " cores)";
-      explicit_end = env.barrier(static_cast<uint32_t>(op[0]), static_cast<uint32_t>(op[1]),
-                                 start + timing_.barrier_cycles, f);
+      explicit_end = env.barrier(static_cast<uint32_t>(op[0]), static_cast<uint32_t>(op[1]), start, f);
       waiting_for_.clear();
       if (f.set) return fault(f.message);
       has_explicit_end = true;
