@@ -1,0 +1,236 @@
+// vp-run end to end: the examples' outputs against their independent integer
+// references, determinism of the trace, the trace's form, and every error
+// path a user meets (bad configuration, bad program, a program too big for
+// the chip, deadlock, --max-cycles), each with its message and exit code.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <algorithm>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vp/trace/reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class VpRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    src_ = env_or("VP_SOURCE_DIR", ".");
+    bin_ = env_or("VP_BIN_DIR", "build/bin");
+    tmp_ = fs::temp_directory_path() / ("vp_run_test_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(tmp_);
+    fs::create_directories(tmp_);
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+
+  Result run(const std::string& args) {
+    const std::string cmd = "cd '" + src_ + "' && '" + bin_ + "/vp-run' " + args + " >'" + (tmp_ / "out").string() +
+                            "' 2>'" + (tmp_ / "err").string() + "'";
+    const int st = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.out = slurp(tmp_ / "out");
+    r.err = slurp(tmp_ / "err");
+    return r;
+  }
+  std::string write(const std::string& name, const std::string& text) {
+    std::ofstream(tmp_ / name) << text;
+    return (tmp_ / name).string();
+  }
+  std::string path(const std::string& name) const { return (tmp_ / name).string(); }
+
+  std::string src_, bin_;
+  fs::path tmp_;
+};
+
+TEST_F(VpRun, TiledMvmOverTwoClustersEqualsItsIntegerReference) {
+  Result r = run("-q --chip small examples/tiled_mvm_noc.s --input examples/data/tiled_mvm.x.bin@0 --output " +
+                 path("y.bin") + "@0x1000:32");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("y.bin")), slurp(src_ + "/examples/data/tiled_mvm.expected.bin"));
+}
+
+TEST_F(VpRun, MlpBatchEqualsItsIntegerReference) {
+  Result r = run("-q --chip small examples/mlp.s --input examples/data/mlp.x.bin@0 --output " + path("l.npy") +
+                 "@0x1000:80:int32 --stats " + path("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string npy = slurp(path("l.npy"));
+  const std::string want = slurp(src_ + "/examples/data/mlp.expected.bin");
+  ASSERT_GT(npy.size(), want.size());
+  EXPECT_EQ(npy.substr(0, 6), "\x93NUMPY");
+  EXPECT_NE(npy.find("'descr': '<i4'"), std::string::npos);
+  EXPECT_EQ(npy.substr(npy.size() - want.size()), want);
+  const auto stats = nlohmann::json::parse(slurp(path("s.json")));
+  EXPECT_EQ(stats["run"]["status"], "completed");
+  EXPECT_EQ(stats["crossbar"]["crossbar_activations"], 6);  // 2 inputs x (2 + 1) crossbars
+  EXPECT_EQ(stats["ispp"]["cells_programmed"], 3 * 64 * 64);
+  EXPECT_GT(stats["energy_pj"]["total"].get<double>(), 0.0);
+}
+
+TEST_F(VpRun, TheSameRunGivesTheSameTraceByteForByte) {
+  const std::string common = "-q --chip small examples/mlp.s --input examples/data/mlp.x.bin@0 --trace ";
+  ASSERT_EQ(run(common + path("a.trace")).code, 0);
+  ASSERT_EQ(run(common + path("b.trace")).code, 0);
+  const std::string a = slurp(path("a.trace"));
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, slurp(path("b.trace")));
+}
+
+TEST_F(VpRun, TheSeedChangesTheDeviceButNotAnIdealResult) {
+  const std::string common = "-q --chip small examples/tiled_mvm_noc.s --input examples/data/tiled_mvm.x.bin@0 ";
+  ASSERT_EQ(run(common + "--seed 1 --stats " + path("s1.json") + " --output " + path("y1.bin") + "@0x1000:32").code, 0);
+  ASSERT_EQ(run(common + "--seed 2 --stats " + path("s2.json") + " --output " + path("y2.bin") + "@0x1000:32").code, 0);
+  const auto s1 = nlohmann::json::parse(slurp(path("s1.json")));
+  const auto s2 = nlohmann::json::parse(slurp(path("s2.json")));
+  EXPECT_NE(s1["ispp"]["pulses"], s2["ispp"]["pulses"]);
+  EXPECT_EQ(slurp(path("y1.bin")), slurp(path("y2.bin")));
+}
+
+TEST_F(VpRun, TheTraceHasOneWellFormedLinePerInstruction) {
+  Result r = run("-q --chip small examples/mlp.s --input examples/data/mlp.x.bin@0 --trace " + path("t.trace") +
+                 " --stats " + path("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  vp::trace::ReaderOptions opt;
+  opt.strict = true;
+  vp::trace::TraceReader reader(path("t.trace"), opt);
+  vp::trace::TraceRecord rec;
+  int64_t n = 0, last_end = 0;
+  bool saw_cp = false, saw_layer = false;
+  while (reader.next(rec)) {
+    ++n;
+    EXPECT_EQ(rec.inst_idx, n);
+    EXPECT_GE(rec.end, rec.start);
+    EXPECT_TRUE(rec.has_location);
+    saw_cp |= rec.cluster == -1 && rec.unit == "cp";
+    saw_layer |= rec.layer_name == "fc2";
+    last_end = std::max<int64_t>(last_end, rec.end);
+  }
+  const auto stats = nlohmann::json::parse(slurp(path("s.json")));
+  EXPECT_EQ(n, stats["instructions"].get<int64_t>());
+  EXPECT_EQ(last_end, stats["run"]["cycles"].get<int64_t>());
+  EXPECT_TRUE(saw_cp);
+  EXPECT_TRUE(saw_layer);
+}
+
+TEST_F(VpRun, ADeadlockIsReportedWithWhoWaitsForWhat) {
+  const std::string prog = write("dead.s", ".core 0, 0\n li r1, 0\n li r2, 4\n li r3, 1\n recv r1, r2, r3, 2\n halt\n"
+                                           ".core 0, 1\n li r1, 0\n li r2, 4\n li r3, 0\n recv r1, r2, r3, 2\n halt\n");
+  Result r = run("-q --chip small " + prog + " --trace " + path("d.trace"));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("core 1 (cluster 0, cu 1) at pc 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("recv from core 0 tag 2"), std::string::npos) << r.err;
+  // The trace of what did execute is complete: six li, every line whole.
+  const std::string t = slurp(path("d.trace"));
+  EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 6);
+  EXPECT_EQ(t.back(), '\n');
+}
+
+TEST_F(VpRun, MaxCyclesStopsARunawayProgram) {
+  const std::string prog = write("spin.s", ".core 0, 0\nl:\n jmp l\n");
+  Result r = run("-q --chip small --max-cycles 2000 " + prog);
+  EXPECT_EQ(r.code, 4);
+  EXPECT_NE(r.err.find("--max-cycles 2000"), std::string::npos) << r.err;
+}
+
+TEST_F(VpRun, AFaultNamesTheCoreAndExitsNonZero) {
+  const std::string prog = write("fault.s", ".core 1, 0\n li r1, -16\n li r2, 64\n vmov r1, r1, r2, i8\n halt\n");
+  Result r = run("-q --chip small " + prog + " --output " + path("o.bin") + "@0:4");
+  EXPECT_EQ(r.code, 5);
+  EXPECT_NE(r.err.find("core 2 (cluster 1, cu 0) pc 2"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("o.bin")));  // no output from a failed run
+}
+
+TEST_F(VpRun, BadConfigurationNamesTheKey) {
+  Result a = run("--chip small --set xbar.rows=abc --list-params");
+  EXPECT_EQ(a.code, 1);
+  EXPECT_NE(a.err.find("xbar.rows"), std::string::npos) << a.err;
+  Result b = run("--chip small --set xbar.rowz=128 --list-params");
+  EXPECT_EQ(b.code, 1);
+  EXPECT_NE(b.err.find("xbar.rowz"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("xbar.rows"), std::string::npos) << "suggestion expected: " << b.err;
+  Result c = run("--chip nosuchchip --list-params");
+  EXPECT_EQ(c.code, 1);
+  EXPECT_NE(c.err.find("nosuchchip"), std::string::npos) << c.err;
+  const std::string cfg = write("bad.yaml", "xbar:\n  cols: 100000000\n");
+  Result d = run("--chip small --config " + cfg + " --list-params");
+  EXPECT_EQ(d.code, 1);
+  EXPECT_NE(d.err.find("xbar.cols"), std::string::npos) << d.err;
+}
+
+TEST_F(VpRun, ABadProgramGetsItsAssemblerDiagnostics) {
+  const std::string prog = write("bad.s", ".core 0, 0\n li r1, 5\n addd r1, r1, r1\n halt\n");
+  Result r = run("-q --chip small " + prog);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("bad.s:3:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("addd"), std::string::npos) << r.err;
+}
+
+TEST_F(VpRun, AProgramForABiggerChipIsRefused) {
+  Result r = run("-q --chip small --set chip.cus_per_cluster=1 examples/mlp.s");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("needs 2 CUs per cluster, the chip has 1"), std::string::npos) << r.err;
+}
+
+TEST_F(VpRun, ListsParametersAndDumpsAConfigurationThatLoadsBack) {
+  Result l = run("--list-params");
+  ASSERT_EQ(l.code, 0);
+  EXPECT_NE(l.out.find("xbar.rows"), std::string::npos);
+  EXPECT_NE(l.out.find("ispp.pulse_ns"), std::string::npos);
+  ASSERT_EQ(run("--chip small --set xbar.read_ns=50 --dump-config " + path("c1.yaml")).code, 0);
+  ASSERT_EQ(run("--chip sidra-y1 --config " + path("c1.yaml") + " --dump-config " + path("c2.yaml")).code, 0);
+  const std::string c1 = slurp(path("c1.yaml"));
+  EXPECT_NE(c1.find("read_ns: 50"), std::string::npos);
+  // The second dump differs only in where values were set, not in values.
+  auto values = [](const std::string& y) {
+    std::string v;
+    std::istringstream in(y);
+    for (std::string line; std::getline(in, line);)
+      if (line.find('#') == std::string::npos) v += line + "\n";
+    return v;
+  };
+  EXPECT_EQ(values(c1), values(slurp(path("c2.yaml"))));
+}
+
+TEST_F(VpRun, ExampleDataIsWhatTheGeneratorWrites) {
+  const std::string out = path("gen");
+  ASSERT_EQ(std::system(("python3 '" + src_ + "/examples/gen_examples.py' '" + out + "'").c_str()), 0);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(src_ + "/examples/data")) {
+    ++files;
+    EXPECT_EQ(slurp(e.path()), slurp(fs::path(out) / e.path().filename())) << e.path() << " is stale";
+  }
+  EXPECT_EQ(files, static_cast<int>(std::distance(fs::directory_iterator(out), fs::directory_iterator())));
+}
+
+}  // namespace
