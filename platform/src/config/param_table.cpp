@@ -4,7 +4,7 @@
 //
 // Columns: name, type, unit, default, min, max, description, source.
 //   type   "int" | "float" | "bool" | "string" | "enum:a|b|c"
-//   min/max inclusive, kInf for unbounded, ignored for bool/string/enum
+//   min/max inclusive, infinity for unbounded, ignored for bool/string/enum
 //   source cites ../shared/reference/params.md ("params.md: ..."), DESIGN.md
 //          or a paper; "derived: ..." is arithmetic on cited figures;
 //          "chosen: ..." means nobody published it and we picked it.
@@ -17,8 +17,8 @@
 namespace vp::config::detail {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
+// No parameter is unbounded today; a row that needs it writes
+// std::numeric_limits<double>::infinity() as its max.
 // clang-format off
 const RawParam kTable[] = {
 // ---- chip: shape and clock ------------------------------------------------
