@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include <stdexcept>
+#include "vp/trace/raster_canvas.hpp"
 #include "vp/trace/svg_canvas.hpp"
 
 namespace vp::trace {
@@ -10,7 +10,7 @@ namespace vp::trace {
 std::unique_ptr<Canvas> make_canvas(const std::string& path, int width, int height) {
   const bool png = path.size() >= 4 && (path.compare(path.size() - 4, 4, ".png") == 0 ||
                                         path.compare(path.size() - 4, 4, ".PNG") == 0);
-  if (png) throw std::runtime_error(path + ": PNG output is not available; write .svg");
+  if (png) return std::make_unique<RasterCanvas>(width, height);
   return std::make_unique<SvgCanvas>(width, height);
 }
 

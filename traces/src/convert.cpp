@@ -20,8 +20,14 @@ void render_args(std::string& out, const TraceRecord& r, const Catalog& cat, std
   append_json_string(out, cat.layers()[layer].name);
   out += ",\"unit\":";
   append_json_string(out, cat.tracks()[track].label);
-  out += ",\"mapping\":";
-  append_json(out, r.mapping);
+  // Our mapping only repeats what track and category already say; the
+  // ZeBu one carries compiler IR links (clyr, wkl, tile) worth showing.
+  if (r.has_location) {
+    fmt::format_to(std::back_inserter(out), ",\"pc\":{}", r.pc);
+  } else {
+    out += ",\"mapping\":";
+    append_json(out, r.mapping);
+  }
   out += ",\"params\":";
   append_json(out, r.params);
   out += '}';

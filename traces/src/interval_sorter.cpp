@@ -48,7 +48,19 @@ struct RunCursor {
 
 }  // namespace
 
-IntervalSorter::IntervalSorter(std::size_t run_bytes) : run_bytes_(std::max<std::size_t>(run_bytes, 1 << 16)) {}
+IntervalSorter::IntervalSorter(std::size_t run_bytes) : run_bytes_(std::max<std::size_t>(run_bytes, 1 << 16)) {
+  // Address space for a full run up front: capacity doubling would otherwise
+  // overshoot the budget, and untouched pages cost no memory.
+  items_.reserve(run_bytes_ / (sizeof(Item) + sizeof(Key)) + 1);
+}
+
+std::vector<IntervalSorter::Key> IntervalSorter::sorted_keys() const {
+  std::vector<Key> keys(items_.size());
+  for (std::size_t k = 0; k < items_.size(); ++k)
+    keys[k] = {items_[k].iv.start, items_[k].iv.line, static_cast<std::uint32_t>(k)};
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
 
 IntervalSorter::~IntervalSorter() {
   for (Run& r : runs_) std::fclose(r.file);
@@ -60,17 +72,18 @@ void IntervalSorter::add(const Interval& iv, std::string_view payload) {
   arena_.append(payload);
   items_.push_back(item);
   ++count_;
-  if (items_.size() * sizeof(Item) + arena_.size() >= run_bytes_) spill();
+  if (items_.size() * (sizeof(Item) + sizeof(Key)) + arena_.size() >= run_bytes_) spill();
 }
 
 void IntervalSorter::spill() {
-  std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return start_before(a.iv, b.iv); });
+  const std::vector<Key> keys = sorted_keys();
   Run run{make_spill_file(), std::make_unique<char[]>(kRunBuffer)};
   std::FILE* f = run.file;
   // Set before any I/O on the stream, as setvbuf requires; kept for reading.
   std::setvbuf(f, run.buffer.get(), _IOFBF, kRunBuffer);
   runs_.push_back(std::move(run));
-  for (const Item& it : items_) {
+  for (const Key& key : keys) {
+    const Item& it = items_[key.item];
     write_all(f, &it.iv, sizeof it.iv);
     write_all(f, arena_.data() + it.offset, it.iv.payload);
   }
@@ -82,8 +95,10 @@ void IntervalSorter::spill() {
 
 void IntervalSorter::drain(const std::function<void(const Interval&, std::string_view)>& fn) {
   if (runs_.empty()) {
-    std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) { return start_before(a.iv, b.iv); });
-    for (const Item& it : items_) fn(it.iv, std::string_view(arena_.data() + it.offset, it.iv.payload));
+    for (const Key& key : sorted_keys()) {
+      const Item& it = items_[key.item];
+      fn(it.iv, std::string_view(arena_.data() + it.offset, it.iv.payload));
+    }
     items_.clear();
     arena_.clear();
     return;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 
 namespace vp::trace {
@@ -41,7 +42,7 @@ bool LiteralParser::parse(std::string_view text, LiteralError& error) {
   return true;
 }
 
-void LiteralParser::skip_ws() {
+inline void LiteralParser::skip_ws() {
   while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
 }
 
@@ -88,6 +89,26 @@ bool LiteralParser::parse_value(int depth) {
 
 bool LiteralParser::parse_number() {
   const std::size_t begin = pos_;
+  {
+    // Fast path: a plain decimal integer of up to 18 digits (cannot
+    // overflow), which is nearly every number in a trace line.
+    std::size_t q = pos_;
+    const bool neg = text_[q] == '-';
+    if (neg) ++q;
+    const std::size_t d0 = q;
+    std::uint64_t mag = 0;
+    while (q < text_.size() && q - d0 < 18 && is_digit(text_[q])) mag = mag * 10 + static_cast<unsigned>(text_[q++] - '0');
+    const bool ends = q == text_.size() || !(is_word_char(text_[q]));
+    if (q > d0 && ends) {
+      Node& n = nodes_.emplace_back();
+      n.kind = NodeKind::Int;
+      n.i = neg ? -static_cast<std::int64_t>(mag) : static_cast<std::int64_t>(mag);
+      n.raw = text_.substr(begin, q - begin);
+      n.next = static_cast<std::uint32_t>(nodes_.size());
+      pos_ = q;
+      return true;
+    }
+  }
   std::size_t p = pos_;
   if (text_[p] == '-' || text_[p] == '+') ++p;
   // Python's float reprs inf/nan appear as bare words after a sign.
@@ -168,21 +189,30 @@ bool LiteralParser::parse_string() {
   const std::size_t begin = pos_;
   const char quote = text_[pos_++];
   const std::size_t content = pos_;
-  bool escaped = false;
-  while (pos_ < text_.size() && text_[pos_] != quote) {
-    if (text_[pos_] == '\\') {
-      escaped = true;
+  // Fast path: the closing quote with no backslash before it (memchr runs
+  // word-at-a-time); strings with escapes take the careful loop.
+  const char* base = text_.data();
+  const void* q = std::memchr(base + pos_, quote, text_.size() - pos_);
+  bool escaped = q == nullptr || std::memchr(base + pos_, '\\', static_cast<const char*>(q) - (base + pos_)) != nullptr;
+  if (!escaped) {
+    pos_ = static_cast<std::size_t>(static_cast<const char*>(q) - base);
+  } else {
+    escaped = false;
+    while (pos_ < text_.size() && text_[pos_] != quote) {
+      if (text_[pos_] == '\\') {
+        escaped = true;
+        ++pos_;
+      }
       ++pos_;
     }
-    ++pos_;
   }
   if (pos_ >= text_.size()) {
     pos_ = text_.size();
     return fail(fmt::format("closing {} of the string", quote));
   }
-  Node n;
+  Node& n = nodes_.emplace_back();
   n.kind = NodeKind::String;
-  n.next = static_cast<std::uint32_t>(nodes_.size() + 1);
+  n.next = static_cast<std::uint32_t>(nodes_.size());
   const std::string_view body = text_.substr(content, pos_ - content);
   ++pos_;
   n.raw = text_.substr(begin, pos_ - begin);
@@ -221,16 +251,15 @@ bool LiteralParser::parse_string() {
     }
     n.text = std::string_view(scratch_.data() + start, scratch_.size() - start);
   }
-  nodes_.push_back(n);
   return true;
 }
 
 bool LiteralParser::parse_word() {
   const std::size_t begin = pos_;
   while (pos_ < text_.size() && is_word_char(text_[pos_])) ++pos_;
-  Node n;
+  Node& n = nodes_.emplace_back();
   n.text = n.raw = text_.substr(begin, pos_ - begin);
-  n.next = static_cast<std::uint32_t>(nodes_.size() + 1);
+  n.next = static_cast<std::uint32_t>(nodes_.size());
   if (n.text == "True" || n.text == "False") {
     n.kind = NodeKind::Bool;
     n.i = n.text == "True";
@@ -239,7 +268,6 @@ bool LiteralParser::parse_word() {
   } else {
     n.kind = NodeKind::Ident;
   }
-  nodes_.push_back(n);
   return true;
 }
 

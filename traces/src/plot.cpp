@@ -11,6 +11,13 @@
 namespace vp::trace {
 namespace {
 
+// Shade level 0..8 of a column; any activity at all shows at least level 1,
+// so short instructions (a 30-cycle CT over millions of cycles) stay visible.
+int shade(float cover) {
+  if (cover <= 0.0f) return 0;
+  return std::max(1, static_cast<int>(std::lround(std::min(1.0f, cover) * 8)));
+}
+
 constexpr double kLeft = 180, kRight = 24, kTop = 44, kBottom = 64;
 const Rgb kInk{30, 30, 30};
 const Rgb kLane{240, 240, 240};
@@ -96,14 +103,13 @@ void TimelinePlot::finish() {
     if (row_h >= 9) c.text(kLeft - 6, y + row_h - 4, row.label, kInk, Anchor::End);
     int k = 0;
     while (k < columns_) {
-      const int level = static_cast<int>(std::lround(std::min(1.0f, row.cover[k]) * 8));
+      const int level = shade(row.cover[k]);
       if (level == 0) {
         ++k;
         continue;
       }
       int e = k + 1;
-      while (e < columns_ && row.layer[e] == row.layer[k] &&
-             static_cast<int>(std::lround(std::min(1.0f, row.cover[e]) * 8)) == level)
+      while (e < columns_ && row.layer[e] == row.layer[k] && shade(row.cover[e]) == level)
         ++e;
       const LayerInfo& layer = cat.layers()[row.layer[k]];
       c.rect(kLeft + k, y, e - k, row_h - (row_h > 4 ? 1 : 0), palette(row.layer[k]), 0.2 + 0.8 * level / 8.0,

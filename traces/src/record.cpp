@@ -62,15 +62,32 @@ bool RecordParser::parse(std::string_view line, TraceRecord& out, LiteralError& 
   }
 
   // Location and layer: whatever the mapping carries; absent fields keep -1.
-  const ValueView& m = out.mapping;
-  out.layer_id = m.get_int("slyr", -1);
-  out.layer_name = m.get_string("layer");
-  const ValueView unit = m.find("unit");
-  out.has_location = unit.is_string();
-  out.unit = out.has_location ? unit.text() : std::string_view{};
-  out.cluster = m.get_int("cluster", -1);
-  out.cu = m.get_int("cu", -1);
-  out.pc = m.get_int("pc", -1);
+  // One pass over the entries (this runs for every record).
+  out.layer_id = out.cluster = out.cu = out.pc = -1;
+  out.layer_name = out.unit = {};
+  out.has_location = false;
+  const std::vector<Node>& nodes = literal_.nodes();
+  std::uint32_t k = out.mapping.index() + 1;
+  for (std::uint32_t e = 0; e < out.mapping.size(); ++e) {
+    const Node& key = nodes[k];
+    const Node& val = nodes[key.next];
+    k = val.next;
+    if (key.kind != NodeKind::String) continue;
+    const std::string_view name = key.text;
+    if (val.kind == NodeKind::Int) {
+      if (name == "slyr") out.layer_id = val.i;
+      else if (name == "cluster") out.cluster = val.i;
+      else if (name == "cu") out.cu = val.i;
+      else if (name == "pc") out.pc = val.i;
+    } else if (val.kind == NodeKind::String) {
+      if (name == "layer") {
+        out.layer_name = val.text;
+      } else if (name == "unit") {
+        out.unit = val.text;
+        out.has_location = true;
+      }
+    }
+  }
   return true;
 }
 

@@ -1,5 +1,6 @@
 #include "vp/trace/value.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -77,8 +78,31 @@ bool equal(const ValueView& a, const ValueView& b) {
   return false;
 }
 
+namespace {
+
+void append_int(std::string& out, std::int64_t v) {
+  char tmp[24];
+  const auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+  out.append(tmp, static_cast<std::size_t>(r.ptr - tmp));
+}
+
+bool needs_escape(std::string_view s) {
+  for (const char c : s)
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return true;
+  return false;
+}
+
+void append_json_node(std::string& out, const std::vector<Node>& nodes, std::uint32_t idx);
+
+}  // namespace
+
 void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
+  if (!needs_escape(s)) {
+    out.append(s);
+    out.push_back('"');
+    return;
+  }
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\') {
@@ -98,9 +122,15 @@ void append_json(std::string& out, const ValueView& v) {
     out += "null";
     return;
   }
-  const Node& n = v.node();
+  append_json_node(out, *v.nodes(), v.index());
+}
+
+namespace {
+
+void append_json_node(std::string& out, const std::vector<Node>& nodes, std::uint32_t idx) {
+  const Node& n = nodes[idx];
   switch (n.kind) {
-    case NodeKind::Int: fmt::format_to(std::back_inserter(out), "{}", n.i); return;
+    case NodeKind::Int: append_int(out, n.i); return;
     case NodeKind::Float:
       // JSON has no inf/nan; keep the value readable as a string instead.
       if (std::isfinite(n.f)) fmt::format_to(std::back_inserter(out), "{}", n.f);
@@ -111,26 +141,35 @@ void append_json(std::string& out, const ValueView& v) {
     case NodeKind::String:
     case NodeKind::Ident: append_json_string(out, n.text); return;
     case NodeKind::Enum: append_json_string(out, n.raw); return;
-    case NodeKind::List:
+    case NodeKind::List: {
       out.push_back('[');
+      std::uint32_t child = idx + 1;  // children follow in pre-order; next skips a subtree
       for (std::uint32_t k = 0; k < n.size; ++k) {
         if (k) out.push_back(',');
-        append_json(out, v.element(k));
+        append_json_node(out, nodes, child);
+        child = nodes[child].next;
       }
       out.push_back(']');
       return;
-    case NodeKind::Dict:
+    }
+    case NodeKind::Dict: {
       out.push_back('{');
+      std::uint32_t child = idx + 1;
       for (std::uint32_t k = 0; k < n.size; ++k) {
         if (k) out.push_back(',');
-        const ValueView key = v.key_at(k);
-        append_json_string(out, key.kind() == NodeKind::String ? key.text() : key.raw());
+        const Node& key = nodes[child];
+        append_json_string(out, key.kind == NodeKind::String ? key.text : key.raw);
         out.push_back(':');
-        append_json(out, v.value_at(k));
+        child = key.next;
+        append_json_node(out, nodes, child);
+        child = nodes[child].next;
       }
       out.push_back('}');
       return;
+    }
   }
 }
+
+}  // namespace
 
 }  // namespace vp::trace

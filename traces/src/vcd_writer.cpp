@@ -134,15 +134,21 @@ void VcdWriter::begin(const RunInfo& run) {
 }
 
 void VcdWriter::put_vector(std::int64_t value, const std::string& id) {
-  std::string& b = out_.buf();
-  b.push_back('b');
+  // Formatted in a local buffer and appended once: this runs for most
+  // value changes of a conversion.
+  char tmp[80];
+  std::size_t n = 0;
+  tmp[n++] = 'b';
   if (value < 0) {
-    b.push_back(value == -1 ? 'z' : 'x');
+    tmp[n++] = value == -1 ? 'z' : 'x';
   } else {
     const auto v = static_cast<std::uint64_t>(value);
-    for (int bit = bits_for(v) - 1; bit >= 0; --bit) b.push_back(((v >> bit) & 1) ? '1' : '0');
+    const int top = v == 0 ? 0 : 63 - __builtin_clzll(v);
+    for (int bit = top; bit >= 0; --bit) tmp[n++] = static_cast<char>('0' + ((v >> bit) & 1));
   }
-  b.push_back(' ');
+  tmp[n++] = ' ';
+  std::string& b = out_.buf();
+  b.append(tmp, n);
   b += id;
   b.push_back('\n');
 }

@@ -41,6 +41,15 @@ class IntervalSorter {
     Interval iv;
     std::uint64_t offset;  // payload offset in arena_
   };
+  // Sorting small keys and gathering afterwards moves far less memory than
+  // sorting the items themselves.
+  struct Key {
+    std::int64_t start;
+    std::uint64_t line;
+    std::uint32_t item;
+    bool operator<(const Key& o) const { return start != o.start ? start < o.start : line < o.line; }
+  };
+  std::vector<Key> sorted_keys() const;
   struct Run {
     std::FILE* file;
     std::unique_ptr<char[]> buffer;

@@ -69,6 +69,7 @@ class ValueView {
   std::string_view get_string(std::string_view key, std::string_view fallback = {}) const;
 
   const Node& node() const { return (*nodes_)[index_]; }
+  const std::vector<Node>* nodes() const { return nodes_; }
   std::uint32_t index() const { return index_; }
 
  private:
