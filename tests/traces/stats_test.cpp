@@ -147,3 +147,25 @@ TEST(Stats, CsvAndJsonAgreeWithTheReport) {
   EXPECT_EQ(sections["run"], 1);
   EXPECT_EQ(sections["critical"], static_cast<int>(s.stats->critical_path.size()));
 }
+
+TEST(Stats, RecordsOutsideLayersAreNotOnTheCriticalPath) {
+  test::ScratchDir dir("stats-unassigned");
+  // The control processor waits across the whole run outside any layer;
+  // the layers run one after the other inside it.
+  test::spit(dir.file("t.trace"),
+             "[cwait, {'slyr': -1, 'layer': '', 'cluster': -1, 'cu': -1, 'unit': 'cp', 'pc': 0}, {'inst_idx': 1, 'time': [0, 1000]}, {}]\n"
+             "[mvm, {'slyr': 1, 'layer': 'fc1', 'cluster': 0, 'cu': 0, 'unit': 'xbar', 'pc': 0}, {'inst_idx': 2, 'time': [10, 400]}, {}]\n"
+             "[mvm, {'slyr': 2, 'layer': 'fc2', 'cluster': 0, 'cu': 1, 'unit': 'xbar', 'pc': 0}, {'inst_idx': 3, 'time': [300, 900]}, {}]\n");
+  const StatsReport r = stats_of(dir.file("t.trace"));
+  ASSERT_EQ(r.layers.size(), 3u);
+  EXPECT_EQ(r.layers[0].name, "-");
+  EXPECT_TRUE(r.layers[0].unassigned);
+  EXPECT_FALSE(r.layers[0].critical);
+  ASSERT_EQ(r.critical_path.size(), 2u);
+  EXPECT_EQ(r.critical_path[0].layer, "fc1");
+  EXPECT_EQ(r.critical_path[0].gap, 10);
+  EXPECT_EQ(r.critical_path[0].exposed, 390);
+  EXPECT_EQ(r.critical_path[1].layer, "fc2");
+  EXPECT_EQ(r.critical_path[1].exposed, 500);
+  EXPECT_EQ(r.units.front().name, "cp");
+}

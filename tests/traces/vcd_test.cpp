@@ -18,7 +18,7 @@ using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 std::string scope_of(const test::SynthRecord& r) {
   const std::string unit(unit_name(r.unit));
-  if (r.cluster < 0) return "chip.cp." + unit;
+  if (r.cluster < 0) return unit == "cp" ? std::string("chip.cp") : "chip.cp." + unit;
   return fmt::format("chip.cluster{}.cu{}.{}", r.cluster, r.cu, unit);
 }
 

@@ -45,8 +45,10 @@ std::uint32_t Catalog::track_of(const TraceRecord& r, std::uint32_t opcode) {
       t.scope = "core0." + t.unit;
       t.label = t.unit;
     } else if (t.cluster < 0) {
-      t.scope = "cp." + t.unit;
-      t.label = "cp " + t.unit;
+      // The control processor is one unit ('cp'); other unit names on it,
+      // if a platform ever reports them, get their own scope below it.
+      t.scope = t.unit == "cp" ? std::string("cp") : "cp." + t.unit;
+      t.label = t.unit == "cp" ? std::string("cp") : "cp " + t.unit;
     } else {
       t.scope = fmt::format("cluster{}.cu{}.{}", t.cluster, t.cu, t.unit);
       t.label = fmt::format("c{}.cu{} {}", t.cluster, t.cu, t.unit);

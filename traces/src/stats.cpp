@@ -73,6 +73,7 @@ void StatsCollector::finish() {
     s.share = static_cast<double>(s.cycles) / span;
     s.busy_cycles = layer_cover_[l].busy;
     s.count = a.count;
+    s.unassigned = cat.layers()[l].id < 0 && cat.layers()[l].name == "-";
     r.layers.push_back(std::move(s));
   }
 
@@ -114,12 +115,12 @@ void StatsCollector::finish() {
   std::vector<std::size_t> path;
   std::size_t cur = SIZE_MAX;
   for (std::size_t k = 0; k < r.layers.size(); ++k)
-    if (cur == SIZE_MAX || r.layers[k].end >= r.layers[cur].end) cur = k;
+    if (!r.layers[k].unassigned && (cur == SIZE_MAX || r.layers[k].end >= r.layers[cur].end)) cur = k;
   while (cur != SIZE_MAX) {
     path.push_back(cur);
     std::size_t pred = SIZE_MAX;
     for (std::size_t k = 0; k < cur; ++k)
-      if (pred == SIZE_MAX || r.layers[k].end >= r.layers[pred].end) pred = k;
+      if (!r.layers[k].unassigned && (pred == SIZE_MAX || r.layers[k].end >= r.layers[pred].end)) pred = k;
     cur = pred;
   }
   std::reverse(path.begin(), path.end());

@@ -9,8 +9,9 @@
 // Each layer on the path is credited with its exposed cycles,
 // end - max(start, predecessor's end): the part of the run's length that only
 // it accounts for. Gaps (predecessor finished before the layer started) are
-// reported separately; exposed cycles + gaps + the first layer's start offset
-// add up to the run length.
+// reported separately; exposed cycles + gaps add up to the time from the run's
+// start to the last layer's end (the run length when a layer ends the run). Records outside any layer (slyr -1: firmware,
+// waits) form the '-' row of the table but never a step of the path.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,7 @@ struct LayerStats {
   std::int64_t busy_cycles = 0;  // union of its instructions' intervals
   std::uint64_t count = 0;
   bool critical = false;
+  bool unassigned = false;       // the bucket of records outside any layer ('-')
 };
 
 struct UnitStats {
