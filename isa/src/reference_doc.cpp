@@ -9,6 +9,16 @@
 namespace vp::isa {
 namespace {
 
+// A '|' inside a table cell would end the cell.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
 std::string operand_list(const InstrInfo& in) {
   std::string s;
   for (size_t i = 0; i < in.fields.size(); ++i) s += (i ? ", " : "") + in.fields[i].name;
@@ -71,7 +81,7 @@ std::string reference_markdown() {
     char code[8];
     std::snprintf(code, sizeof code, "0x%02X", static_cast<unsigned>(in.opcode));
     o << "| " << code << " | `" << in.mnemonic << "` | " << operand_list(in) << " | "
-      << unit_name(in.unit) << " | " << in.semantics << " | `" << in.timing_param << "` |\n";
+      << unit_name(in.unit) << " | " << cell(in.semantics) << " | `" << in.timing_param << "` |\n";
   }
 
   o << "\n## Encodings and operand kinds\n\n"
@@ -82,7 +92,7 @@ std::string reference_markdown() {
   o << "\n## Named choices\n\n";
   for (const auto& set : enum_sets()) {
     o << "### " << set.name << "\n\n| value | name | meaning |\n|---|---|---|\n";
-    for (const auto& v : set.values) o << "| " << v.value << " | `" << v.name << "` | " << v.meaning << " |\n";
+    for (const auto& v : set.values) o << "| " << v.value << " | `" << v.name << "` | " << cell(v.meaning) << " |\n";
     o << "\n";
   }
   return o.str();
