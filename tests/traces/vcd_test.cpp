@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fmt/format.h>
+#include <set>
 #include <sstream>
 
 #include "synthetic_trace.hpp"
@@ -145,4 +146,29 @@ TEST(Vcd, GtkwaveAcceptsTheFile) {
     EXPECT_EQ(std::system(cmd.c_str()), 0) << test::slurp(dir.file("log"));
     EXPECT_GT(std::filesystem::file_size(dir.file("w.fst")), 100u);
   }
+}
+
+TEST(Vcd, FiltersLeaveOnlyTheSelectedUnitsAndLayers) {
+  test::ScratchDir dir("vcd-filter");
+  ConvertOptions o;
+  o.input = (test::zebu_dir() / "int8_resnet50.sim_quantized_b1_c1_bw16_sim.txt").string();
+  o.vcd = dir.file("pe.vcd");
+  o.filter.units = {"PE"};
+  o.filter.layers = FilterSpec::parse_layers("10-12");
+  run(o);
+  const test::VcdFile vcd = test::read_vcd(o.vcd);
+  EXPECT_TRUE(vcd.by_path.count("chip.core0.PE.busy"));
+  EXPECT_FALSE(vcd.by_path.count("chip.core0.LD.busy"));
+  std::set<std::string> layers;
+  for (const auto& [path, sig] : vcd.by_path)
+    if (path.rfind("chip.layers.", 0) == 0) layers.insert(path.substr(12));
+  // Independently: the layers 10..12 that have a pe_ instruction (L11 has none).
+  std::set<std::string> want;
+  std::istringstream in(test::slurp(o.input));
+  for (std::string line; std::getline(in, line);) {
+    const int slyr = std::atoi(line.c_str() + line.find("'slyr': ") + 8);
+    if (line.rfind("[pe_", 0) == 0 && slyr >= 10 && slyr <= 12) want.insert("L" + std::to_string(slyr));
+  }
+  EXPECT_EQ(want.size(), 2u);
+  EXPECT_EQ(layers, want);
 }

@@ -54,6 +54,7 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
   std::string payload;
   const bool want_payload = !o.perfetto.empty() && o.perfetto_args;
   std::int64_t t_min = 0, t_max = 0;
+  std::vector<bool> track_used, layer_used;
 
   TraceRecord r;
   while (reader.next(r)) {
@@ -70,6 +71,10 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
     iv.track = catalog.track_of(r, iv.opcode);
     iv.layer = catalog.layer_of(r);
     if (!filter.apply(iv)) continue;
+    if (iv.track >= track_used.size()) track_used.resize(iv.track + 1, false);
+    if (iv.layer >= layer_used.size()) layer_used.resize(iv.layer + 1, false);
+    track_used[iv.track] = true;
+    layer_used[iv.layer] = true;
     if (summary.kept == 0 || iv.start < t_min) t_min = iv.start;
     if (summary.kept == 0 || iv.end > t_max) t_max = iv.end;
     ++summary.kept;
@@ -97,6 +102,10 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
   run.t_max = t_max;
   run.count = summary.kept;
   run.clock_mhz = o.clock_mhz;
+  track_used.resize(catalog.tracks().size(), false);
+  layer_used.resize(catalog.layers().size(), false);
+  run.track_used = std::move(track_used);
+  run.layer_used = std::move(layer_used);
 
   // Every output is built in a temporary file and renamed only after the
   // whole conversion succeeded (OutputFile); if anything throws, none appears.

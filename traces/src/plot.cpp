@@ -36,6 +36,7 @@ void TimelinePlot::begin(const RunInfo& run) {
     rows_.clear();
     std::map<std::string, std::uint32_t> by_key;
     for (const std::uint32_t t : order) {
+      if (!run.track_used[t]) continue;
       const TrackInfo& info = cat.tracks()[t];
       std::string key;
       if (level == 0) key = info.label;
@@ -93,7 +94,8 @@ void TimelinePlot::finish() {
   const int height = static_cast<int>(kTop + row_h * static_cast<double>(n) + kBottom);
   auto canvas = make_canvas(out_.path(), width, height);
   Canvas& c = *canvas;
-  c.text(kLeft, 18, fmt::format("timeline: {} instructions on {} units, cycles {}..{}", run_.count, cat.tracks().size(),
+  const auto units = std::count(run_.track_used.begin(), run_.track_used.end(), true);
+  c.text(kLeft, 18, fmt::format("timeline: {} instructions on {} units, cycles {}..{}", run_.count, units,
                                 run_.t_min, run_.t_max), kInk);
   c.text(kLeft, 34, "colour = layer (hover for its name), shade = share of the column the unit was busy", kInk);
   for (std::size_t r = 0; r < n; ++r) {

@@ -93,6 +93,7 @@ void VcdWriter::begin(const RunInfo& run) {
   b += "$scope module chip $end\n";
   std::vector<std::string> open;  // currently open scopes below chip
   for (const std::uint32_t t : cat.tracks_in_order()) {
+    if (!run.track_used[t]) continue;
     const std::vector<std::string> parts = split_dots(cat.tracks()[t].scope);
     std::size_t common = 0;
     while (common < open.size() && common < parts.size() && open[common] == parts[common]) ++common;
@@ -118,6 +119,7 @@ void VcdWriter::begin(const RunInfo& run) {
   layers_.resize(cat.layers().size());
   std::set<std::string> used;
   for (std::uint32_t l = 0; l < layers_.size(); ++l) {
+    if (!run.layer_used[l]) continue;
     std::string name = vcd_name(cat.layers()[l].name);
     if (!used.insert(name).second) name += fmt::format("_{}", l);
     layers_[l].id = vcd_identifier(next_id++);
@@ -127,8 +129,10 @@ void VcdWriter::begin(const RunInfo& run) {
 
   fmt::format_to(it, "#{}\n$dumpvars\n", now_ * scale_.per_cycle);
   for (const TrackState& s : tracks_)
-    fmt::format_to(it, "0{}\nb0 {}\nbz {}\nbz {}\n", s.id_busy, s.id_active, s.id_opcode, s.id_layer);
-  for (const LayerState& l : layers_) fmt::format_to(it, "0{}\n", l.id);
+    if (!s.id_busy.empty())
+      fmt::format_to(it, "0{}\nb0 {}\nbz {}\nbz {}\n", s.id_busy, s.id_active, s.id_opcode, s.id_layer);
+  for (const LayerState& l : layers_)
+    if (!l.id.empty()) fmt::format_to(it, "0{}\n", l.id);
   b += "$end\n";
   out_.maybe_flush();
 }

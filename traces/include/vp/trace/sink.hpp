@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "vp/trace/catalog.hpp"
 #include "vp/trace/interval.hpp"
@@ -16,6 +17,10 @@ struct RunInfo {
   std::int64_t t_max = 0;    // latest kept end
   std::uint64_t count = 0;   // kept intervals
   double clock_mhz = 1000.0;
+  // Which catalog tracks / layers have at least one kept interval: the
+  // catalog also names what the filters dropped, outputs show only these.
+  std::vector<bool> track_used;
+  std::vector<bool> layer_used;
   std::int64_t span() const { return t_max - t_min; }
 };
 
