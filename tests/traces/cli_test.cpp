@@ -126,3 +126,17 @@ TEST(VpTraceCli, ReadsStdinAndFiltersByWindow) {
   EXPECT_GE(j["start"].get<long>(), 1000000);
   EXPECT_LE(j["end"].get<long>(), 2000000);
 }
+
+TEST(VpTraceCli, ManyMalformedLinesAreCountedNotAllPrinted) {
+  ScratchDir dir("cli-many");
+  std::string text = kGood;
+  for (int k = 0; k < 30; ++k) text += kBad;
+  spit(dir.file("t.trace"), text);
+  const ToolRun r = vp_trace(dir, dir.file("t.trace") + " --stats");
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::size_t shown = 0;
+  for (std::size_t at = r.err.find(": error: "); at != std::string::npos; at = r.err.find(": error: ", at + 1)) ++shown;
+  EXPECT_EQ(shown, 20u);
+  EXPECT_NE(r.err.find("10 more malformed lines not shown"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("30 malformed skipped"), std::string::npos) << r.err;
+}

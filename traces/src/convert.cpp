@@ -37,11 +37,13 @@ void render_args(std::string& out, const TraceRecord& r, const Catalog& cat, std
 
 ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream& err) {
   ConvertSummary summary;
-  std::uint64_t printed = 0;
+  std::uint64_t printed = 0;  // malformed-line reports shown
   ReaderOptions ropts;
   ropts.strict = o.strict;
   ropts.on_diagnostic = [&](const Diagnostic& d) {
-    if (d.kind == Diagnostic::Kind::Truncated || printed < o.max_printed_diagnostics) {
+    if (d.kind == Diagnostic::Kind::Truncated) {
+      fmt::print(err, "{}\n", d.format());
+    } else if (printed < o.max_printed_diagnostics) {
       fmt::print(err, "{}\n", d.format());
       ++printed;
     }
