@@ -1,0 +1,160 @@
+"""The reference models and their inputs, shared by export_models.py and
+run_torch.py so that both build exactly the same network from the same seed.
+
+Every model is created with weights=None (nothing can be downloaded here) and
+initialised from torch.manual_seed(seed). A randomly initialised network has
+trivial BatchNorm statistics (mean 0, var 1), which would make BN folding in
+the compiler a no-op and let activations drift across fifty layers; so the
+running statistics are re-estimated from a seeded batch of image-like inputs
+(train-mode forward passes, cumulative average). The result behaves like a
+trained network as far as ranges go: per-channel BN scales and shifts that are
+not 1 and 0, activations of order one, which is what calibration and
+quantization need to be exercised.
+"""
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+# ImageNet normalisation, as torchvision's pretrained models expect.
+IMAGENET_MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
+IMAGENET_STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
+
+# Seeds of the input streams, offsets from the model seed so that calibration,
+# test and BN-statistics inputs are never the same images.
+CALIB_STREAM = 1000
+TEST_STREAM = 2000
+BNSTAT_STREAM = 3000
+
+
+class TinyCNN(nn.Module):
+    """A few-layer CNN with the operators ResNet and MobileNet use (Conv with
+    padding and stride, depthwise Conv, BN, ReLU, Clip, MaxPool, residual Add,
+    Concat, GlobalAveragePool, Flatten, Gemm), small enough for fast tests."""
+
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, stride=1, padding=1, bias=False),
+                                  nn.BatchNorm2d(16), nn.ReLU(inplace=True))
+        self.pool = nn.MaxPool2d(2)
+        self.dw = nn.Sequential(nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False),
+                                nn.BatchNorm2d(16), nn.ReLU6(inplace=True))
+        self.pw = nn.Sequential(nn.Conv2d(16, 16, 1, bias=False), nn.BatchNorm2d(16))
+        self.branch = nn.Sequential(nn.Conv2d(16, 8, 3, stride=2, padding=1),
+                                    nn.ReLU(inplace=True))
+        # count_include_pad=False: with the default, torch 1.13 exports an
+        # explicit (all-zero) Pad before AveragePool, and Pad is not an
+        # operator the compiler supports.
+        self.side = nn.AvgPool2d(2, count_include_pad=False)
+        self.head = nn.Sequential(nn.Conv2d(24, 32, 1), nn.ReLU(inplace=True))
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(32, num_classes)
+
+    def forward(self, x):
+        x = self.pool(self.stem(x))
+        x = torch.relu(x + self.pw(self.dw(x)))          # residual Add
+        x = torch.cat([self.branch(x), self.side(x)], 1)  # Concat of two paths
+        x = self.gap(self.head(x))
+        return self.fc(torch.flatten(x, 1))
+
+
+class MLP(nn.Module):
+    """Two hidden layers on a flat input: Gemm, ReLU, LeakyReLU."""
+
+    def __init__(self, d_in=64, d_hidden=128, num_classes=10):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(d_in, d_hidden), nn.ReLU(),
+                                 nn.Linear(d_hidden, d_hidden), nn.LeakyReLU(0.1),
+                                 nn.Linear(d_hidden, num_classes))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def _torchvision(name):
+    import torchvision.models as tvm
+    return getattr(tvm, name)(weights=None)
+
+
+# name -> (constructor, input shape, kind of input)
+MODELS = {
+    "resnet50": (lambda: _torchvision("resnet50"), (1, 3, 224, 224), "image"),
+    "resnet18": (lambda: _torchvision("resnet18"), (1, 3, 224, 224), "image"),
+    "mobilenet_v2": (lambda: _torchvision("mobilenet_v2"), (1, 3, 224, 224), "image"),
+    "tiny_cnn": (TinyCNN, (1, 3, 32, 32), "image"),
+    "mlp": (MLP, (1, 64), "vector"),
+}
+
+
+def make_input(name, seed, stream, index):
+    """One seeded input for model `name` as float32 numpy, batch 1.
+
+    Images: low-frequency colour noise (8x8-pixel blocks, bilinear-ish by a
+    2x2 box blur) plus a little fine noise, in [0, 1], then ImageNet-
+    normalised, so values span about [-2.1, 2.6] like real preprocessed
+    images and neighbouring pixels correlate. Vectors: standard normal.
+    Generated with numpy's PCG64 so they do not depend on the torch version.
+    """
+    _, shape, kind = MODELS[name]
+    rng = np.random.Generator(np.random.PCG64([seed, stream, index]))
+    if kind == "vector":
+        return rng.standard_normal(shape).astype(np.float32)
+    n, c, h, w = shape
+    block = 8 if h >= 64 else 4
+    coarse = rng.random((n, c, h // block + 1, w // block + 1))
+    img = np.repeat(np.repeat(coarse, block, axis=2), block, axis=3)
+    img = (img[:, :, :-1, :-1] + img[:, :, 1:, :-1] + img[:, :, :-1, 1:] + img[:, :, 1:, 1:]) / 4
+    img = img[:, :, :h, :w] + 0.05 * rng.standard_normal((n, c, h, w))
+    img = np.clip(img, 0.0, 1.0).astype(np.float32)
+    img = (img - IMAGENET_MEAN[None, :, None, None]) / IMAGENET_STD[None, :, None, None]
+    return np.ascontiguousarray(img, dtype=np.float32)
+
+
+def _randomize_bn_affine(model):
+    # Fresh BNs have gamma 1 and beta 0, which makes folding trivial and lets
+    # the exporter merge the identical initializers behind Identity nodes.
+    # Seeded spread instead, drawn from the torch stream right after init.
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.affine:
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.normal_(0.0, 0.1)
+
+
+def _estimate_bn_stats(model, name, seed, batches, batch_size):
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None  # cumulative average over all batches
+    model.train()
+    with torch.no_grad():
+        for b in range(batches):
+            x = np.concatenate([make_input(name, seed, BNSTAT_STREAM, b * batch_size + i)
+                                for i in range(batch_size)])
+            model(torch.from_numpy(x))
+    # Round the statistics to 16 significant bits so that float reduction
+    # order (thread count, CPU) cannot change a single bit of the export.
+    for m in bns:
+        for t in (m.running_mean, m.running_var):
+            t.copy_(torch.from_numpy(_round_mantissa(t.numpy(), 16)))
+    model.eval()
+
+
+def _round_mantissa(a, bits):
+    m, e = np.frexp(a.astype(np.float64))
+    return np.ldexp(np.round(m * (1 << bits)) / (1 << bits), e).astype(np.float32)
+
+
+def build_model(name, seed=0, bn_batches=2, bn_batch_size=8):
+    """The model `name` in eval mode, deterministic for a given seed."""
+    if name not in MODELS:
+        raise KeyError(f"unknown model '{name}' (known: {', '.join(MODELS)})")
+    ctor = MODELS[name][0]
+    torch.manual_seed(seed)
+    model = ctor()
+    _randomize_bn_affine(model)
+    _estimate_bn_stats(model, name, seed, bn_batches, bn_batch_size)
+    model.eval()
+    return model
