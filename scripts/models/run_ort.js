@@ -108,7 +108,7 @@ async function main() {
   const args = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(args.model)) usage(`no such model ${args.model}`);
   const ort = loadOrt();
-  const opts = { graphOptimizationLevel: args.opt, executionProviders: ['cpu'] };
+  const opts = { graphOptimizationLevel: args.opt, executionProviders: ['cpu'], logSeverityLevel: 3 };
   if (args.threads) opts.intraOpNumThreads = args.threads;
 
   const t0 = performance.now();

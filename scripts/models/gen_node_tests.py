@@ -1,0 +1,345 @@
+#!/usr/bin/python3
+# (Debian's interpreter on purpose: python3-onnx lives in its dist-packages.)
+"""Generate the ONNX backend node conformance tests for the compiler's operators.
+
+  gen_node_tests.py generate [OUT_DIR] [--ops Conv,Gemm,...]   (default build/node-tests)
+  gen_node_tests.py list [--ops ...]                           (names only, nothing written)
+  gen_node_tests.py to-npy CASE_OR_DATASET_DIR ...              (.pb tensors -> .npy beside them)
+
+The cases and their expected outputs come from python3-onnx itself
+(onnx.backend.test.case.node: the numpy reference implementations the ONNX
+project ships), the same data `python -m onnx.backend.test.cmd_tools
+generate-data` writes; plus a few extra Conv cases (extra_conv_*: groups,
+depthwise, dilations, bias, which onnx 1.12's cases lack) whose expected
+outputs come from PyTorch (--no-extra leaves them out). A case is kept when every node of its graph is one of
+the selected operators (default: all the compiler supports), and every graph
+input and output is a plain tensor (no sequences or optionals).
+
+Layout written (standard ONNX backend-test layout, plus .npy twins):
+  OUT_DIR/node/<case>/model.onnx
+  OUT_DIR/node/<case>/test_data_set_0/input_<k>.pb  input_<k>.npy   (k: graph input order)
+  OUT_DIR/node/<case>/test_data_set_0/output_<k>.pb output_<k>.npy
+  OUT_DIR/node/<case>/model.const.onnx   single-node cases whose weight-like
+       inputs (Conv W/B, Gemm B/C, MatMul B, BN scale/bias/mean/var, Mul B,
+       Clip min/max, Reshape shape) are baked in as initializers, as a
+       crossbar compiler needs them; it takes only the inputs listed under
+       "const_inputs" in list.json, same files
+  OUT_DIR/list.json   one entry per case: name, ops, opset, inputs/outputs
+                      (name, dtype, shape), attributes, rtol/atol, const model
+  OUT_DIR/list.txt    the case names, one per line
+OUT_DIR/node is built in a temporary directory and swapped in whole, so it
+never holds a mix of two generations.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+import numpy as np
+
+SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Add", "Mul", "MaxPool",
+             "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
+             "Concat", "Identity", "Softmax"]
+
+# Inputs that are weights/parameters rather than activations, per operator
+# (input indices): these become initializers in model.const.onnx.
+CONST_INPUTS = {"Conv": [1, 2], "Gemm": [1, 2], "MatMul": [1], "BatchNormalization": [1, 2, 3, 4],
+                "Mul": [1], "Clip": [1, 2], "Reshape": [1]}
+
+
+def import_onnx_cases():
+    """onnx 1.12's case modules use aliases numpy 1.24 removed (np.float, ...);
+    put them back before the import, which runs every case's export()."""
+    for name, alias in {"float": float, "int": int, "bool": bool, "object": object,
+                        "str": str, "complex": complex, "long": int, "unicode": str}.items():
+        if name not in np.__dict__:
+            setattr(np, name, alias)
+    import warnings
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    import onnx.backend.test.case.node as node_cases
+    return node_cases.collect_testcases(None)
+
+
+class ExtraCase:
+    """A node case in the shape of onnx's TestCase, for what onnx 1.12's own
+    cases leave out: its Conv cases have no groups (depthwise), dilations or
+    bias. Expected outputs from torch.nn.functional.conv2d in float64, so they
+    too come from code nobody here wrote; ONNX Runtime cross-checks them."""
+
+    def __init__(self, name, model, inputs, outputs):
+        self.name, self.model, self.kind = name, model, "node"
+        self.data_sets = [(inputs, outputs)]
+        self.rtol, self.atol = 1e-4, 1e-5
+        self.source = "torch.nn.functional.conv2d (float64)"
+
+
+def extra_conv_cases():
+    import onnx
+    import torch
+    from onnx import helper, TensorProto
+    specs = [  # name, N C H W, K, kernel, group, strides, pads (b0 b1 e0 e1), dilations, bias
+        ("extra_conv_depthwise", (1, 8, 9, 9), 8, 3, 8, 1, (1, 1, 1, 1), 1, True),
+        ("extra_conv_depthwise_stride2", (1, 8, 10, 10), 8, 3, 8, 2, (1, 1, 1, 1), 1, False),
+        ("extra_conv_depthwise_multiplier2", (1, 4, 7, 7), 8, 3, 4, 1, (1, 1, 1, 1), 1, True),
+        ("extra_conv_grouped", (1, 8, 7, 7), 6, 3, 2, 1, (1, 0, 1, 0), 1, True),
+        ("extra_conv_dilated", (1, 3, 11, 11), 4, 3, 1, 1, (2, 2, 2, 2), 2, True),
+        ("extra_conv_7x7_stride2_bias", (1, 3, 16, 16), 8, 7, 1, 2, (3, 3, 3, 3), 1, True),
+        ("extra_conv_1x1_bias", (2, 16, 5, 5), 8, 1, 1, 1, (0, 0, 0, 0), 1, True),
+        ("extra_conv_asymmetric_pads_stride2", (1, 4, 8, 9), 5, 3, 1, 2, (0, 1, 1, 2), 1, True),
+    ]
+    rng = np.random.Generator(np.random.PCG64(20240))
+    cases = []
+    for name, xs, k, r, group, stride, pads, dil, bias in specs:
+        x = rng.standard_normal(xs).astype(np.float32)
+        w = rng.standard_normal((k, xs[1] // group, r, r)).astype(np.float32)
+        b = rng.standard_normal(k).astype(np.float32) if bias else None
+        xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+        y = torch.nn.functional.conv2d(
+            torch.from_numpy(xp.astype(np.float64)), torch.from_numpy(w.astype(np.float64)),
+            None if b is None else torch.from_numpy(b.astype(np.float64)),
+            stride=stride, dilation=dil, groups=group).numpy().astype(np.float32)
+        ins = ["x", "w"] + (["b"] if bias else [])
+        node = helper.make_node("Conv", ins, ["y"], kernel_shape=[r, r], group=group,
+                                strides=[stride, stride], pads=list(pads), dilations=[dil, dil])
+        arrays = [x, w] + ([b] if bias else [])
+        graph = helper.make_graph(
+            [node], name,
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape) for n, a in zip(ins, arrays)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                                  producer_name="gen_node_tests")
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        cases.append(ExtraCase(name, model, arrays, [y]))
+    return cases
+
+
+def is_tensor_io(model):
+    return all(v.type.HasField("tensor_type") for v in list(model.graph.input) + list(model.graph.output))
+
+
+def select(cases, ops):
+    keep, skipped = [], []
+    for c in cases:
+        if c.kind != "node" or c.model is None:
+            continue
+        used = {n.op_type for n in c.model.graph.node}
+        if not used <= ops:
+            continue
+        if not is_tensor_io(c.model):
+            skipped.append(c.name)
+            continue
+        keep.append(c)
+    keep.sort(key=lambda c: c.name)
+    return keep, skipped
+
+
+def describe(values, arrays):
+    import onnx
+    out = []
+    for v, a in zip(values, arrays):
+        tt = v.type.tensor_type
+        out.append({"name": v.name,
+                    "dtype": str(np.asarray(a).dtype) if a is not None else
+                    onnx.TensorProto.DataType.Name(tt.elem_type).lower(),
+                    "shape": list(np.asarray(a).shape)})
+    return out
+
+
+def attributes(node):
+    import onnx
+    res = {}
+    for a in node.attribute:
+        v = onnx.helper.get_attribute_value(a)
+        if isinstance(v, bytes):
+            v = v.decode()
+        elif isinstance(v, list):
+            v = [x.decode() if isinstance(x, bytes) else x for x in v]
+        elif not isinstance(v, (int, float, str)):
+            v = str(type(v).__name__)  # tensors/graphs: not expected for these ops
+        res[a.name] = v
+    return res
+
+
+def const_model(case, inputs):
+    """model.const.onnx for a single-node case, or None."""
+    import onnx
+    from onnx import numpy_helper
+    g = case.model.graph
+    if len(g.node) != 1 or g.node[0].op_type not in CONST_INPUTS:
+        return None, None
+    node = g.node[0]
+    graph_inputs = [v.name for v in g.input]
+    freeze = set()
+    for k in CONST_INPUTS[node.op_type]:
+        if k < len(node.input) and node.input[k] in graph_inputs:
+            freeze.add(graph_inputs.index(node.input[k]))
+    if not freeze:
+        return None, None
+    m = onnx.ModelProto()
+    m.CopyFrom(case.model)
+    keep = [v for i, v in enumerate(g.input) if i not in freeze]
+    del m.graph.input[:]
+    m.graph.input.extend(keep)
+    for i in sorted(freeze):
+        m.graph.initializer.append(numpy_helper.from_array(np.asarray(inputs[i]), graph_inputs[i]))
+    onnx.checker.check_model(m)
+    return m, [i for i in range(len(graph_inputs)) if i not in freeze]
+
+
+def write_tensor(path_pb, value, name):
+    from onnx import numpy_helper
+    arr = np.asarray(value)
+    with open(path_pb, "wb") as f:
+        f.write(numpy_helper.from_array(arr, name).SerializeToString())
+    np.save(path_pb[:-3] + ".npy", np.ascontiguousarray(arr), allow_pickle=False)
+
+
+def write_case(case, case_dir):
+    import onnx
+    os.makedirs(case_dir)
+    with open(os.path.join(case_dir, "model.onnx"), "wb") as f:
+        f.write(case.model.SerializeToString())
+    g = case.model.graph
+    for d, (inputs, outputs) in enumerate(case.data_sets):
+        ds = os.path.join(case_dir, f"test_data_set_{d}")
+        os.makedirs(ds)
+        for k, x in enumerate(inputs):
+            write_tensor(os.path.join(ds, f"input_{k}.pb"), x, g.input[k].name)
+        for k, y in enumerate(outputs):
+            write_tensor(os.path.join(ds, f"output_{k}.pb"), y, g.output[k].name)
+    inputs, outputs = case.data_sets[0]
+    cm, const_inputs = const_model(case, inputs)
+    if cm is not None:
+        onnx.save(cm, os.path.join(case_dir, "model.const.onnx"))
+    opset = {o.domain or "ai.onnx": o.version for o in case.model.opset_import}
+    return {
+        "name": case.name,
+        "ops": sorted({n.op_type for n in g.node}),
+        "nodes": len(g.node),
+        "opset": opset.get("ai.onnx"),
+        "ir_version": case.model.ir_version,
+        "inputs": describe(g.input, inputs),
+        "outputs": describe(g.output, outputs),
+        "attributes": attributes(g.node[0]) if len(g.node) == 1 else None,
+        "data_sets": len(case.data_sets),
+        "rtol": case.rtol, "atol": case.atol,
+        "const_model": "model.const.onnx" if cm is not None else None,
+        "const_inputs": const_inputs,
+        "source": getattr(case, "source", "onnx.backend.test.case.node"),
+    }
+
+
+def parse_ops(text):
+    ops = [o for o in text.split(",") if o]
+    bad = [o for o in ops if o not in SUPPORTED]
+    if bad:
+        sys.exit(f"gen_node_tests: {bad} not in the supported operators {SUPPORTED}")
+    return set(ops)
+
+
+def all_cases(args):
+    cases = import_onnx_cases()
+    if args.extra and "Conv" in parse_ops(args.ops):
+        cases += extra_conv_cases()
+    return select(cases, parse_ops(args.ops))
+
+
+def cmd_generate(args):
+    cases, skipped = all_cases(args)
+    if not cases:
+        sys.exit("gen_node_tests: no case selected")
+    out = os.path.abspath(args.out_dir)
+    os.makedirs(out, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=".node.", dir=out)
+    try:
+        entries = [write_case(c, os.path.join(tmp, c.name)) for c in cases]
+        final = os.path.join(out, "node")
+        if os.path.exists(final):
+            old = tempfile.mkdtemp(prefix=".node-old.", dir=out)
+            os.rename(final, os.path.join(old, "node"))
+            os.rename(tmp, final)
+            shutil.rmtree(old)
+        else:
+            os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    import onnx
+    listing = {"onnx": onnx.__version__, "ops": sorted(parse_ops(args.ops)),
+               "skipped_non_tensor": sorted(skipped), "cases": entries}
+    for name, text in (("list.json", json.dumps(listing, indent=1, sort_keys=True) + "\n"),
+                       ("list.txt", "".join(e["name"] + "\n" for e in entries))):
+        fd, t = tempfile.mkstemp(prefix="." + name, dir=out)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(t, os.path.join(out, name))
+    per_op = {}
+    for e in entries:
+        for o in e["ops"]:
+            per_op[o] = per_op.get(o, 0) + 1
+    print(f"gen_node_tests: {len(entries)} cases into {final} "
+          f"({sum(1 for e in entries if e['const_model'])} with model.const.onnx; "
+          f"{len(skipped)} non-tensor cases skipped)")
+    print("gen_node_tests: per operator: " + ", ".join(f"{o} {per_op.get(o, 0)}" for o in sorted(parse_ops(args.ops))))
+    missing = sorted(parse_ops(args.ops) - set(per_op))
+    if missing:
+        sys.exit(f"gen_node_tests: no case for {missing}")
+
+
+def cmd_list(args):
+    cases, _ = all_cases(args)
+    for c in cases:
+        print(c.name, ",".join(sorted({n.op_type for n in c.model.graph.node})))
+
+
+def cmd_to_npy(args):
+    """Convert every *.pb TensorProto under the given directories to .npy."""
+    import onnx
+    from onnx import numpy_helper
+    n = 0
+    for root_dir in args.dirs:
+        if not os.path.isdir(root_dir):
+            sys.exit(f"gen_node_tests: {root_dir} is not a directory")
+        for root, _, files in os.walk(root_dir):
+            for fn in sorted(files):
+                if not fn.endswith(".pb"):
+                    continue
+                t = onnx.TensorProto()
+                with open(os.path.join(root, fn), "rb") as f:
+                    t.ParseFromString(f.read())
+                dest = os.path.join(root, fn[:-3] + ".npy")
+                fd, tmp = tempfile.mkstemp(prefix="." + fn, dir=root)
+                with os.fdopen(fd, "wb") as f:
+                    np.save(f, np.ascontiguousarray(numpy_helper.to_array(t)), allow_pickle=False)
+                os.replace(tmp, dest)
+                n += 1
+    print(f"gen_node_tests: {n} tensors converted")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("out_dir", nargs="?", default="build/node-tests")
+    g.add_argument("--ops", default=",".join(SUPPORTED))
+    g.add_argument("--no-extra", dest="extra", action="store_false",
+                   help="only onnx's own cases, not the extra Conv cases (groups, dilations, bias)")
+    g.set_defaults(func=cmd_generate)
+    ls = sub.add_parser("list")
+    ls.add_argument("--ops", default=",".join(SUPPORTED))
+    ls.add_argument("--no-extra", dest="extra", action="store_false")
+    ls.set_defaults(func=cmd_list)
+    tn = sub.add_parser("to-npy")
+    tn.add_argument("dirs", nargs="+")
+    tn.set_defaults(func=cmd_to_npy)
+    args = p.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()
