@@ -73,6 +73,13 @@ TEST(Vcd, OurTraceRoundTripsThroughTheWaves) {
   for (auto& [scope, iv] : want) {
     ASSERT_TRUE(vcd.by_path.count(scope + ".busy")) << scope;
     EXPECT_EQ(test::high_intervals(vcd.by_path.at(scope + ".busy"), vcd.last_time), test::merged(iv)) << scope;
+    // Whenever busy falls, opcode, layer and op fall idle with it.
+    for (const auto& [b, e] : test::merged(iv)) {
+      EXPECT_EQ(value_at(vcd.by_path.at(scope + ".opcode"), e), "z") << scope << " at " << e;
+      EXPECT_EQ(value_at(vcd.by_path.at(scope + ".layer"), e), "z") << scope << " at " << e;
+      EXPECT_EQ(value_at(vcd.by_path.at(scope + ".op"), e), "-") << scope << " at " << e;
+      EXPECT_EQ(value_at(vcd.by_path.at(scope + ".active"), e), "0") << scope << " at " << e;
+    }
   }
 
   // The opcode shown at each instruction's start is that instruction's.
@@ -85,6 +92,7 @@ TEST(Vcd, OurTraceRoundTripsThroughTheWaves) {
     EXPECT_EQ(codes.at(std::stoll(v, nullptr, 2)), r.mnemonic) << scope_of(r) << " at " << r.start;
     const std::string layer = value_at(vcd.by_path.at(scope_of(r) + ".layer"), r.start);
     EXPECT_EQ(std::stoll(layer, nullptr, 2), r.layer);
+    EXPECT_EQ(value_at(vcd.by_path.at(scope_of(r) + ".op"), r.start), r.mnemonic);
     ++checked;
   }
   EXPECT_GT(checked, 3000);
@@ -158,6 +166,7 @@ TEST(Vcd, FiltersLeaveOnlyTheSelectedUnitsAndLayers) {
   run(o);
   const test::VcdFile vcd = test::read_vcd(o.vcd);
   EXPECT_TRUE(vcd.by_path.count("chip.core0.PE.busy"));
+  EXPECT_TRUE(vcd.by_path.count("chip.core0.PE.op"));
   EXPECT_FALSE(vcd.by_path.count("chip.core0.LD.busy"));
   std::set<std::string> layers;
   for (const auto& [path, sig] : vcd.by_path)
@@ -171,4 +180,20 @@ TEST(Vcd, FiltersLeaveOnlyTheSelectedUnitsAndLayers) {
   }
   EXPECT_EQ(want.size(), 2u);
   EXPECT_EQ(layers, want);
+}
+
+TEST(Vcd, StrictModeUsesOnlyIeeeTypes) {
+  test::ScratchDir dir("vcd-strict");
+  ConvertOptions o;
+  o.input = (test::zebu_dir() / "int8_resnet34.sim_quantized_b1_c1_bw16_sim.txt").string();
+  o.vcd = dir.file("s.vcd");
+  o.vcd_names = false;
+  run(o);
+  const std::string text = test::slurp(o.vcd);
+  EXPECT_EQ(text.find("$var string"), std::string::npos);
+  EXPECT_EQ(text.find("\ns"), std::string::npos);
+  const test::VcdFile vcd = test::read_vcd(o.vcd);
+  EXPECT_FALSE(vcd.by_path.count("chip.core0.PE.op"));
+  EXPECT_TRUE(vcd.by_path.count("chip.core0.PE.opcode"));
+  EXPECT_EQ(vcd.last_time, 1922067);
 }

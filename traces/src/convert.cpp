@@ -112,7 +112,7 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
   // Every output is built in a temporary file and renamed only after the
   // whole conversion succeeded (OutputFile); if anything throws, none appears.
   std::vector<std::unique_ptr<IntervalSink>> sinks;
-  if (!o.vcd.empty()) sinks.push_back(std::make_unique<VcdWriter>(o.vcd));
+  if (!o.vcd.empty()) sinks.push_back(std::make_unique<VcdWriter>(o.vcd, o.vcd_names));
   if (!o.perfetto.empty()) sinks.push_back(std::make_unique<PerfettoWriter>(o.perfetto));
   StatsCollector* stats = nullptr;
   const bool want_stats =

@@ -112,6 +112,10 @@ void VcdWriter::begin(const RunInfo& run) {
     fmt::format_to(it, "$var integer 32 {} active $end\n", s.id_active);
     fmt::format_to(it, "$var wire {} {} opcode $end\n", opcode_bits, s.id_opcode);
     fmt::format_to(it, "$var wire {} {} layer $end\n", layer_bits, s.id_layer);
+    if (names_) {
+      s.id_op = vcd_identifier(next_id++);
+      fmt::format_to(it, "$var string 1 {} op $end\n", s.id_op);
+    }
   }
   for (std::size_t k = open.size(); k > 0; --k) b += "$upscope $end\n";
 
@@ -129,8 +133,10 @@ void VcdWriter::begin(const RunInfo& run) {
 
   fmt::format_to(it, "#{}\n$dumpvars\n", now_ * scale_.per_cycle);
   for (const TrackState& s : tracks_)
-    if (!s.id_busy.empty())
+    if (!s.id_busy.empty()) {
       fmt::format_to(it, "0{}\nb0 {}\nbz {}\nbz {}\n", s.id_busy, s.id_active, s.id_opcode, s.id_layer);
+      if (names_) fmt::format_to(it, "s- {}\n", s.id_op);
+    }
   for (const LayerState& l : layers_)
     if (!l.id.empty()) fmt::format_to(it, "0{}\n", l.id);
   b += "$end\n";
@@ -169,7 +175,7 @@ void VcdWriter::emit_changes() {
     TrackState& s = tracks_[t];
     s.dirty = false;
     const auto count = static_cast<std::uint32_t>(s.active.size());
-    const std::int64_t opcode = count ? s.active.back().opcode + 1 : -1;
+    const std::int64_t opcode = count ? static_cast<std::int64_t>(s.active.back().opcode) + 1 : -1;
     const std::uint32_t layer_idx = count ? s.active.back().layer : 0;
     const std::int64_t layer_id = count ? catalog_->layers()[layer_idx].id : -1;
     // -1 shows z (idle); a record outside any layer shows x.
@@ -188,6 +194,13 @@ void VcdWriter::emit_changes() {
     if (opcode != s.shown_opcode) {
       stamp();
       put_vector(opcode, s.id_opcode);
+      if (names_) {
+        b += 's';
+        b += opcode > 0 ? catalog_->opcode_name(static_cast<std::uint32_t>(opcode - 1)) : std::string("-");
+        b += ' ';
+        b += s.id_op;
+        b += '\n';
+      }
       s.shown_opcode = opcode;
     }
     if (layer != s.shown_layer) {

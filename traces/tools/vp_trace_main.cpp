@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
     ("help,h", "this help")
     ("vcd", po::value(&o.vcd)->value_name("FILE"), "write a VCD waveform (GTKWave)")
     ("perfetto", po::value(&o.perfetto)->value_name("FILE"), "write Chrome trace-event JSON (ui.perfetto.dev)")
+    ("vcd-strict", "only IEEE 1364 signal types in the VCD (drops the 'op' string signal)")
     ("no-args", "leave operands out of the Perfetto slices (smaller file)")
     ("stats", "print per-layer / per-unit / per-instruction statistics")
     ("stats-csv", po::value(&o.stats_csv)->value_name("FILE"), "write the statistics as CSV")
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
     o.strict = vm.count("strict") > 0;
     o.stats_table = vm.count("stats") > 0;
     o.perfetto_args = vm.count("no-args") == 0;
+    o.vcd_names = vm.count("vcd-strict") == 0;
     o.sort_run_bytes = vm["sort-memory-mb"].as<std::size_t>() << 20;
     if (!from.empty()) o.filter.from = parse_cycle("from", from);
     if (!to.empty()) o.filter.to = parse_cycle("to", to);

@@ -29,6 +29,7 @@ struct ConvertOptions {
 
   std::size_t top = 10;               // rows in "top instructions" tables
   bool perfetto_args = true;          // operands in slice args
+  bool vcd_names = true;              // mnemonic as a VCD string signal (GTKWave extension)
   std::size_t sort_run_bytes = 64u << 20;
   std::size_t max_printed_diagnostics = 20;
 };

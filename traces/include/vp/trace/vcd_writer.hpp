@@ -7,6 +7,9 @@
 //   opcode  vector  code of the most recently started instruction still in
 //                   flight, z when idle; codes listed in a $comment block
 //   layer   vector  'slyr' of that instruction, z when idle
+//   op      string  that instruction's mnemonic, '-' when idle (GTKWave's
+//                   string extension; left out with names = false for tools
+//                   that accept only IEEE 1364 types)
 // and chip.layers.<name>: 1 bit per layer, 1 while any of its instructions runs.
 // Changes at one time stamp are coalesced: an instruction that ends exactly
 // where the next starts leaves busy at 1, and a zero-length instruction on an
@@ -35,7 +38,7 @@ std::string vcd_identifier(std::uint32_t n);
 
 class VcdWriter : public IntervalSink {
  public:
-  explicit VcdWriter(const std::string& path) : out_(path) {}
+  explicit VcdWriter(const std::string& path, bool names = true) : out_(path), names_(names) {}
   void begin(const RunInfo& run) override;
   void add(const Interval& iv, std::string_view payload) override;
   void finish() override;
@@ -49,7 +52,7 @@ class VcdWriter : public IntervalSink {
     std::uint32_t layer;
   };
   struct TrackState {
-    std::string id_busy, id_active, id_opcode, id_layer;
+    std::string id_busy, id_active, id_opcode, id_layer, id_op;
     std::vector<Active> active;  // in start order
     std::uint32_t shown_active = 0;
     std::int64_t shown_opcode = -1, shown_layer = -1;  // -1 = z
@@ -75,6 +78,7 @@ class VcdWriter : public IntervalSink {
   void put_vector(std::int64_t value, const std::string& id);
 
   OutputFile out_;
+  bool names_;
   const Catalog* catalog_ = nullptr;
   VcdTimescale scale_{};
   std::vector<TrackState> tracks_;
