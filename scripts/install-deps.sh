@@ -18,6 +18,13 @@ PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libfmt-dev
   libelf-dev zlib1g-dev libzstd-dev
   python3
+  # FP32 references (scripts/models/): PyTorch/torchvision to build and export
+  # the models, python3-onnx for the node conformance tests, Node.js for
+  # onnxruntime-node. npm is not listed: NodeSource's nodejs ships its own and
+  # conflicts with Debian's npm; scripts/models/install-ort.sh adds Debian's
+  # npm only when no npm exists.
+  python3-numpy python3-torch python3-torchvision python3-onnx python3-sklearn
+  nodejs
 )
 
 missing=()
@@ -36,3 +43,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 else
   echo "install-deps: all Debian packages present"
 fi
+
+# onnxruntime-node from the npm registry, pinned by scripts/models/package-lock.json.
+bash "$(dirname "$0")/models/install-ort.sh"
