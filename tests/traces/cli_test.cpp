@@ -140,3 +140,17 @@ TEST(VpTraceCli, ManyMalformedLinesAreCountedNotAllPrinted) {
   EXPECT_NE(r.err.find("10 more malformed lines not shown"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("30 malformed skipped"), std::string::npos) << r.err;
 }
+
+TEST(VpTraceCli, NotATraceAtAllIsAnError) {
+  ScratchDir dir("cli-prose");
+  spit(dir.file("notes.txt"), "this is not a trace\n[neither, is, this]\n");
+  const ToolRun r = vp_trace(dir, dir.file("notes.txt") + " --vcd " + dir.file("o.vcd"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("notes.txt:1:1: error: expected '[' opening a trace line"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("notes.txt:2:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("none of its 2 non-blank lines"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("o.vcd")));
+  // An empty trace (a run that stopped before its first instruction) is fine.
+  spit(dir.file("empty.trace"), "");
+  EXPECT_EQ(vp_trace(dir, dir.file("empty.trace") + " --stats").code, 0);
+}

@@ -90,6 +90,8 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
   const ReaderStats& rs = summary.reader;
   if (rs.malformed > printed)
     fmt::print(err, "{}: {} more malformed lines not shown\n", o.input, rs.malformed - printed);
+  if (rs.records == 0 && rs.malformed > 0)
+    throw TraceError(fmt::format("{}: none of its {} non-blank lines is a trace record", o.input, rs.malformed));
   if (rs.records > 0 && summary.untimed == rs.records)
     throw TraceError(fmt::format("{}: no record has a timing element {{'inst_idx': N, 'time': [start, end]}}: "
                                  "this looks like an assembly listing, not a trace",

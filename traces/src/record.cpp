@@ -17,6 +17,16 @@ bool RecordParser::invalid(LiteralError& error, const ValueView& at, std::string
 
 bool RecordParser::parse(std::string_view line, TraceRecord& out, LiteralError& error) {
   line_ = line;
+  // Checked first so that a line of prose gets this message rather than
+  // one about what follows its first word.
+  std::size_t first = 0;
+  while (first < line.size() && (line[first] == ' ' || line[first] == '\t')) ++first;
+  if (first == line.size() || line[first] != '[') {
+    error.column = static_cast<std::uint32_t>(first + 1);
+    error.at_end = false;
+    error.message = "expected '[' opening a trace line [mnemonic, {mapping}, {timing}, {params}]";
+    return false;
+  }
   if (!literal_.parse(line, error)) return false;
   const ValueView root = literal_.root();
   if (!root.is_list() || root.raw().front() != '[')
