@@ -1,0 +1,143 @@
+// The one graph IR every vp-cc stage reads and annotates.
+//
+// Parse fills values and nodes from ONNX; canonicalize rewrites nodes into
+// the small operator set below; quantize adds scales and integer parameters;
+// map adds crossbar placements; plan adds global-memory buffers. Each stage
+// only adds or rewrites, so a JSON dump after any stage shows everything
+// known so far (ir_json.cpp).
+//
+// Activations have batch 1 and are seen as C x H x W; a 2-D tensor [B, K]
+// is C = K, H = B, W = 1, which in the chip's channels-last layout (HWC) is
+// exactly its row-major bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vp::cc {
+
+// Any error the compiler reports to its user: unsupported operators, models
+// too large for the chip, malformed files.
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Shape {
+  std::int64_t c = 1, h = 1, w = 1;
+  std::int64_t numel() const { return c * h * w; }
+  bool operator==(const Shape& o) const { return c == o.c && h == o.h && w == o.w; }
+};
+
+// Where an activation lives on the chip: channels-last with a border of
+// `pad` pixels on every side holding `fill`, so convolution windows never
+// need bounds checks (plan_memory.cpp).
+struct Buffer {
+  std::int64_t addr = -1;  // global memory byte address of the padded tensor
+  int pad = 0;
+  int fill = 0;            // border value (0, or -128 for max pooling)
+  std::int64_t wp(const Shape& s) const { return s.w + 2 * pad; }
+  std::int64_t hp(const Shape& s) const { return s.h + 2 * pad; }
+  std::int64_t bytes(const Shape& s) const { return hp(s) * wp(s) * s.c; }
+};
+
+struct Value {
+  std::string name;
+  std::vector<std::int64_t> dims;  // ONNX dims (after shape inference)
+  Shape shape;                     // activation view (batch 1)
+  bool is_const = false;
+  std::vector<float> data;         // constant contents, row-major over dims
+  double scale = 0;                // int8 step after quantize (zero point 0)
+  bool nonneg = false;             // quantized values are known to be >= 0
+  Buffer buf;                      // after plan_memory
+};
+
+enum class Act { none, relu, clip };
+
+struct ConvGeom {
+  int kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int pt = 0, pl = 0, pb = 0, pr = 0;
+  int group = 1;
+};
+
+// Integer parameters of a node after quantize; which fields are used depends
+// on the op (see quantize.cpp and golden_model.cpp, which read them the same
+// way the emitted code does).
+struct QuantParams {
+  std::vector<std::int8_t> w;        // Conv: [oc][ic/group][kh][kw]
+  std::vector<std::int32_t> bias;    // Conv: per output channel
+  std::vector<std::int32_t> mult;    // requant multipliers (per channel or one)
+  std::vector<std::int32_t> shift;   // requant shifts
+  std::vector<std::int8_t> lut;      // LeakyRelu: 256-entry table
+  int lo = -128, hi = 127;           // output clamp (fused activation)
+};
+
+// One block of a weight matrix on one crossbar (map_crossbars.cpp).
+struct XbarTile {
+  int core = 0;          // chip-wide core (cluster * cus_per_cluster + cu)
+  int xbar = 0;          // crossbar within the CU
+  int row0 = 0, rows = 0;   // rows of the tile's K range it holds
+  int n0 = 0, ncols = 0;    // output channels (logical columns)
+  std::int64_t image_offset = 0;  // its cell levels in the weight image
+};
+
+// A column tile: output channels [n0, n0+ncols), their K rows split over one
+// or more cores (the first is the owner, the others send partial sums).
+struct ColumnTile {
+  int n0 = 0, ncols = 0;
+  int ci0 = 0, ci1 = 0;        // input channels the patch gathers
+  std::int64_t k = 0;          // patch length: kh * kw * (ci1 - ci0)
+  struct Part { int core; int xbar0; int row_tile0; int row_tiles; };
+  std::vector<Part> parts;     // parts[0] is the owner
+};
+
+struct Node {
+  std::string name;
+  std::string op;
+  std::vector<int> in, out;    // value ids
+  std::map<std::string, std::vector<std::int64_t>> ints;  // raw ONNX int attributes
+  std::map<std::string, float> floats;                    // raw ONNX float attributes
+  // Canonical fields.
+  ConvGeom geom;               // Conv, MaxPool, AveragePool
+  Act act = Act::none;         // activation fused into Conv / Add
+  float clip_lo = 0, clip_hi = 0;
+  int layer_id = 0;            // trace layer number after schedule
+  QuantParams q;
+  std::vector<ColumnTile> tiles;  // Conv after map
+  std::vector<int> cores;         // cores that execute this node
+};
+
+struct Graph {
+  std::string name;
+  std::vector<Value> values;
+  std::vector<Node> nodes;     // topological order
+  std::vector<int> inputs, outputs;
+  // Graph outputs whose Softmax canonicalize removed: the chip produces the
+  // class scores, the host applies Softmax when it dequantizes them.
+  std::vector<bool> host_softmax;
+  int opset = 0;
+
+  int add_value(Value v) {
+    values.push_back(std::move(v));
+    return static_cast<int>(values.size()) - 1;
+  }
+  Value& val(int id) { return values.at(static_cast<std::size_t>(id)); }
+  const Value& val(int id) const { return values.at(static_cast<std::size_t>(id)); }
+  // Nodes reading value `id`.
+  std::vector<int> consumers(int id) const;
+  // Node writing value `id`, or -1 for graph inputs and constants.
+  int producer(int id) const;
+  // Drops nodes whose outputs nobody reads (and that are not graph outputs).
+  void remove_dead_nodes();
+};
+
+// Activation view of ONNX dims: [1,C,H,W] -> C,H,W; [B,K] -> C=K, H=B; [K] -> C=K.
+Shape shape_of_dims(const std::vector<std::int64_t>& dims, const std::string& name);
+
+// Operators the compiler accepts from ONNX; anything else is a CompileError
+// naming the node, its op type and this list.
+const std::vector<std::string>& supported_ops();
+
+}  // namespace vp::cc

@@ -1,0 +1,67 @@
+// Builds ONNX models in C++ through the protobuf API, with seeded random
+// weights: the tests' small CNNs and MLPs, and ResNet-18/50 shaped exactly
+// like torchvision's for compile-time and simulation benchmarks when no
+// exported model is at hand.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace vp::cc {
+
+class OnnxBuilder {
+ public:
+  explicit OnnxBuilder(const std::string& name, int opset = 13, std::uint64_t seed = 1);
+  ~OnnxBuilder();
+  OnnxBuilder(const OnnxBuilder&) = delete;
+  OnnxBuilder& operator=(const OnnxBuilder&) = delete;
+
+  std::string input(const std::string& name, const std::vector<std::int64_t>& dims);
+  void output(const std::string& value);
+
+  // Weights ~ N(0, gain^2 * 2 / fan_in), bias ~ N(0, 0.1^2).
+  std::string conv(const std::string& x, int cin, int cout, int k, int stride = 1, int pad = 0, int group = 1,
+                   bool bias = true, int dilation = 1, float gain = 1.f);
+  std::string batchnorm(const std::string& x, int c);
+  std::string relu(const std::string& x);
+  std::string clip(const std::string& x, float lo, float hi);
+  std::string leaky_relu(const std::string& x, float alpha);
+  std::string add(const std::string& a, const std::string& b);
+  std::string mul_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
+  std::string maxpool(const std::string& x, int k, int stride, int pad);
+  std::string avgpool(const std::string& x, int k, int stride, int pad = 0, bool count_include_pad = false);
+  std::string global_avgpool(const std::string& x);
+  std::string flatten(const std::string& x);
+  std::string reshape(const std::string& x, const std::vector<std::int64_t>& shape);
+  std::string gemm(const std::string& x, int k, int n, bool trans_b = true);
+  std::string matmul(const std::string& x, int k, int n);
+  std::string concat(const std::vector<std::string>& xs, int axis = 1);
+  std::string softmax(const std::string& x);
+  std::string identity(const std::string& x);
+  std::string custom(const std::string& op, const std::string& x);  // for error-path tests
+
+  std::string serialize() const;
+  void save(const std::string& path) const;
+
+ private:
+  std::string fresh(const std::string& base);
+  std::string init(const std::string& base, const std::vector<std::int64_t>& dims, const std::vector<float>& data);
+  std::string init_i64(const std::string& base, const std::vector<std::int64_t>& data);
+  std::vector<float> normal(std::size_t n, float sigma, float mean = 0.f);
+  std::unique_ptr<onnx::ModelProto> model_;
+  std::mt19937_64 rng_;
+  int counter_ = 0;
+};
+
+// torchvision-shaped ResNet (depth 18 or 50) with random weights and
+// BatchNormalization layers, input [1, 3, image, image], output logits.
+std::string resnet_onnx(int depth, int classes = 1000, int image = 224, std::uint64_t seed = 7);
+
+}  // namespace vp::cc

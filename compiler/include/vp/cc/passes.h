@@ -1,0 +1,83 @@
+// The stages of vp-cc, each a pass over the one Graph (graph.h), in order:
+//
+//   import_onnx -> canonicalize -> quantize (calibrated by run_fp32)
+//   -> map_crossbars -> plan_memory -> emit_program
+//
+// run_golden is the bit-exact integer model of what the emitted program
+// computes; run_fp32 is the floating-point reference the quantizer calibrates
+// with and the tests measure quantization error against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vp/cc/graph.h"
+#include "vp/cc/target.h"
+
+namespace vp::cc {
+
+// A dense tensor, C x H x W (batch 1), row-major.
+template <typename T>
+struct Tensor {
+  Shape shape;
+  std::vector<T> data;
+};
+using FTensor = Tensor<float>;
+using QTensor = Tensor<std::int8_t>;
+
+// ---- parse -------------------------------------------------------------------
+Graph import_onnx(const std::string& path);
+Graph import_onnx_bytes(const std::string& bytes, const std::string& name);
+
+// ---- canonicalize: Identity dropped, BN folded, Gemm/MatMul as Conv,
+// activations fused, Flatten/Reshape absorbed or aliased --------------------------
+void canonicalize(Graph& g);
+
+// ---- FP32 reference -------------------------------------------------------------
+// Runs the canonical graph; returns every value's tensor (index = value id),
+// empty for constants.
+std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& inputs);
+std::vector<FTensor> run_fp32(const Graph& g, const std::vector<FTensor>& inputs);
+
+// ---- quantize -------------------------------------------------------------------
+// Default calibration when no --calib files are given: kDefaultCalibInputs
+// inputs drawn from N(0, 1) with a fixed seed (the range of inputs normalized
+// by mean and standard deviation, as ImageNet models expect).
+inline constexpr int kDefaultCalibInputs = 4;
+std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count = kDefaultCalibInputs,
+                                                      std::uint64_t seed = 20261122);
+void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib);
+
+// Float input -> the int8 tensor the chip reads (round(x / scale), saturated).
+QTensor quantize_input(const Graph& g, int input_index, const FTensor& x);
+FTensor dequantize(const Graph& g, int value_id, const QTensor& q);
+
+// ---- golden model ---------------------------------------------------------------
+std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs);
+
+// ---- map, plan, emit --------------------------------------------------------------
+void map_crossbars(Graph& g, const Target& t);
+void plan_memory(Graph& g, const Target& t);
+
+struct EmitOptions {
+  std::string asm_path;        // model.asm
+  std::string image_path;      // model.xbar (default: asm path with .xbar)
+  bool io_directives = true;   // .input / .output lines
+};
+struct EmitResult {
+  std::int64_t instructions = 0;   // static instruction count over all cores
+  std::int64_t image_bytes = 0;
+  int cores_used = 0;
+};
+EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt);
+
+// ---- reports ----------------------------------------------------------------------
+std::string ir_json(const Graph& g, const std::string& stage);
+std::string layer_report(const Graph& g, const Target& t);
+
+// Bytes of a channels-last tensor as the chip stores it (no border) and back.
+std::vector<std::int8_t> to_hwc(const QTensor& t);
+QTensor from_hwc(const Shape& s, const std::vector<std::int8_t>& bytes);
+
+}  // namespace vp::cc

@@ -1,0 +1,342 @@
+// Canonicalize and optimize: rewrite the imported graph into the few
+// operators the back end knows.
+//
+//   Identity, no-op Flatten/Reshape   -> dropped (consumers read the input)
+//   Gemm, MatMul (constant weights)   -> Conv 1x1, or Conv with the spatial
+//                                        kernel when it reads a Flatten of a
+//                                        feature map (the Flatten vanishes)
+//   BatchNormalization                -> folded into the Conv before it, else a
+//                                        depthwise 1x1 Conv
+//   Relu / Clip after Conv or Add     -> fused activation (ReLU6 is Clip 0..6)
+//
+// Afterwards only Conv, Add, Mul (by a constant), Relu, Clip, LeakyRelu,
+// MaxPool, AveragePool, GlobalAveragePool, Concat and Softmax remain.
+#include <algorithm>
+#include <cmath>
+
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+std::int64_t attr_i(const Node& n, const char* key, std::int64_t dflt) {
+  auto it = n.ints.find(key);
+  return it == n.ints.end() || it->second.empty() ? dflt : it->second[0];
+}
+float attr_f(const Node& n, const char* key, float dflt) {
+  auto it = n.floats.find(key);
+  return it == n.floats.end() ? dflt : it->second;
+}
+
+// Every use of value `from` (node inputs, graph outputs) now reads `to`.
+void replace_uses(Graph& g, int from, int to) {
+  for (auto& n : g.nodes)
+    for (auto& i : n.in)
+      if (i == from) i = to;
+  for (auto& o : g.outputs)
+    if (o == from) o = to;
+}
+
+bool is_output(const Graph& g, int v) { return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end(); }
+
+// The single consumer of `v`, or -1 if it has several or is a graph output.
+int sole_consumer(const Graph& g, int v) {
+  const auto c = g.consumers(v);
+  return c.size() == 1 && !is_output(g, v) ? c[0] : -1;
+}
+
+const Value& need_const(const Graph& g, const Node& n, std::size_t i, const char* what) {
+  if (i >= n.in.size() || n.in[i] < 0 || !g.val(n.in[i]).is_const)
+    throw CompileError("node '" + n.name + "' (" + n.op + "): " + what + " must be a constant initializer");
+  return g.val(n.in[i]);
+}
+
+void read_geom(Node& n, const Graph& g) {
+  ConvGeom& c = n.geom;
+  std::vector<std::int64_t> k = n.ints.count("kernel_shape") ? n.ints["kernel_shape"] : std::vector<std::int64_t>{};
+  if (k.empty() && n.op == "Conv") {
+    const auto& wd = g.val(n.in[1]).dims;
+    if (wd.size() != 4) throw CompileError("node '" + n.name + "': only 2-D convolutions are supported");
+    k = {wd[2], wd[3]};
+  }
+  if (k.size() != 2) throw CompileError("node '" + n.name + "' (" + n.op + "): only 2-D kernels are supported");
+  c.kh = static_cast<int>(k[0]);
+  c.kw = static_cast<int>(k[1]);
+  auto two = [&](const char* key, int& a, int& b) {
+    auto it = n.ints.find(key);
+    if (it != n.ints.end() && it->second.size() == 2) {
+      a = static_cast<int>(it->second[0]);
+      b = static_cast<int>(it->second[1]);
+    }
+  };
+  two("strides", c.sh, c.sw);
+  two("dilations", c.dh, c.dw);
+  auto p = n.ints.find("pads");
+  if (p != n.ints.end() && p->second.size() == 4) {
+    c.pt = static_cast<int>(p->second[0]);
+    c.pl = static_cast<int>(p->second[1]);
+    c.pb = static_cast<int>(p->second[2]);
+    c.pr = static_cast<int>(p->second[3]);
+  }
+  c.group = static_cast<int>(attr_i(n, "group", 1));
+}
+
+// Gemm(A, B, C) / MatMul(A, B) with constant B -> Conv with weights [N][K].
+void gemm_to_conv(Graph& g, Node& n) {
+  const bool gemm = n.op == "Gemm";
+  if (gemm && attr_i(n, "transA", 0) != 0) throw CompileError("node '" + n.name + "': Gemm with transA=1 is not supported");
+  const Value& b = need_const(g, n, 1, "the weight matrix B");
+  if (b.dims.size() != 2) throw CompileError("node '" + n.name + "': weight matrix must be 2-D");
+  const bool transb = gemm && attr_i(n, "transB", 0) != 0;
+  const std::int64_t K = transb ? b.dims[1] : b.dims[0], N = transb ? b.dims[0] : b.dims[1];
+  const float alpha = gemm ? attr_f(n, "alpha", 1.f) : 1.f, beta = gemm ? attr_f(n, "beta", 1.f) : 1.f;
+  std::vector<float> w(static_cast<std::size_t>(K * N));
+  for (std::int64_t k = 0; k < K; ++k)
+    for (std::int64_t j = 0; j < N; ++j)
+      w[static_cast<std::size_t>(j * K + k)] = alpha * b.data[static_cast<std::size_t>(transb ? j * K + k : k * N + j)];
+  std::vector<float> bias(static_cast<std::size_t>(N), 0.f);
+  if (gemm && n.in.size() > 2 && n.in[2] >= 0) {
+    const Value& c = need_const(g, n, 2, "the bias C");
+    if (c.data.size() != 1 && c.data.size() != static_cast<std::size_t>(N))
+      throw CompileError("node '" + n.name + "': bias C must have 1 or N elements");
+    for (std::int64_t j = 0; j < N; ++j) bias[static_cast<std::size_t>(j)] = beta * c.data[c.data.size() == 1 ? 0 : static_cast<std::size_t>(j)];
+  }
+  // Reading a flattened feature map: the Gemm is a convolution whose kernel
+  // covers the whole map, and ONNX's (c, h, w) flatten order is exactly the
+  // weight layout [N][C][H][W] of that convolution.
+  int x = n.in[0];
+  int kh = 1, kw = 1;
+  std::int64_t cin = K;
+  const int p = g.producer(x);
+  if (p >= 0 && (g.nodes[p].op == "Flatten" || g.nodes[p].op == "Reshape")) {
+    const Value& src = g.val(g.nodes[p].in[0]);
+    if (src.dims.size() == 4 && src.shape.numel() == K) {
+      x = g.nodes[p].in[0];
+      kh = static_cast<int>(src.shape.h);
+      kw = static_cast<int>(src.shape.w);
+      cin = src.shape.c;
+    }
+  }
+  Value wv;
+  wv.name = n.name + ".weight";
+  wv.is_const = true;
+  wv.dims = {N, cin, kh, kw};
+  wv.data = std::move(w);
+  Value bv;
+  bv.name = n.name + ".bias";
+  bv.is_const = true;
+  bv.dims = {N};
+  bv.data = std::move(bias);
+  const int wid = g.add_value(std::move(wv)), bid = g.add_value(std::move(bv));
+  n.op = "Conv";
+  n.in = {x, wid, bid};
+  n.geom = ConvGeom{};
+  n.geom.kh = kh;
+  n.geom.kw = kw;
+}
+
+// Conv with bias always present (zeros when ONNX had none).
+void conv_bias(Graph& g, Node& n) {
+  if (n.in.size() > 2 && n.in[2] >= 0) return;
+  const std::int64_t N = g.val(n.in[1]).dims[0];
+  Value bv;
+  bv.name = n.name + ".bias";
+  bv.is_const = true;
+  bv.dims = {N};
+  bv.data.assign(static_cast<std::size_t>(N), 0.f);
+  const int bid = g.add_value(std::move(bv));
+  n.in.resize(3);
+  n.in[2] = bid;
+}
+
+// y = gamma * (x - mean) / sqrt(var + eps) + beta, per channel.
+void bn_coeffs(const Graph& g, const Node& bn, std::vector<float>& scale, std::vector<float>& shift) {
+  const auto& gamma = need_const(g, bn, 1, "scale").data;
+  const auto& beta = need_const(g, bn, 2, "bias").data;
+  const auto& mean = need_const(g, bn, 3, "mean").data;
+  const auto& var = need_const(g, bn, 4, "var").data;
+  const float eps = attr_f(bn, "epsilon", 1e-5f);
+  scale.resize(gamma.size());
+  shift.resize(gamma.size());
+  for (std::size_t c = 0; c < gamma.size(); ++c) {
+    scale[c] = gamma[c] / std::sqrt(var[c] + eps);
+    shift[c] = beta[c] - mean[c] * scale[c];
+  }
+}
+
+void fold_batchnorm(Graph& g, std::size_t bi) {
+  Node& bn = g.nodes[bi];
+  std::vector<float> scale, shift;
+  bn_coeffs(g, bn, scale, shift);
+  const int x = bn.in[0];
+  const int p = g.producer(x);
+  if (p >= 0 && g.nodes[p].op == "Conv" && g.nodes[p].act == Act::none && sole_consumer(g, x) == static_cast<int>(bi)) {
+    Node& conv = g.nodes[p];
+    Value& w = g.val(conv.in[1]);
+    Value& b = g.val(conv.in[2]);
+    const std::size_t per = w.data.size() / scale.size();
+    for (std::size_t oc = 0; oc < scale.size(); ++oc) {
+      for (std::size_t i = 0; i < per; ++i) w.data[oc * per + i] *= scale[oc];
+      b.data[oc] = b.data[oc] * scale[oc] + shift[oc];
+    }
+    conv.out = bn.out;
+    bn.out.clear();  // dead now
+    return;
+  }
+  // Standalone: a depthwise 1x1 convolution does the same arithmetic.
+  const std::int64_t C = static_cast<std::int64_t>(scale.size());
+  Value wv;
+  wv.name = bn.name + ".weight";
+  wv.is_const = true;
+  wv.dims = {C, 1, 1, 1};
+  wv.data = scale;
+  Value bv;
+  bv.name = bn.name + ".bias";
+  bv.is_const = true;
+  bv.dims = {C};
+  bv.data = shift;
+  const int wid = g.add_value(std::move(wv)), bid = g.add_value(std::move(bv));
+  bn.op = "Conv";
+  bn.in = {x, wid, bid};
+  bn.geom = ConvGeom{};
+  bn.geom.group = static_cast<int>(C);
+}
+
+// Clip bounds: inputs (opset >= 11) or attributes.
+void clip_bounds(const Graph& g, const Node& n, float& lo, float& hi) {
+  lo = -INFINITY;
+  hi = INFINITY;
+  if (n.in.size() > 1 && n.in[1] >= 0) lo = need_const(g, n, 1, "min").data.at(0);
+  if (n.in.size() > 2 && n.in[2] >= 0) hi = need_const(g, n, 2, "max").data.at(0);
+  lo = attr_f(n, "min", lo);
+  hi = attr_f(n, "max", hi);
+}
+
+}  // namespace
+
+void canonicalize(Graph& g) {
+  // 1. Aliases: Identity always; Flatten/Reshape when the bytes do not move.
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    if (n.op == "Identity") {
+      replace_uses(g, n.out[0], n.in[0]);
+      n.out.clear();
+    }
+  }
+  // 2. Gemm/MatMul -> Conv (may absorb a Flatten), Conv geometry and bias.
+  for (auto& n : g.nodes) {
+    if (n.op == "Gemm" || n.op == "MatMul") gemm_to_conv(g, n);
+    else if (n.op == "Conv") {
+      need_const(g, n, 1, "the weight");
+      read_geom(n, g);
+      conv_bias(g, n);
+    } else if (n.op == "MaxPool" || n.op == "AveragePool") {
+      read_geom(n, g);
+      if (attr_i(n, "ceil_mode", 0) != 0) {
+        const Shape& in = g.val(n.in[0]).shape;
+        const Shape& out = g.val(n.out[0]).shape;
+        const auto floor_h = (in.h + n.geom.pt + n.geom.pb - ((n.geom.kh - 1) * n.geom.dh + 1)) / n.geom.sh + 1;
+        const auto floor_w = (in.w + n.geom.pl + n.geom.pr - ((n.geom.kw - 1) * n.geom.dw + 1)) / n.geom.sw + 1;
+        if (out.h != floor_h || out.w != floor_w)
+          throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is not supported");
+      }
+      if (n.op == "MaxPool" && n.out.size() > 1 && !g.consumers(n.out[1]).empty())
+        throw CompileError("node '" + n.name + "': MaxPool's Indices output is not supported");
+    }
+  }
+  // 3. Remaining Flatten/Reshape must be byte no-ops in the channels-last layout.
+  for (auto& n : g.nodes) {
+    if (n.op != "Flatten" && n.op != "Reshape") continue;
+    const Value& in = g.val(n.in[0]);
+    const Value& out = g.val(n.out[0]);
+    const bool used = !g.consumers(n.out[0]).empty() || is_output(g, n.out[0]);
+    if (!used) continue;
+    if (in.shape.h * in.shape.w != 1 && in.shape.c != 1 && !(in.shape == out.shape))
+      throw CompileError("node '" + n.name + "' (" + n.op + "): reorders a " + std::to_string(in.shape.c) + "x" +
+                         std::to_string(in.shape.h) + "x" + std::to_string(in.shape.w) +
+                         " feature map for an operator other than Gemm/MatMul; not supported");
+    if (!(in.shape.numel() == out.shape.numel()))
+      throw CompileError("node '" + n.name + "': element count changes");
+    replace_uses(g, n.out[0], n.in[0]);
+    n.out.clear();
+  }
+  g.remove_dead_nodes();
+  // 4. BatchNormalization: fold or turn into a depthwise Conv.
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    if (g.nodes[i].op == "BatchNormalization") fold_batchnorm(g, i);
+  g.remove_dead_nodes();
+  // 5. Fuse Relu / Clip into the Conv or Add before them.
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    if (n.op != "Relu" && n.op != "Clip") continue;
+    float lo = 0, hi = 0;
+    if (n.op == "Clip") clip_bounds(g, n, lo, hi);
+    n.clip_lo = lo;
+    n.clip_hi = hi;
+    const int x = n.in[0];
+    const int p = g.producer(x);
+    if (p < 0 || sole_consumer(g, x) != static_cast<int>(i)) continue;
+    Node& prev = g.nodes[p];
+    if ((prev.op != "Conv" && prev.op != "Add") || prev.act != Act::none) continue;
+    prev.act = n.op == "Relu" ? Act::relu : Act::clip;
+    prev.clip_lo = lo;
+    prev.clip_hi = hi;
+    prev.out = n.out;
+    n.out.clear();
+  }
+  g.remove_dead_nodes();
+  // 6. A Softmax that produces a graph output runs on the host.
+  g.host_softmax.assign(g.outputs.size(), false);
+  for (auto& n : g.nodes) {
+    if (n.op != "Softmax") continue;
+    const auto it = std::find(g.outputs.begin(), g.outputs.end(), n.out[0]);
+    if (it == g.outputs.end() || !g.consumers(n.out[0]).empty())
+      throw CompileError("node '" + n.name + "': Softmax is supported only as a graph output (it runs on the host)");
+    const Shape& s = g.val(n.in[0]).shape;
+    if (s.h * s.w != 1) throw CompileError("node '" + n.name + "': Softmax is supported over a vector of class scores");
+    g.host_softmax[static_cast<std::size_t>(it - g.outputs.begin())] = true;
+    *it = n.in[0];
+    n.out.clear();
+  }
+  g.remove_dead_nodes();
+  // 7. What is left must be in the canonical set; check the cases the back
+  //    end does not cover so nothing is silently approximated.
+  for (auto& n : g.nodes) {
+    if (n.op == "Mul") {
+      const bool c0 = g.val(n.in[0]).is_const, c1 = g.val(n.in[1]).is_const;
+      if (c0 == c1) throw CompileError("node '" + n.name + "': Mul is supported only by a constant");
+      if (c0) std::swap(n.in[0], n.in[1]);
+      const auto& k = g.val(n.in[1]);
+      const auto C = static_cast<std::size_t>(g.val(n.in[0]).shape.c);
+      if (k.data.size() != 1 && k.data.size() != C)
+        throw CompileError("node '" + n.name + "': Mul constant must be a scalar or one value per channel");
+    } else if (n.op == "Add") {
+      if (g.val(n.in[0]).is_const || g.val(n.in[1]).is_const)
+        throw CompileError("node '" + n.name + "': Add of a constant is not supported (only of two activations)");
+      if (!(g.val(n.in[0]).shape == g.val(n.in[1]).shape))
+        throw CompileError("node '" + n.name + "': Add with broadcasting is not supported");
+    } else if (n.op == "Concat") {
+      const auto axis = attr_i(n, "axis", 1);
+      const auto rank = static_cast<std::int64_t>(g.val(n.out[0]).dims.size());
+      if (!(axis == 1 || (rank == 2 && axis == -1) || (rank == 4 && axis == -3)))
+        throw CompileError("node '" + n.name + "': Concat is supported along the channel axis only");
+    } else if (n.op == "AveragePool") {
+      const ConvGeom& c = n.geom;
+      if ((c.pt || c.pl || c.pb || c.pr) && attr_i(n, "count_include_pad", 0) == 0)
+        throw CompileError("node '" + n.name + "': AveragePool with padding needs count_include_pad=1");
+    } else if (n.op == "Conv") {
+      const Value& w = g.val(n.in[1]);
+      const Shape& in = g.val(n.in[0]).shape;
+      if (w.dims.size() != 4 || w.dims[1] * n.geom.group != in.c)
+        throw CompileError("node '" + n.name + "': weight shape does not match input channels and group");
+    } else if (n.op == "GlobalAveragePool" || n.op == "MaxPool" || n.op == "Relu" || n.op == "Clip" ||
+               n.op == "LeakyRelu") {
+    } else {
+      throw CompileError("node '" + n.name + "': " + n.op + " is left after canonicalization; not supported here");
+    }
+  }
+  for (int in : g.inputs)
+    if (g.val(in).shape.numel() <= 0) throw CompileError("graph input '" + g.val(in).name + "' has no shape");
+}
+
+}  // namespace vp::cc

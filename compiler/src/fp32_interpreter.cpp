@@ -1,0 +1,145 @@
+// FP32 reference interpreter of the canonical graph: what the quantizer
+// calibrates against and what the tests measure quantization error with.
+// Plain loops in NCHW order (batch 1), ONNX semantics.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+float act(const Node& n, float v) {
+  if (n.act == Act::relu) return std::max(v, 0.f);
+  if (n.act == Act::clip) return std::min(std::max(v, n.clip_lo), n.clip_hi);
+  return v;
+}
+
+FTensor conv(const Graph& g, const Node& n, const FTensor& x) {
+  const ConvGeom& c = n.geom;
+  const Value& w = g.val(n.in[1]);
+  const Value& b = g.val(n.in[2]);
+  FTensor y;
+  y.shape = g.val(n.out[0]).shape;
+  y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0.f);
+  const std::int64_t cg = x.shape.c / c.group, ng = y.shape.c / c.group;
+  for (std::int64_t oc = 0; oc < y.shape.c; ++oc) {
+    const std::int64_t grp = oc / ng;
+    for (std::int64_t oh = 0; oh < y.shape.h; ++oh)
+      for (std::int64_t ow = 0; ow < y.shape.w; ++ow) {
+        double acc = b.data[static_cast<std::size_t>(oc)];
+        for (std::int64_t ic = 0; ic < cg; ++ic)
+          for (int r = 0; r < c.kh; ++r) {
+            const std::int64_t ih = oh * c.sh - c.pt + r * c.dh;
+            if (ih < 0 || ih >= x.shape.h) continue;
+            for (int s = 0; s < c.kw; ++s) {
+              const std::int64_t iw = ow * c.sw - c.pl + s * c.dw;
+              if (iw < 0 || iw >= x.shape.w) continue;
+              acc += double(w.data[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)]) *
+                     x.data[static_cast<std::size_t>(((grp * cg + ic) * x.shape.h + ih) * x.shape.w + iw)];
+            }
+          }
+        y.data[static_cast<std::size_t>((oc * y.shape.h + oh) * y.shape.w + ow)] = act(n, static_cast<float>(acc));
+      }
+  }
+  return y;
+}
+
+FTensor pool(const Graph& g, const Node& n, const FTensor& x, bool max, bool include_pad) {
+  const ConvGeom& c = n.geom;
+  FTensor y;
+  y.shape = g.val(n.out[0]).shape;
+  y.data.resize(static_cast<std::size_t>(y.shape.numel()));
+  for (std::int64_t ch = 0; ch < y.shape.c; ++ch)
+    for (std::int64_t oh = 0; oh < y.shape.h; ++oh)
+      for (std::int64_t ow = 0; ow < y.shape.w; ++ow) {
+        float m = -std::numeric_limits<float>::infinity();
+        double sum = 0;
+        int count = 0;
+        for (int r = 0; r < c.kh; ++r)
+          for (int s = 0; s < c.kw; ++s) {
+            const std::int64_t ih = oh * c.sh - c.pt + r * c.dh, iw = ow * c.sw - c.pl + s * c.dw;
+            if (ih < 0 || ih >= x.shape.h || iw < 0 || iw >= x.shape.w) {
+              if (include_pad) ++count;
+              continue;
+            }
+            const float v = x.data[static_cast<std::size_t>((ch * x.shape.h + ih) * x.shape.w + iw)];
+            m = std::max(m, v);
+            sum += v;
+            ++count;
+          }
+        y.data[static_cast<std::size_t>((ch * y.shape.h + oh) * y.shape.w + ow)] =
+            max ? m : static_cast<float>(sum / count);
+      }
+  return y;
+}
+
+}  // namespace
+
+std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& inputs) {
+  if (inputs.size() != g.inputs.size())
+    throw CompileError("model has " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  std::vector<FTensor> v(g.values.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Value& gv = g.val(g.inputs[i]);
+    if (inputs[i].data.size() != static_cast<std::size_t>(gv.shape.numel()))
+      throw CompileError("input '" + gv.name + "' needs " + std::to_string(gv.shape.numel()) + " elements, got " +
+                         std::to_string(inputs[i].data.size()));
+    v[static_cast<std::size_t>(g.inputs[i])] = FTensor{gv.shape, inputs[i].data};
+  }
+  for (const Node& n : g.nodes) {
+    const FTensor& x = v[static_cast<std::size_t>(n.in[0])];
+    FTensor y;
+    y.shape = g.val(n.out[0]).shape;
+    if (n.op == "Conv") {
+      y = conv(g, n, x);
+    } else if (n.op == "Add") {
+      const FTensor& b = v[static_cast<std::size_t>(n.in[1])];
+      y.data.resize(x.data.size());
+      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = act(n, x.data[i] + b.data[i]);
+    } else if (n.op == "Mul") {
+      const auto& k = g.val(n.in[1]).data;
+      const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+      y.data.resize(x.data.size());
+      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[k.size() == 1 ? 0 : i / hw];
+    } else if (n.op == "Relu" || n.op == "Clip") {
+      y.data.resize(x.data.size());
+      for (std::size_t i = 0; i < x.data.size(); ++i)
+        y.data[i] = n.op == "Relu" ? std::max(x.data[i], 0.f) : std::min(std::max(x.data[i], n.clip_lo), n.clip_hi);
+    } else if (n.op == "LeakyRelu") {
+      const auto it = n.floats.find("alpha");
+      const float a = it == n.floats.end() ? 0.01f : it->second;
+      y.data.resize(x.data.size());
+      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] >= 0 ? x.data[i] : a * x.data[i];
+    } else if (n.op == "MaxPool" || n.op == "AveragePool") {
+      y = pool(g, n, x, n.op == "MaxPool", n.ints.count("count_include_pad") && n.ints.at("count_include_pad")[0] != 0);
+    } else if (n.op == "GlobalAveragePool") {
+      const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+      y.data.assign(static_cast<std::size_t>(x.shape.c), 0.f);
+      for (std::size_t c = 0; c < y.data.size(); ++c) {
+        double s = 0;
+        for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
+        y.data[c] = static_cast<float>(s / static_cast<double>(hw));
+      }
+    } else if (n.op == "Concat") {
+      for (int in : n.in) {
+        const auto& d = v[static_cast<std::size_t>(in)].data;
+        y.data.insert(y.data.end(), d.begin(), d.end());
+      }
+    } else {
+      throw CompileError("FP32 interpreter: node '" + n.name + "' has op " + n.op);
+    }
+    v[static_cast<std::size_t>(n.out[0])] = std::move(y);
+  }
+  return v;
+}
+
+std::vector<FTensor> run_fp32(const Graph& g, const std::vector<FTensor>& inputs) {
+  auto all = run_fp32_all(g, inputs);
+  std::vector<FTensor> out;
+  for (int o : g.outputs) out.push_back(all[static_cast<std::size_t>(o)]);
+  return out;
+}
+
+}  // namespace vp::cc

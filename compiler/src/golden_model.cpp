@@ -1,0 +1,149 @@
+// The golden model: a bit-exact integer interpreter of the quantized graph.
+// Every step is the arithmetic the emitted program performs, in the same
+// order (int_arith.h): crossbar MVM (exact int32 product), bias add, vrq,
+// clamp; widen-scale-add-vrqs for residual adds; vpsum + vrqs for averages.
+// The platform's output must equal it byte for byte in ideal mode.
+#include <algorithm>
+
+#include "int_arith.h"
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+using I = std::int64_t;
+
+std::int8_t clamp_q(const Node& n, I v) { return static_cast<std::int8_t>(std::clamp<I>(v, n.q.lo, n.q.hi)); }
+
+QTensor conv(const Graph& g, const Node& n, const QTensor& x) {
+  const ConvGeom& c = n.geom;
+  QTensor y;
+  y.shape = g.val(n.out[0]).shape;
+  y.data.resize(static_cast<std::size_t>(y.shape.numel()));
+  const I cg = x.shape.c / c.group, ng = y.shape.c / c.group;
+  for (I oc = 0; oc < y.shape.c; ++oc) {
+    const I grp = oc / ng;
+    const auto uoc = static_cast<std::size_t>(oc);
+    for (I oh = 0; oh < y.shape.h; ++oh)
+      for (I ow = 0; ow < y.shape.w; ++ow) {
+        I acc = 0;
+        for (I ic = 0; ic < cg; ++ic)
+          for (int r = 0; r < c.kh; ++r) {
+            const I ih = oh * c.sh - c.pt + r * c.dh;
+            if (ih < 0 || ih >= x.shape.h) continue;  // border holds 0
+            for (int s = 0; s < c.kw; ++s) {
+              const I iw = ow * c.sw - c.pl + s * c.dw;
+              if (iw < 0 || iw >= x.shape.w) continue;
+              acc += I{n.q.w[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)]} *
+                     x.data[static_cast<std::size_t>(((grp * cg + ic) * x.shape.h + ih) * x.shape.w + iw)];
+            }
+          }
+        acc = sat32(sat32(acc) + n.q.bias[uoc]);
+        y.data[static_cast<std::size_t>((oc * y.shape.h + oh) * y.shape.w + ow)] =
+            clamp_q(n, requant(acc, n.q.mult[uoc], n.q.shift[uoc]));
+      }
+  }
+  return y;
+}
+
+QTensor pool(const Graph& g, const Node& n, const QTensor& x, bool max) {
+  const ConvGeom& c = n.geom;
+  QTensor y;
+  y.shape = g.val(n.out[0]).shape;
+  y.data.resize(static_cast<std::size_t>(y.shape.numel()));
+  for (I ch = 0; ch < y.shape.c; ++ch)
+    for (I oh = 0; oh < y.shape.h; ++oh)
+      for (I ow = 0; ow < y.shape.w; ++ow) {
+        I m = -128, sum = 0;
+        for (int r = 0; r < c.kh; ++r)
+          for (int s = 0; s < c.kw; ++s) {
+            const I ih = oh * c.sh - c.pt + r * c.dh, iw = ow * c.sw - c.pl + s * c.dw;
+            if (ih < 0 || ih >= x.shape.h || iw < 0 || iw >= x.shape.w) continue;  // border: -128 for max, 0 for sum
+            const I v = x.data[static_cast<std::size_t>((ch * x.shape.h + ih) * x.shape.w + iw)];
+            m = std::max(m, v);
+            sum += v;
+          }
+        y.data[static_cast<std::size_t>((ch * y.shape.h + oh) * y.shape.w + ow)] =
+            static_cast<std::int8_t>(max ? m : requant(sat32(sum), n.q.mult[0], n.q.shift[0]));
+      }
+  return y;
+}
+
+}  // namespace
+
+std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs) {
+  if (inputs.size() != g.inputs.size())
+    throw CompileError("model has " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
+  std::vector<QTensor> v(g.values.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Value& gv = g.val(g.inputs[i]);
+    if (inputs[i].data.size() != static_cast<std::size_t>(gv.shape.numel()))
+      throw CompileError("input '" + gv.name + "' needs " + std::to_string(gv.shape.numel()) + " elements");
+    v[static_cast<std::size_t>(g.inputs[i])] = QTensor{gv.shape, inputs[i].data};
+  }
+  for (const Node& n : g.nodes) {
+    const QTensor& x = v[static_cast<std::size_t>(n.in[0])];
+    QTensor y;
+    y.shape = g.val(n.out[0]).shape;
+    const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+    if (n.op == "Conv") {
+      y = conv(g, n, x);
+    } else if (n.op == "Add") {
+      const QTensor& b = v[static_cast<std::size_t>(n.in[1])];
+      for (std::size_t i = 0; i < x.data.size(); ++i) {
+        const I s = sat32(sat32(I{x.data[i]} * n.q.mult[0]) + sat32(I{b.data[i]} * n.q.mult[1]));
+        y.data.push_back(clamp_q(n, requant(s, 1, n.q.shift[0])));
+      }
+    } else if (n.op == "Mul") {
+      for (std::size_t i = 0; i < x.data.size(); ++i) {
+        const std::size_t k = n.q.mult.size() == 1 ? 0 : i / hw;
+        y.data.push_back(static_cast<std::int8_t>(requant(x.data[i], n.q.mult[k], n.q.shift[k])));
+      }
+    } else if (n.op == "Relu" || n.op == "Clip") {
+      for (auto q : x.data) y.data.push_back(clamp_q(n, q));
+    } else if (n.op == "LeakyRelu") {
+      for (auto q : x.data) y.data.push_back(n.q.lut[static_cast<std::size_t>(q + 128)]);
+    } else if (n.op == "MaxPool" || n.op == "AveragePool") {
+      y = pool(g, n, x, n.op == "MaxPool");
+    } else if (n.op == "GlobalAveragePool") {
+      for (std::size_t c = 0; c < static_cast<std::size_t>(x.shape.c); ++c) {
+        I s = 0;
+        for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
+        y.data.push_back(static_cast<std::int8_t>(requant(sat32(s), n.q.mult[0], n.q.shift[0])));
+      }
+    } else if (n.op == "Concat") {
+      for (std::size_t k = 0; k < n.in.size(); ++k)
+        for (auto q : v[static_cast<std::size_t>(n.in[k])].data)
+          y.data.push_back(static_cast<std::int8_t>(requant(q, n.q.mult[k], n.q.shift[k])));
+    } else {
+      throw CompileError("golden model: node '" + n.name + "' has op " + n.op);
+    }
+    v[static_cast<std::size_t>(n.out[0])] = std::move(y);
+  }
+  std::vector<QTensor> out;
+  for (int o : g.outputs) out.push_back(v[static_cast<std::size_t>(o)]);
+  return out;
+}
+
+std::vector<std::int8_t> to_hwc(const QTensor& t) {
+  const auto C = t.shape.c, H = t.shape.h, W = t.shape.w;
+  std::vector<std::int8_t> out(t.data.size());
+  for (I c = 0; c < C; ++c)
+    for (I h = 0; h < H; ++h)
+      for (I w = 0; w < W; ++w)
+        out[static_cast<std::size_t>((h * W + w) * C + c)] = t.data[static_cast<std::size_t>((c * H + h) * W + w)];
+  return out;
+}
+
+QTensor from_hwc(const Shape& s, const std::vector<std::int8_t>& bytes) {
+  QTensor t;
+  t.shape = s;
+  t.data.resize(bytes.size());
+  for (I c = 0; c < s.c; ++c)
+    for (I h = 0; h < s.h; ++h)
+      for (I w = 0; w < s.w; ++w)
+        t.data[static_cast<std::size_t>((c * s.h + h) * s.w + w)] = bytes[static_cast<std::size_t>((h * s.w + w) * s.c + c)];
+  return t;
+}
+
+}  // namespace vp::cc

@@ -1,0 +1,293 @@
+// ONNX models built node by node with seeded random weights (onnx_builder.h).
+#include "vp/cc/onnx_builder.h"
+
+#include <cmath>
+#include <fstream>
+
+#include <onnx/onnx_pb.h>
+
+#include "vp/cc/graph.h"
+
+namespace vp::cc {
+namespace {
+
+onnx::NodeProto* node(onnx::ModelProto& m, const std::string& op, const std::string& name,
+                      const std::vector<std::string>& in, const std::string& out) {
+  auto* n = m.mutable_graph()->add_node();
+  n->set_op_type(op);
+  n->set_name(name);
+  for (const auto& i : in) n->add_input(i);
+  n->add_output(out);
+  return n;
+}
+
+void attr_ints(onnx::NodeProto* n, const std::string& key, const std::vector<std::int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (auto x : v) a->add_ints(x);
+}
+void attr_int(onnx::NodeProto* n, const std::string& key, std::int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+void attr_float(onnx::NodeProto* n, const std::string& key, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(key);
+  a->set_type(onnx::AttributeProto::FLOAT);
+  a->set_f(v);
+}
+
+}  // namespace
+
+OnnxBuilder::OnnxBuilder(const std::string& name, int opset, std::uint64_t seed)
+    : model_(std::make_unique<onnx::ModelProto>()), rng_(seed) {
+  model_->set_ir_version(8);
+  model_->set_producer_name("vp-cc onnx_builder");
+  auto* op = model_->add_opset_import();
+  op->set_domain("");
+  op->set_version(opset);
+  model_->mutable_graph()->set_name(name);
+}
+
+OnnxBuilder::~OnnxBuilder() = default;
+
+std::string OnnxBuilder::fresh(const std::string& base) { return base + "_" + std::to_string(counter_++); }
+
+std::vector<float> OnnxBuilder::normal(std::size_t n, float sigma, float mean) {
+  std::normal_distribution<float> nd(mean, sigma);
+  std::vector<float> v(n);
+  for (auto& x : v) x = nd(rng_);
+  return v;
+}
+
+std::string OnnxBuilder::init(const std::string& base, const std::vector<std::int64_t>& dims,
+                              const std::vector<float>& data) {
+  const std::string name = fresh(base);
+  auto* t = model_->mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t->add_dims(d);
+  t->set_raw_data(std::string(reinterpret_cast<const char*>(data.data()), data.size() * sizeof(float)));
+  return name;
+}
+
+std::string OnnxBuilder::init_i64(const std::string& base, const std::vector<std::int64_t>& data) {
+  const std::string name = fresh(base);
+  auto* t = model_->mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  t->add_dims(static_cast<std::int64_t>(data.size()));
+  for (auto v : data) t->add_int64_data(v);
+  return name;
+}
+
+std::string OnnxBuilder::input(const std::string& name, const std::vector<std::int64_t>& dims) {
+  auto* vi = model_->mutable_graph()->add_input();
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  return name;
+}
+
+void OnnxBuilder::output(const std::string& value) {
+  auto* vi = model_->mutable_graph()->add_output();
+  vi->set_name(value);
+  vi->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+}
+
+std::string OnnxBuilder::conv(const std::string& x, int cin, int cout, int k, int stride, int pad, int group, bool bias,
+                              int dilation, float gain) {
+  const int fan_in = cin / group * k * k;
+  const std::string w = init("W", {cout, cin / group, k, k},
+                             normal(static_cast<std::size_t>(cout * fan_in), gain * std::sqrt(2.f / float(fan_in))));
+  std::vector<std::string> in = {x, w};
+  if (bias) in.push_back(init("B", {cout}, normal(static_cast<std::size_t>(cout), 0.1f)));
+  const std::string y = fresh("conv");
+  auto* n = node(*model_, "Conv", y, in, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "strides", {stride, stride});
+  attr_ints(n, "pads", {pad, pad, pad, pad});
+  attr_ints(n, "dilations", {dilation, dilation});
+  attr_int(n, "group", group);
+  return y;
+}
+
+std::string OnnxBuilder::batchnorm(const std::string& x, int c) {
+  std::uniform_real_distribution<float> u(0.5f, 1.5f);
+  std::vector<float> gamma(static_cast<std::size_t>(c)), var(static_cast<std::size_t>(c));
+  for (auto& v : gamma) v = u(rng_) * 0.7f;
+  for (auto& v : var) v = u(rng_);
+  const auto n = static_cast<std::size_t>(c);
+  const std::string y = fresh("bn");
+  node(*model_, "BatchNormalization", y,
+       {x, init("gamma", {c}, gamma), init("beta", {c}, normal(n, 0.1f)), init("mean", {c}, normal(n, 0.1f)),
+        init("var", {c}, var)},
+       y);
+  return y;
+}
+
+std::string OnnxBuilder::relu(const std::string& x) {
+  const std::string y = fresh("relu");
+  node(*model_, "Relu", y, {x}, y);
+  return y;
+}
+
+std::string OnnxBuilder::clip(const std::string& x, float lo, float hi) {
+  const std::string y = fresh("clip");
+  node(*model_, "Clip", y, {x, init("min", {}, {lo}), init("max", {}, {hi})}, y);
+  return y;
+}
+
+std::string OnnxBuilder::leaky_relu(const std::string& x, float alpha) {
+  const std::string y = fresh("leaky");
+  attr_float(node(*model_, "LeakyRelu", y, {x}, y), "alpha", alpha);
+  return y;
+}
+
+std::string OnnxBuilder::add(const std::string& a, const std::string& b) {
+  const std::string y = fresh("add");
+  node(*model_, "Add", y, {a, b}, y);
+  return y;
+}
+
+std::string OnnxBuilder::mul_const(const std::string& x, const std::vector<float>& k,
+                                   const std::vector<std::int64_t>& dims) {
+  const std::string y = fresh("mul");
+  node(*model_, "Mul", y, {x, init("k", dims, k)}, y);
+  return y;
+}
+
+std::string OnnxBuilder::maxpool(const std::string& x, int k, int stride, int pad) {
+  const std::string y = fresh("maxpool");
+  auto* n = node(*model_, "MaxPool", y, {x}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "strides", {stride, stride});
+  attr_ints(n, "pads", {pad, pad, pad, pad});
+  return y;
+}
+
+std::string OnnxBuilder::avgpool(const std::string& x, int k, int stride, int pad, bool count_include_pad) {
+  const std::string y = fresh("avgpool");
+  auto* n = node(*model_, "AveragePool", y, {x}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "strides", {stride, stride});
+  attr_ints(n, "pads", {pad, pad, pad, pad});
+  attr_int(n, "count_include_pad", count_include_pad ? 1 : 0);
+  return y;
+}
+
+std::string OnnxBuilder::global_avgpool(const std::string& x) {
+  const std::string y = fresh("gap");
+  node(*model_, "GlobalAveragePool", y, {x}, y);
+  return y;
+}
+
+std::string OnnxBuilder::flatten(const std::string& x) {
+  const std::string y = fresh("flatten");
+  attr_int(node(*model_, "Flatten", y, {x}, y), "axis", 1);
+  return y;
+}
+
+std::string OnnxBuilder::reshape(const std::string& x, const std::vector<std::int64_t>& shape) {
+  const std::string y = fresh("reshape");
+  node(*model_, "Reshape", y, {x, init_i64("shape", shape)}, y);
+  return y;
+}
+
+std::string OnnxBuilder::gemm(const std::string& x, int k, int n, bool trans_b) {
+  const std::string w = init("W", trans_b ? std::vector<std::int64_t>{n, k} : std::vector<std::int64_t>{k, n},
+                             normal(static_cast<std::size_t>(k * n), std::sqrt(2.f / float(k))));
+  const std::string y = fresh("gemm");
+  auto* nd = node(*model_, "Gemm", y, {x, w, init("B", {n}, normal(static_cast<std::size_t>(n), 0.1f))}, y);
+  attr_int(nd, "transB", trans_b ? 1 : 0);
+  return y;
+}
+
+std::string OnnxBuilder::matmul(const std::string& x, int k, int n) {
+  const std::string w = init("W", {k, n}, normal(static_cast<std::size_t>(k * n), std::sqrt(2.f / float(k))));
+  const std::string y = fresh("matmul");
+  node(*model_, "MatMul", y, {x, w}, y);
+  return y;
+}
+
+std::string OnnxBuilder::concat(const std::vector<std::string>& xs, int axis) {
+  const std::string y = fresh("concat");
+  attr_int(node(*model_, "Concat", y, xs, y), "axis", axis);
+  return y;
+}
+
+std::string OnnxBuilder::softmax(const std::string& x) {
+  const std::string y = fresh("softmax");
+  node(*model_, "Softmax", y, {x}, y);
+  return y;
+}
+
+std::string OnnxBuilder::identity(const std::string& x) {
+  const std::string y = fresh("identity");
+  node(*model_, "Identity", y, {x}, y);
+  return y;
+}
+
+std::string OnnxBuilder::custom(const std::string& op, const std::string& x) {
+  const std::string y = fresh(op);
+  node(*model_, op, y, {x}, y);
+  return y;
+}
+
+std::string OnnxBuilder::serialize() const {
+  std::string s;
+  model_->SerializeToString(&s);
+  return s;
+}
+
+void OnnxBuilder::save(const std::string& path) const {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw CompileError("cannot write '" + path + "'");
+  const std::string s = serialize();
+  f.write(s.data(), static_cast<std::streamsize>(s.size()));
+}
+
+std::string resnet_onnx(int depth, int classes, int image, std::uint64_t seed) {
+  if (depth != 18 && depth != 50) throw CompileError("resnet_onnx: depth 18 or 50");
+  OnnxBuilder b("resnet" + std::to_string(depth), 13, seed);
+  std::string x = b.input("input", {1, 3, image, image});
+  x = b.relu(b.batchnorm(b.conv(x, 3, 64, 7, 2, 3, 1, false), 64));
+  x = b.maxpool(x, 3, 2, 1);
+  const bool bottleneck = depth == 50;
+  const int blocks[4] = {2, 2, 2, 2};
+  const int blocks50[4] = {3, 4, 6, 3};
+  int cin = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int width = 64 << stage;
+    const int cout = bottleneck ? width * 4 : width;
+    const int nblocks = bottleneck ? blocks50[stage] : blocks[stage];
+    for (int i = 0; i < nblocks; ++i) {
+      const int stride = (i == 0 && stage > 0) ? 2 : 1;
+      std::string y;
+      // Residual branches are scaled down as a trained network's are, so
+      // the random model's activations stay in a realistic range.
+      if (bottleneck) {
+        y = b.relu(b.batchnorm(b.conv(x, cin, width, 1, 1, 0, 1, false), width));
+        y = b.relu(b.batchnorm(b.conv(y, width, width, 3, stride, 1, 1, false), width));
+        y = b.batchnorm(b.conv(y, width, cout, 1, 1, 0, 1, false, 1, 0.3f), cout);
+      } else {
+        y = b.relu(b.batchnorm(b.conv(x, cin, width, 3, stride, 1, 1, false), width));
+        y = b.batchnorm(b.conv(y, width, cout, 3, 1, 1, 1, false, 1, 0.3f), cout);
+      }
+      std::string sc = x;
+      if (stride != 1 || cin != cout) sc = b.batchnorm(b.conv(x, cin, cout, 1, stride, 0, 1, false), cout);
+      x = b.relu(b.add(y, sc));
+      cin = cout;
+    }
+  }
+  x = b.flatten(b.global_avgpool(x));
+  x = b.gemm(x, cin, classes);
+  b.output(x);
+  return b.serialize();
+}
+
+}  // namespace vp::cc

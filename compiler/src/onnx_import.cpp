@@ -1,0 +1,200 @@
+// Parse: ONNX ModelProto -> Graph, with shapes from ONNX's own shape
+// inference and every initializer and Constant node as a constant value.
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+std::vector<float> tensor_floats(const onnx::TensorProto& t) {
+  std::int64_t n = 1;
+  for (auto d : t.dims()) n *= d;
+  std::vector<float> out(static_cast<std::size_t>(n));
+  const auto dt = t.data_type();
+  const std::string& raw = t.raw_data();
+  auto from_raw = [&](auto sample) {
+    using T = decltype(sample);
+    if (raw.size() != out.size() * sizeof(T))
+      throw CompileError("initializer '" + t.name() + "' has " + std::to_string(raw.size()) + " raw bytes, expected " +
+                         std::to_string(out.size() * sizeof(T)));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      T v;
+      std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
+      out[i] = static_cast<float>(v);
+    }
+  };
+  if (dt == onnx::TensorProto::FLOAT) {
+    if (!raw.empty()) from_raw(float{});
+    else std::copy(t.float_data().begin(), t.float_data().end(), out.begin());
+  } else if (dt == onnx::TensorProto::INT64) {
+    if (!raw.empty()) from_raw(std::int64_t{});
+    else std::transform(t.int64_data().begin(), t.int64_data().end(), out.begin(), [](auto v) { return float(v); });
+  } else if (dt == onnx::TensorProto::INT32) {
+    if (!raw.empty()) from_raw(std::int32_t{});
+    else std::transform(t.int32_data().begin(), t.int32_data().end(), out.begin(), [](auto v) { return float(v); });
+  } else if (dt == onnx::TensorProto::DOUBLE) {
+    if (!raw.empty()) from_raw(double{});
+    else std::transform(t.double_data().begin(), t.double_data().end(), out.begin(), [](auto v) { return float(v); });
+  } else {
+    throw CompileError("initializer '" + t.name() + "' has data type " + std::to_string(dt) +
+                       "; supported: float, double, int32, int64");
+  }
+  return out;
+}
+
+std::vector<std::int64_t> type_dims(const onnx::TypeProto& tp) {
+  std::vector<std::int64_t> d;
+  if (!tp.has_tensor_type() || !tp.tensor_type().has_shape()) return d;
+  for (const auto& dim : tp.tensor_type().shape().dim()) d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  return d;
+}
+
+}  // namespace
+
+// Activation view of ONNX dims: [N,C,H,W] -> C,H,W; [B,K] -> C=K, H=B; [K] -> C=K.
+Shape shape_of_dims(const std::vector<std::int64_t>& d, const std::string& name) {
+  Shape s;
+  for (auto x : d)
+    if (x < 0) throw CompileError("tensor '" + name + "' has an unknown dimension after shape inference");
+  if (d.size() == 4 || d.size() == 3) {
+    if (d[0] != 1) throw CompileError("tensor '" + name + "' has batch " + std::to_string(d[0]) + "; only batch 1 is supported");
+    s.c = d[1];
+    s.h = d[2];
+    s.w = d.size() == 4 ? d[3] : 1;
+  } else if (d.size() == 2) {
+    s.c = d[1];
+    s.h = d[0];
+  } else if (d.size() == 1) {
+    s.c = d[0];
+  } else if (!d.empty()) {
+    throw CompileError("tensor '" + name + "' has rank " + std::to_string(d.size()) + "; supported ranks are 1 to 4");
+  }
+  return s;
+}
+
+Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
+  onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&coded)) throw CompileError(name + ": not an ONNX model (protobuf parse failed)");
+
+  Graph g;
+  g.name = model.graph().name().empty() ? name : model.graph().name();
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = static_cast<int>(op.version());
+  if (g.opset < 11 || g.opset > 17)
+    throw CompileError(name + ": opset " + std::to_string(g.opset) + " is not supported (opsets 11 to 17 are)");
+  try {
+    onnx::shape_inference::InferShapes(model);
+  } catch (const std::exception& e) {
+    throw CompileError(name + ": shape inference failed: " + e.what());
+  }
+  const onnx::GraphProto& gp = model.graph();
+
+  std::unordered_map<std::string, int> ids;
+  auto value_id = [&](const std::string& n) -> int {
+    auto it = ids.find(n);
+    if (it != ids.end()) return it->second;
+    Value v;
+    v.name = n;
+    const int id = g.add_value(std::move(v));
+    ids[n] = id;
+    return id;
+  };
+  for (const auto& init : gp.initializer()) {
+    Value& v = g.val(value_id(init.name()));
+    v.is_const = true;
+    v.dims.assign(init.dims().begin(), init.dims().end());
+    v.data = tensor_floats(init);
+  }
+  auto set_dims = [&](const onnx::ValueInfoProto& vi) {
+    Value& v = g.val(value_id(vi.name()));
+    if (!v.is_const) v.dims = type_dims(vi.type());
+  };
+  for (const auto& vi : gp.input()) set_dims(vi);
+  for (const auto& vi : gp.value_info()) set_dims(vi);
+  for (const auto& vi : gp.output()) set_dims(vi);
+  for (const auto& vi : gp.input())
+    if (!g.val(value_id(vi.name())).is_const) g.inputs.push_back(value_id(vi.name()));
+  for (const auto& vi : gp.output()) g.outputs.push_back(value_id(vi.name()));
+
+  int unnamed = 0;
+  for (const auto& np : gp.node()) {
+    if (!np.domain().empty() && np.domain() != "ai.onnx")
+      throw CompileError("node '" + np.name() + "': operator domain '" + np.domain() + "' is not supported");
+    const auto& ops = supported_ops();
+    if (std::find(ops.begin(), ops.end(), np.op_type()) == ops.end()) {
+      std::string list;
+      for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
+      throw CompileError("node '" + np.name() + "' has unsupported op type '" + np.op_type() + "'; supported: " + list);
+    }
+    if (np.op_type() == "Constant") {
+      Value& v = g.val(value_id(np.output(0)));
+      v.is_const = true;
+      for (const auto& a : np.attribute()) {
+        if (a.name() == "value") {
+          v.dims.assign(a.t().dims().begin(), a.t().dims().end());
+          v.data = tensor_floats(a.t());
+        } else if (a.name() == "value_float") {
+          v.data = {a.f()};
+        } else if (a.name() == "value_floats") {
+          v.data.assign(a.floats().begin(), a.floats().end());
+          v.dims = {static_cast<std::int64_t>(v.data.size())};
+        } else if (a.name() == "value_int") {
+          v.data = {static_cast<float>(a.i())};
+        } else if (a.name() == "value_ints") {
+          for (auto x : a.ints()) v.data.push_back(static_cast<float>(x));
+          v.dims = {static_cast<std::int64_t>(v.data.size())};
+        } else {
+          throw CompileError("Constant node '" + np.name() + "': attribute '" + a.name() + "' is not supported");
+        }
+      }
+      continue;
+    }
+    Node n;
+    n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(unnamed++) : np.name();
+    n.op = np.op_type();
+    for (const auto& i : np.input()) n.in.push_back(i.empty() ? -1 : value_id(i));
+    for (const auto& o : np.output()) n.out.push_back(value_id(o));
+    for (const auto& a : np.attribute()) {
+      if (a.type() == onnx::AttributeProto::INT) n.ints[a.name()] = {a.i()};
+      else if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()].assign(a.ints().begin(), a.ints().end());
+      else if (a.type() == onnx::AttributeProto::FLOAT) n.floats[a.name()] = a.f();
+      else if (a.type() == onnx::AttributeProto::STRING && a.name() == "auto_pad") {
+        if (a.s() != "NOTSET")
+          throw CompileError("node '" + n.name + "': auto_pad " + a.s() + " is not supported; give explicit pads");
+      }
+    }
+    g.nodes.push_back(std::move(n));
+  }
+  for (auto& v : g.values) {
+    if (v.is_const) continue;
+    if (v.dims.empty() && g.producer(static_cast<int>(&v - g.values.data())) < 0 &&
+        std::find(g.inputs.begin(), g.inputs.end(), static_cast<int>(&v - g.values.data())) == g.inputs.end())
+      continue;  // unused optional
+    v.shape = shape_of_dims(v.dims, v.name);
+  }
+  return g;
+}
+
+Graph import_onnx(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw CompileError("cannot open '" + path + "'");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return import_onnx_bytes(ss.str(), path);
+}
+
+}  // namespace vp::cc

@@ -1,0 +1,174 @@
+// Quantize: INT8 symmetric per-output-channel weights, INT8 symmetric
+// per-tensor activations (zero point 0) with scales from the largest
+// magnitude each tensor reaches over the calibration inputs, INT32 biases
+// and accumulators, and fixed-point (M, S) requantization; see int_arith.h
+// for the arithmetic the chip applies with these numbers.
+//
+// Zero points are 0 everywhere: padding is then the value 0, ReLU is a max
+// with 0, and the crossbar needs no input-offset correction. The price is
+// one bit of range for tensors that are never negative.
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "int_arith.h"
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+// Fixed shift of the residual Add's input multipliers: inputs are scaled to
+// the output step with 16 fractional bits before the sum is rounded.
+constexpr int kAddShift = 16;
+
+int q_bound(float v, double scale) {
+  if (std::isinf(v)) return v < 0 ? -128 : 127;
+  return static_cast<int>(std::clamp<double>(std::nearbyint(v / scale), -128, 127));
+}
+
+void set_act_bounds(Node& n, const Value& out) {
+  if (n.act == Act::relu) n.q.lo = 0;
+  if (n.act == Act::clip) {
+    n.q.lo = q_bound(n.clip_lo, out.scale);
+    n.q.hi = q_bound(n.clip_hi, out.scale);
+  }
+}
+
+void push_fixed(QuantParams& q, double m) {
+  std::int32_t M = 0, S = 0;
+  fixed_point(m, M, S);
+  q.mult.push_back(M);
+  q.shift.push_back(S);
+}
+
+void quantize_conv(Graph& g, Node& n) {
+  const Value& x = g.val(n.in[0]);
+  const Value& w = g.val(n.in[1]);
+  const Value& b = g.val(n.in[2]);
+  Value& y = g.val(n.out[0]);
+  const std::size_t N = static_cast<std::size_t>(w.dims[0]);
+  const std::size_t per = w.data.size() / N;
+  n.q.w.resize(w.data.size());
+  for (std::size_t oc = 0; oc < N; ++oc) {
+    float mx = 0;
+    for (std::size_t i = 0; i < per; ++i) mx = std::max(mx, std::fabs(w.data[oc * per + i]));
+    const double ws = mx > 0 ? mx / 127.0 : 1.0;
+    for (std::size_t i = 0; i < per; ++i)
+      n.q.w[oc * per + i] = static_cast<std::int8_t>(std::clamp<double>(std::nearbyint(w.data[oc * per + i] / ws), -127, 127));
+    const double acc_scale = x.scale * ws;
+    n.q.bias.push_back(static_cast<std::int32_t>(sat32(std::llround(b.data[oc] / acc_scale))));
+    push_fixed(n.q, acc_scale / y.scale);
+  }
+  set_act_bounds(n, y);
+  y.nonneg = n.q.lo >= 0;
+}
+
+}  // namespace
+
+std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  std::vector<std::vector<FTensor>> sets;
+  for (int k = 0; k < count; ++k) {
+    std::vector<FTensor> in;
+    for (int id : g.inputs) {
+      FTensor t;
+      t.shape = g.val(id).shape;
+      t.data.resize(static_cast<std::size_t>(t.shape.numel()));
+      for (auto& v : t.data) v = nd(rng);
+      in.push_back(std::move(t));
+    }
+    sets.push_back(std::move(in));
+  }
+  return sets;
+}
+
+void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib) {
+  if (calib.empty()) throw CompileError("quantize: no calibration inputs");
+  std::vector<float> amax(g.values.size(), 0.f);
+  for (const auto& set : calib) {
+    const auto all = run_fp32_all(g, set);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      for (float v : all[i].data) amax[i] = std::max(amax[i], std::fabs(v));
+  }
+  for (std::size_t i = 0; i < g.values.size(); ++i)
+    if (!g.values[i].is_const) g.values[i].scale = amax[i] > 0 ? amax[i] / 127.0 : 1.0;
+
+  for (Node& n : g.nodes) {
+    const Value& x = g.val(n.in[0]);
+    Value& y = g.val(n.out[0]);
+    n.q = QuantParams{};
+    if (n.op == "Conv") {
+      quantize_conv(g, n);
+    } else if (n.op == "Add") {
+      const Value& b = g.val(n.in[1]);
+      n.q.mult = {static_cast<std::int32_t>(std::llround(std::ldexp(x.scale / y.scale, kAddShift))),
+                  static_cast<std::int32_t>(std::llround(std::ldexp(b.scale / y.scale, kAddShift)))};
+      n.q.shift = {kAddShift};
+      set_act_bounds(n, y);
+      y.nonneg = n.q.lo >= 0;
+    } else if (n.op == "Mul") {
+      const auto& k = g.val(n.in[1]).data;
+      for (float c : k) push_fixed(n.q, x.scale * c / y.scale);
+      y.nonneg = x.nonneg && std::all_of(k.begin(), k.end(), [](float c) { return c >= 0; });
+    } else if (n.op == "Relu" || n.op == "Clip") {
+      // Same step as the input: the activation is a clamp of int8 codes.
+      y.scale = x.scale;
+      if (n.op == "Relu") n.q.lo = 0;
+      else {
+        n.q.lo = q_bound(n.clip_lo, y.scale);
+        n.q.hi = q_bound(n.clip_hi, y.scale);
+      }
+      y.nonneg = n.q.lo >= 0 || x.nonneg;
+    } else if (n.op == "LeakyRelu") {
+      const auto it = n.floats.find("alpha");
+      const float a = it == n.floats.end() ? 0.01f : it->second;
+      for (int code = -128; code < 128; ++code) {
+        const double v = code * x.scale;
+        n.q.lut.push_back(static_cast<std::int8_t>(sat8(std::llround((v >= 0 ? v : a * v) / y.scale))));
+      }
+      y.nonneg = a >= 0 && x.nonneg;
+    } else if (n.op == "MaxPool") {
+      y.scale = x.scale;
+      y.nonneg = x.nonneg;
+    } else if (n.op == "AveragePool" || n.op == "GlobalAveragePool") {
+      y.scale = x.scale;
+      const double count = n.op == "GlobalAveragePool" ? double(x.shape.h * x.shape.w) : double(n.geom.kh * n.geom.kw);
+      push_fixed(n.q, 1.0 / count);
+      y.nonneg = x.nonneg;
+    } else if (n.op == "Concat") {
+      double s = 0;
+      bool nn = true;
+      for (int in : n.in) {
+        s = std::max(s, g.val(in).scale);
+        nn = nn && g.val(in).nonneg;
+      }
+      y.scale = s;
+      for (int in : n.in) push_fixed(n.q, g.val(in).scale / s);
+      y.nonneg = nn;
+    } else {
+      throw CompileError("quantize: node '" + n.name + "' has op " + n.op);
+    }
+  }
+}
+
+QTensor quantize_input(const Graph& g, int input_index, const FTensor& x) {
+  const Value& v = g.val(g.inputs.at(static_cast<std::size_t>(input_index)));
+  if (x.data.size() != static_cast<std::size_t>(v.shape.numel()))
+    throw CompileError("input '" + v.name + "' needs " + std::to_string(v.shape.numel()) + " elements, got " +
+                       std::to_string(x.data.size()));
+  QTensor q;
+  q.shape = v.shape;
+  q.data.reserve(x.data.size());
+  for (float f : x.data) q.data.push_back(static_cast<std::int8_t>(sat8(std::llround(f / v.scale))));
+  return q;
+}
+
+FTensor dequantize(const Graph& g, int value_id, const QTensor& q) {
+  FTensor f;
+  f.shape = q.shape;
+  for (auto c : q.data) f.data.push_back(static_cast<float>(c * g.val(value_id).scale));
+  return f;
+}
+
+}  // namespace vp::cc

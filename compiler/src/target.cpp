@@ -1,0 +1,42 @@
+// Target from the platform's parameter registry, so the compiler and vp-run
+// can never disagree about the chip's shape.
+#include "vp/cc/target.h"
+
+#include <cstdlib>
+
+#include "vp/config/chip_shape.h"
+#include "vp/config/loader.h"
+
+namespace vp::cc {
+
+int Target::hops(int core_a, int core_b) const {
+  const int ca = cluster_of(core_a), cb = cluster_of(core_b);
+  return std::abs(ca % mesh_cols - cb % mesh_cols) + std::abs(ca / mesh_cols - cb / mesh_cols);
+}
+
+Target load_target(const std::string& preset, const std::vector<std::string>& sets) {
+  config::LoadRequest req;
+  req.preset = preset;
+  req.sets = sets;
+  const config::ParamSet p = config::load_config(req);
+  const config::ChipShape s = config::chip_shape(p);
+  Target t;
+  t.name = p.get_string("chip.name");
+  t.clusters = static_cast<int>(s.clusters);
+  t.mesh_cols = static_cast<int>(s.mesh_cols);
+  t.cus_per_cluster = static_cast<int>(s.cus_per_cluster);
+  t.xbars_per_cu = static_cast<int>(s.xbars_per_cu);
+  t.rows = static_cast<int>(s.xbar_rows);
+  t.cols = static_cast<int>(s.xbar_cols);
+  t.cell_bits = static_cast<int>(s.cell_bits);
+  t.weight_bits = static_cast<int>(s.weight_bits);
+  t.differential = s.differential;
+  t.spad_bytes = p.get_int("cu.spad_kib") << 10;
+  t.sram_bytes = p.get_int("cluster.sram_kib") << 10;
+  t.gmem_bytes = p.get_int("gmem.size_mib") << 20;
+  t.imem_instructions = static_cast<int>(p.get_int("cu.imem_kinstr") * 1024);
+  t.gmem_attach_cluster = static_cast<int>(p.get_int("gmem.attach_cluster"));
+  return t;
+}
+
+}  // namespace vp::cc

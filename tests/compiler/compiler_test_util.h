@@ -1,0 +1,78 @@
+// Small models for the compiler tests, built with the onnx protobuf API, and
+// comparison helpers.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "vp/cc/onnx_builder.h"
+
+namespace vp::cc {
+
+struct TestModel {
+  std::string name;
+  std::string onnx;
+};
+
+inline double cosine(const std::vector<float>& a, const std::vector<float>& b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    ab += double(a[i]) * b[i];
+    aa += double(a[i]) * a[i];
+    bb += double(b[i]) * b[i];
+  }
+  return aa == 0 || bb == 0 ? (aa == bb ? 1.0 : 0.0) : ab / std::sqrt(aa * bb);
+}
+
+// Two-layer perceptron over a batch of two: Gemm, ReLU, MatMul.
+inline TestModel mlp_model() {
+  OnnxBuilder b("mlp", 13, 11);
+  auto x = b.input("x", {2, 64});
+  x = b.relu(b.gemm(x, 64, 32));
+  b.output(b.matmul(x, 32, 10));
+  return {"mlp", b.serialize()};
+}
+
+// Conv+BN+ReLU, max pooling, a padded strided conv, global pooling, classifier.
+inline TestModel cnn_model() {
+  OnnxBuilder b("cnn", 13, 12);
+  auto x = b.input("x", {1, 3, 12, 12});
+  x = b.relu(b.batchnorm(b.conv(x, 3, 8, 3, 1, 1, 1, false), 8));
+  x = b.maxpool(x, 3, 2, 1);
+  x = b.relu(b.conv(x, 8, 16, 3, 1, 1));
+  x = b.flatten(b.global_avgpool(x));
+  b.output(b.softmax(b.gemm(x, 16, 10)));
+  return {"cnn", b.serialize()};
+}
+
+// A ResNet basic block with a projection shortcut, then a Flatten+Gemm head
+// over a 4x4 map (a 4x4 convolution after canonicalization).
+inline TestModel residual_model() {
+  OnnxBuilder b("residual", 13, 13);
+  auto x = b.input("x", {1, 8, 8, 8});
+  auto y = b.relu(b.batchnorm(b.conv(x, 8, 16, 3, 2, 1, 1, false), 16));
+  y = b.batchnorm(b.conv(y, 16, 16, 3, 1, 1, 1, false), 16);
+  auto s = b.batchnorm(b.conv(x, 8, 16, 1, 2, 0, 1, false), 16);
+  x = b.relu(b.add(y, s));
+  b.output(b.gemm(b.flatten(x), 16 * 4 * 4, 12));
+  return {"residual", b.serialize()};
+}
+
+// Depthwise conv with ReLU6, LeakyRelu, average pooling, channel concat,
+// multiplication by a per-channel constant, dilation.
+inline TestModel mixed_model() {
+  OnnxBuilder b("mixed", 13, 14);
+  auto x = b.input("x", {1, 6, 10, 10});
+  auto d = b.clip(b.conv(x, 6, 6, 3, 1, 1, 6), 0.f, 6.f);
+  auto l = b.leaky_relu(b.conv(x, 6, 4, 3, 1, 2, 1, true, 2), 0.1f);
+  auto c = b.concat({d, l});
+  c = b.mul_const(c, {0.5f, 1.f, 1.5f, 2.f, 0.25f, 1.f, 3.f, 0.75f, 1.25f, 0.5f}, {1, 10, 1, 1});
+  c = b.avgpool(c, 2, 2);
+  b.output(b.relu(b.conv(c, 10, 8, 1)));
+  return {"mixed", b.serialize()};
+}
+
+inline std::vector<TestModel> test_models() { return {mlp_model(), cnn_model(), residual_model(), mixed_model()}; }
+
+}  // namespace vp::cc
