@@ -33,10 +33,10 @@ void render_args(std::string& out, const TraceRecord& r, const Catalog& cat, std
   out += '}';
 }
 
-}  // namespace
-
-ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream& err) {
-  ConvertSummary summary;
+// Pass 1: read, filter, intern; intervals go to the sorter. Fills `run`
+// (time range, used tracks/layers) and the reader part of `summary`.
+void ingest(const ConvertOptions& o, std::ostream& err, Catalog& catalog, IntervalSorter& sorter, RunInfo& run,
+            ConvertSummary& summary) {
   std::uint64_t printed = 0;  // malformed-line reports shown
   ReaderOptions ropts;
   ropts.strict = o.strict;
@@ -49,14 +49,9 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
     }
   };
   TraceReader reader(o.input, ropts);
-
-  Catalog catalog;
   Filter filter(o.filter, catalog);
-  IntervalSorter sorter(o.sort_run_bytes);
   std::string payload;
   const bool want_payload = !o.perfetto.empty() && o.perfetto_args;
-  std::int64_t t_min = 0, t_max = 0;
-  std::vector<bool> track_used, layer_used;
 
   TraceRecord r;
   while (reader.next(r)) {
@@ -73,19 +68,19 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
     iv.track = catalog.track_of(r, iv.opcode);
     iv.layer = catalog.layer_of(r);
     if (!filter.apply(iv)) continue;
-    if (iv.track >= track_used.size()) track_used.resize(iv.track + 1, false);
-    if (iv.layer >= layer_used.size()) layer_used.resize(iv.layer + 1, false);
-    track_used[iv.track] = true;
-    layer_used[iv.layer] = true;
-    if (summary.kept == 0 || iv.start < t_min) t_min = iv.start;
-    if (summary.kept == 0 || iv.end > t_max) t_max = iv.end;
+    if (iv.track >= run.track_used.size()) run.track_used.resize(iv.track + 1, false);
+    if (iv.layer >= run.layer_used.size()) run.layer_used.resize(iv.layer + 1, false);
+    run.track_used[iv.track] = true;
+    run.layer_used[iv.layer] = true;
+    if (summary.kept == 0 || iv.start < run.t_min) run.t_min = iv.start;
+    if (summary.kept == 0 || iv.end > run.t_max) run.t_max = iv.end;
     ++summary.kept;
     if (want_payload) render_args(payload, r, catalog, iv.track, iv.layer);
     sorter.add(iv, want_payload ? std::string_view(payload) : std::string_view());
   }
   summary.reader = reader.stats();
-  summary.t_min = t_min;
-  summary.t_max = t_max;
+  summary.t_min = run.t_min;
+  summary.t_max = run.t_max;
 
   const ReaderStats& rs = summary.reader;
   if (rs.malformed > printed)
@@ -96,30 +91,33 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
     throw TraceError(fmt::format("{}: no record has a timing element {{'inst_idx': N, 'time': [start, end]}}: "
                                  "this looks like an assembly listing, not a trace",
                                  o.input));
-  if (summary.untimed > 0)
-    fmt::print(err, "{}: {} records without timing ignored\n", o.input, summary.untimed);
+  if (summary.untimed > 0) fmt::print(err, "{}: {} records without timing ignored\n", o.input, summary.untimed);
 
   catalog.finalize_ranks();
-  RunInfo run;
   run.catalog = &catalog;
-  run.t_min = t_min;
-  run.t_max = t_max;
   run.count = summary.kept;
   run.clock_mhz = o.clock_mhz;
-  track_used.resize(catalog.tracks().size(), false);
-  layer_used.resize(catalog.layers().size(), false);
-  run.track_used = std::move(track_used);
-  run.layer_used = std::move(layer_used);
+  run.track_used.resize(catalog.tracks().size(), false);
+  run.layer_used.resize(catalog.layers().size(), false);
+}
 
-  // Every output is built in a temporary file and renamed only after the
-  // whole conversion succeeded (OutputFile); if anything throws, none appears.
+}  // namespace
+
+ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream& err) {
+  ConvertSummary summary;
+  Catalog catalog;
+  IntervalSorter sorter(o.sort_run_bytes);
+  RunInfo run;
+  ingest(o, err, catalog, sorter, run, summary);
+
+  // Pass 2: every sink sees the intervals in start order. Every output is
+  // built in a temporary file and renamed only after the whole conversion
+  // succeeded (OutputFile); if anything throws, none appears.
   std::vector<std::unique_ptr<IntervalSink>> sinks;
   if (!o.vcd.empty()) sinks.push_back(std::make_unique<VcdWriter>(o.vcd, o.vcd_names));
   if (!o.perfetto.empty()) sinks.push_back(std::make_unique<PerfettoWriter>(o.perfetto));
   StatsCollector* stats = nullptr;
-  const bool want_stats =
-      o.stats_table || !o.stats_csv.empty() || !o.stats_json.empty() || !o.plot_layers.empty();
-  if (want_stats) {
+  if (o.stats_table || !o.stats_csv.empty() || !o.stats_json.empty() || !o.plot_layers.empty()) {
     sinks.push_back(std::make_unique<StatsCollector>(o.top));
     stats = static_cast<StatsCollector*>(sinks.back().get());
   }
@@ -131,6 +129,7 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
   });
   for (auto& s : sinks) s->finish();
 
+  // Outputs made from the statistics.
   std::vector<std::unique_ptr<OutputFile>> files;
   if (stats) {
     summary.stats = stats->report();
@@ -150,6 +149,7 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
   for (auto& s : sinks) s->commit();
   for (auto& f : files) f->commit();
   if (stats && o.stats_table) summary.stats->print_table(out, o.top);
+  const ReaderStats& rs = summary.reader;
   if (rs.truncated)
     fmt::print(err, "{}: trace is truncated: converted {} records up to line {}\n", o.input, rs.records, rs.lines - 1);
   return summary;
