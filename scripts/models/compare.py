@@ -113,7 +113,12 @@ def main():
             top1_applicable = False
 
     top1 = (agree / rows) if (rows and top1_applicable) else None
-    max_rel = max_abs / ref_max if ref_max > 0 else (0.0 if max_abs == 0 else math.inf)
+    if not elements and failures:  # nothing compared: no metric to report
+        cos_min = max_abs = None
+    if max_abs is None:
+        max_rel = None
+    else:
+        max_rel = max_abs / ref_max if ref_max > 0 else (0.0 if max_abs == 0 else math.inf)
     if not all_finite:
         failures.append("NaN or Inf in the output or the reference")
     if args.min_top1 is not None:
@@ -122,11 +127,11 @@ def main():
             sys.exit(2)
         if top1 < args.min_top1:
             failures.append(f"top1 {top1:.4f} < {args.min_top1}")
-    if args.min_cosine is not None and not cos_min >= args.min_cosine:
+    if args.min_cosine is not None and cos_min is not None and not cos_min >= args.min_cosine:
         failures.append(f"cosine {cos_min:.6f} < {args.min_cosine}")
-    if args.max_abs is not None and not max_abs <= args.max_abs:
+    if args.max_abs is not None and max_abs is not None and not max_abs <= args.max_abs:
         failures.append(f"max_abs {max_abs:.3g} > {args.max_abs}")
-    if args.max_rel is not None and not max_rel <= args.max_rel:
+    if args.max_rel is not None and max_rel is not None and not max_rel <= args.max_rel:
         failures.append(f"max_rel {max_rel:.3g} > {args.max_rel}")
     if args.atol is not None and violations:
         failures.append(f"{violations} of {elements} elements outside atol {args.atol} + rtol {args.rtol}*|ref|")
@@ -139,8 +144,10 @@ def main():
     }
     label = (args.label + ": ") if args.label else ""
     t1 = "n/a" if top1 is None else f"{top1:.4f} ({agree}/{rows})"
-    print(f"compare: {label}{'PASS' if not failures else 'FAIL'} top1 {t1}, cosine {cos_min:.8f}, "
-          f"max_abs {max_abs:.3g}, max_rel {max_rel:.3g}" + ("" if not failures else " -- " + "; ".join(failures)))
+    fmt = lambda v, f: "n/a" if v is None else format(v, f)  # noqa: E731
+    print(f"compare: {label}{'PASS' if not failures else 'FAIL'} top1 {t1}, cosine {fmt(cos_min, '.8f')}, "
+          f"max_abs {fmt(max_abs, '.3g')}, max_rel {fmt(max_rel, '.3g')}"
+          + ("" if not failures else " -- " + "; ".join(failures)))
     text = json.dumps(result, sort_keys=True)
     print(text)
     if args.json:

@@ -195,7 +195,8 @@ def write_tensor(path_pb, value, name):
     arr = np.asarray(value)
     with open(path_pb, "wb") as f:
         f.write(numpy_helper.from_array(arr, name).SerializeToString())
-    np.save(path_pb[:-3] + ".npy", np.ascontiguousarray(arr), allow_pickle=False)
+    # np.array, not np.ascontiguousarray: the latter turns a scalar into 1-D.
+    np.save(path_pb[:-3] + ".npy", np.array(arr, order="C"), allow_pickle=False)
 
 
 def write_case(case, case_dir):
@@ -314,7 +315,7 @@ def cmd_to_npy(args):
                 dest = os.path.join(root, fn[:-3] + ".npy")
                 fd, tmp = tempfile.mkstemp(prefix="." + fn, dir=root)
                 with os.fdopen(fd, "wb") as f:
-                    np.save(f, np.ascontiguousarray(numpy_helper.to_array(t)), allow_pickle=False)
+                    np.save(f, np.array(numpy_helper.to_array(t), order="C"), allow_pickle=False)
                 os.replace(tmp, dest)
                 n += 1
     print(f"gen_node_tests: {n} tensors converted")
