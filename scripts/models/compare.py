@@ -9,10 +9,14 @@ Prints a one-line summary, then the metrics as one JSON line (also to
 --json FILE, atomically). Metrics, over all files:
   top1       fraction of rows whose argmax agrees (rows: the last axis is the
              class axis; null when the outputs have no class axis)
+  top5       fraction of rows whose output argmax is in the reference's top 5
+  ref_top1_margin_min  smallest gap between the reference's two largest
+             logits: with untrained weights it is small, so a quantized
+             output can flip top-1 without being wrong; judge by cosine/top5
   cosine     the smallest per-file cosine similarity of the flattened outputs
   max_abs    largest |out - ref|;  max_rel: max_abs / max |ref|
   violations elements outside |out - ref| <= atol + rtol*|ref| (with --atol/--rtol)
-Thresholds (each optional): --min-top1 F, --min-cosine C, --max-abs E,
+Thresholds (each optional): --min-top1 F, --min-top5 F, --min-cosine C, --max-abs E,
 --max-rel R, --atol A --rtol R. Exit: 0 all thresholds met, 1 a threshold
 failed or shapes differ or a value is NaN/Inf, 2 usage or unreadable input.
 """
@@ -71,6 +75,7 @@ def main():
     p.add_argument("out", help="output .npy (or directory) under test")
     p.add_argument("ref", help="reference .npy (or directory)")
     p.add_argument("--min-top1", type=float)
+    p.add_argument("--min-top5", type=float)
     p.add_argument("--min-cosine", type=float)
     p.add_argument("--max-abs", type=float)
     p.add_argument("--max-rel", type=float)
@@ -83,7 +88,8 @@ def main():
         p.error("--atol and --rtol go together")
 
     failures = []
-    rows = agree = 0
+    rows = agree = in_top5 = 0
+    margin_min = None
     top1_applicable = True
     cos_min, max_abs, ref_max, violations, elements = 1.0, 0.0, 0.0, 0, 0
     all_finite = True
@@ -108,11 +114,18 @@ def main():
         if b.ndim >= 1 and b.shape[-1] > 1 and b.size:
             ra, rb = a.reshape(-1, b.shape[-1]), b.reshape(-1, b.shape[-1])
             agree += int(np.count_nonzero(np.argmax(ra, 1) == np.argmax(rb, 1)))
+            k = min(5, rb.shape[1])
+            top5 = np.argsort(-rb.astype(np.float64), axis=1, kind="stable")[:, :k]
+            in_top5 += int(np.count_nonzero((top5 == np.argmax(ra, 1)[:, None]).any(1)))
+            srt = np.sort(rb.astype(np.float64), axis=1)
+            m = float(np.min(srt[:, -1] - srt[:, -2]))
+            margin_min = m if margin_min is None else min(margin_min, m)
             rows += ra.shape[0]
         else:
             top1_applicable = False
 
     top1 = (agree / rows) if (rows and top1_applicable) else None
+    top5 = (in_top5 / rows) if top1 is not None else None
     if not elements and failures:  # nothing compared: no metric to report
         cos_min = max_abs = None
     if max_abs is None:
@@ -127,6 +140,12 @@ def main():
             sys.exit(2)
         if top1 < args.min_top1:
             failures.append(f"top1 {top1:.4f} < {args.min_top1}")
+    if args.min_top5 is not None:
+        if top5 is None:
+            print("compare: --min-top5 given but the outputs have no class axis", file=sys.stderr)
+            sys.exit(2)
+        if top5 < args.min_top5:
+            failures.append(f"top5 {top5:.4f} < {args.min_top5}")
     if args.min_cosine is not None and cos_min is not None and not cos_min >= args.min_cosine:
         failures.append(f"cosine {cos_min:.6f} < {args.min_cosine}")
     if args.max_abs is not None and max_abs is not None and not max_abs <= args.max_abs:
@@ -138,6 +157,7 @@ def main():
 
     result = {
         "files": len(files), "top1": top1, "top1_rows": rows if top1 is not None else None,
+        "top5": top5, "ref_top1_margin_min": margin_min if top1 is not None else None,
         "cosine": cos_min, "max_abs": max_abs, "max_rel": max_rel, "ref_max_abs": ref_max,
         "violations": violations if args.atol is not None else None,
         "pass": not failures, "failures": failures,

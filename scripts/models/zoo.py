@@ -147,7 +147,7 @@ def _round_mantissa(a, bits):
     return np.ldexp(np.round(m * (1 << bits)) / (1 << bits), e).astype(np.float32)
 
 
-def build_model(name, seed=0, bn_batches=2, bn_batch_size=8):
+def build_model(name, seed=0, bn_batches=1, bn_batch_size=8):
     """The model `name` in eval mode, deterministic for a given seed."""
     if name not in MODELS:
         raise KeyError(f"unknown model '{name}' (known: {', '.join(MODELS)})")

@@ -49,10 +49,14 @@ def main():
             errors.append("JSON of identical output")
         flipped = ref.copy()
         flipped[0] = ref[0].copy()
-        j = int(np.argmax(ref[0]))
-        flipped[0, j], flipped[0, (j + 1) % 1000] = ref[0, (j + 1) % 1000], ref[0, j]
+        j, k = (int(i) for i in np.argsort(-ref[0])[:2])  # top-1 and runner-up trade places
+        flipped[0, j], flipped[0, k] = ref[0, k], ref[0, j]
         expect(COMPARE + [save("flip.npy", flipped), r, "--min-top1", "1"], 1, "flipped top-1 fails", "top1")
         expect(COMPARE + [save("flip2.npy", flipped), r, "--min-top1", "0.75"], 0, "3/4 top-1 meets --min-top1 0.75")
+        expect(COMPARE + [save("flip3.npy", flipped), r, "--min-top5", "1"], 0, "runner-up top-1 is within top-5")
+        far = ref.copy()
+        far[1, int(np.argmin(ref[1]))] = ref[1].max() + 1.0  # the reference's smallest logit wins
+        expect(COMPARE + [save("far.npy", far), r, "--min-top5", "1"], 1, "top-1 outside the top-5 fails", "top5")
         noisy = ref + 0.3 * rng.standard_normal(ref.shape).astype(np.float32)
         expect(COMPARE + [save("noisy.npy", noisy), r, "--min-cosine", "0.999"], 1, "noise drops cosine", "cosine")
         small = ref + 0.01 * rng.standard_normal(ref.shape).astype(np.float32)
