@@ -24,6 +24,12 @@ function usage(msg) {
   process.exit(2);
 }
 
+// Errors in the data or the model, as opposed to the command line: no usage text.
+function die(msg, code) {
+  process.stderr.write(`run_ort: ${msg}\n`);
+  process.exit(code);
+}
+
 function parseArgs(argv) {
   const a = { inputs: [], out: null, outDir: null, each: false, repeat: 0, threads: 0, opt: 'all', json: false };
   for (let i = 0; i < argv.length; i++) {
@@ -65,8 +71,7 @@ function readInput(file) {
   try {
     return npy.read(file);
   } catch (e) {
-    process.stderr.write(`run_ort: ${e.message}\n`);
-    process.exit(2);
+    return die(e.message, 2);
   }
 }
 
@@ -74,7 +79,7 @@ function readInput(file) {
 function feedsFor(ort, session, specs) {
   const names = session.inputNames;
   if (specs.length !== names.length) {
-    usage(`model has ${names.length} input(s) [${names.join(', ')}], ${specs.length} file(s) given`);
+    die(`model has ${names.length} input(s) [${names.join(', ')}], ${specs.length} file(s) given`, 2);
   }
   const feeds = {};
   specs.forEach((spec, k) => {
@@ -82,7 +87,7 @@ function feedsFor(ort, session, specs) {
     let file = spec;
     const eq = spec.indexOf('=');
     if (eq > 0 && names.includes(spec.slice(0, eq))) { name = spec.slice(0, eq); file = spec.slice(eq + 1); }
-    if (name in feeds) usage(`input ${name} bound twice`);
+    if (name in feeds) die(`input ${name} bound twice`, 2);
     const arr = readInput(file);
     feeds[name] = new ort.Tensor(arr.dtype, arr.data, arr.shape);
   });
@@ -106,7 +111,7 @@ function median(xs) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  if (!fs.existsSync(args.model)) usage(`no such model ${args.model}`);
+  if (!fs.existsSync(args.model)) die(`no such model ${args.model}`, 2);
   const ort = loadOrt();
   const opts = { graphOptimizationLevel: args.opt, executionProviders: ['cpu'], logSeverityLevel: 3 };
   if (args.threads) opts.intraOpNumThreads = args.threads;
@@ -127,7 +132,12 @@ async function main() {
   for (const specs of runs) {
     const feeds = feedsFor(ort, session, specs);
     let t = performance.now();
-    const results = await session.run(feeds);
+    let results;
+    try {
+      results = await session.run(feeds);
+    } catch (e) {
+      die(`${path.basename(args.model)} on ${specs.join(' ')}: ${e.message}`, 1);
+    }
     const firstMs = performance.now() - t;
     for (let r = 0; r < args.repeat; r++) {
       t = performance.now();
@@ -138,10 +148,10 @@ async function main() {
 
     const outNames = session.outputNames;
     if (args.out) {
-      if (outNames.length !== 1) usage(`model has ${outNames.length} outputs [${outNames.join(', ')}]: use --out-dir`);
+      if (outNames.length !== 1) die(`model has ${outNames.length} outputs [${outNames.join(', ')}]: use --out-dir`, 2);
       npy.write(args.out, toNpy(results[outNames[0]]));
     } else if (args.outDir && args.each) {
-      if (outNames.length !== 1) usage('--each needs a single-output model');
+      if (outNames.length !== 1) die('--each needs a single-output model', 2);
       npy.write(path.join(args.outDir, path.basename(specs[0])), toNpy(results[outNames[0]]));
     } else if (args.outDir) {
       outNames.forEach((n, k) => npy.write(path.join(args.outDir, `output_${k}.npy`), toNpy(results[n])));
