@@ -44,7 +44,7 @@ void CoreModule::run() {
     synced_ = std::max(synced_, now_cycles());
     uint64_t counted = 0;
     while (core_.running()) {
-      core_.step(*this, chip_.trace());
+      core_.step(*this, chip_.trace_sink());
       if ((++counted & 1023) == 0) chip_.count_progress(1024);
       if (chip_.max_cycles() && core_.cycle() > chip_.max_cycles()) {
         chip_.on_max_cycles(*this);

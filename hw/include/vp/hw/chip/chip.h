@@ -57,7 +57,7 @@ class Chip : public sc_core::sc_module {
   noc::MeshNoc& noc() { return noc_; }
   const noc::MeshNoc& noc() const { return noc_; }
   MessageFabric& fabric() { return *fabric_; }
-  TraceSink* trace() { return trace_; }
+  TraceSink* trace_sink() { return trace_; }
 
   // Runs until every started core has stopped, a core faults or traps, the
   // cores deadlock, or max_cycles (0 = no limit) is reached.
