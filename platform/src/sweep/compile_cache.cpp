@@ -1,0 +1,103 @@
+#include "compile_cache.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "vp/sweep/files.h"
+
+namespace vp::sweep::detail {
+namespace {
+
+std::string last_lines(const std::string& path, std::size_t n) {
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception&) {
+    return {};
+  }
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  std::size_t pos = text.size();
+  for (std::size_t i = 0; i < n && pos != std::string::npos && pos > 0; ++i) pos = text.rfind('\n', pos - 1);
+  return pos == std::string::npos ? text : text.substr(pos + 1);
+}
+
+}  // namespace
+
+bool is_compiled(const Layout& layout, const std::string& key) {
+  return file_exists(layout.compiled(key) + "/done");
+}
+
+std::string compiled_program(const SweepSpec& spec, const Layout& layout, const std::string& key) {
+  return layout.compiled(key) + "/" + spec.compiler_program;
+}
+
+std::vector<std::string> compiler_argv(const SweepSpec& spec, const Program& program, const std::string& vp_cc,
+                                       const std::string& out_dir) {
+  std::vector<std::string> argv{vp_cc};
+  auto replace = [](std::string s, const std::string& from, const std::string& to) {
+    for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+    return s;
+  };
+  for (const auto& arg : spec.compiler_args) {
+    if (arg == "{configs}") {
+      for (const auto& c : spec.configs) argv.insert(argv.end(), {"--config", c});
+    } else if (arg == "{sets}") {
+      for (const auto& [k, v] : program.sets) argv.insert(argv.end(), {"--set", k + "=" + v});
+    } else {
+      argv.push_back(replace(replace(replace(arg, "{model}", spec.models[program.model]), "{out}", out_dir), "{preset}",
+                             spec.preset));
+    }
+  }
+  return argv;
+}
+
+std::vector<Job> compile_jobs(const SweepSpec& spec, const Plan& plan, const Layout& layout, const Tools& tools,
+                              const std::vector<std::string>& keys, std::map<std::string, std::string>& failures) {
+  std::vector<Job> jobs;
+  make_dirs(layout.root + "/compiled");
+  for (const auto& key : keys) {
+    if (is_compiled(layout, key)) continue;
+    const Program* program = plan.program(key);
+    const std::string final_dir = layout.compiled(key);
+    const std::string tmp = final_dir + ".tmp-" + std::to_string(::getpid());
+    Job job;
+    job.command.argv = compiler_argv(spec, *program, tools.vp_cc, tmp);
+    job.command.cwd = tmp;
+    job.command.stdout_path = tmp + "/vp-cc.stdout.txt";
+    job.command.stderr_path = tmp + "/vp-cc.stderr.txt";
+    job.prepare = [tmp] {
+      remove_tree(tmp);
+      make_dirs(tmp);
+      return true;
+    };
+    job.finished = [&spec, &failures, key, tmp, final_dir](const Outcome& o) {
+      const std::string program_file = tmp + "/" + spec.compiler_program;
+      if (o.exit_code == 0 && file_exists(program_file)) {
+        write_file_atomically(tmp + "/done", "compiled\n");
+        // Another task may have published the same key meanwhile: keep theirs.
+        if (std::rename(tmp.c_str(), final_dir.c_str()) != 0) remove_tree(tmp);
+        return;
+      }
+      std::string why = o.interrupted ? "interrupted"
+                        : !o.error.empty() ? o.error
+                        : o.exit_code == 0 ? "vp-cc exited 0 but wrote no " + spec.compiler_program
+                        : o.timed_out      ? "vp-cc timed out"
+                                           : "vp-cc failed (exit " + std::to_string(o.exit_code) + ")";
+      const std::string tail = last_lines(tmp + "/vp-cc.stderr.txt", 3);
+      if (!tail.empty()) why += ": " + tail;
+      failures[key] = why;
+      if (o.interrupted) {
+        remove_tree(tmp);
+        return;
+      }
+      remove_tree(final_dir + ".failed");
+      std::rename(tmp.c_str(), (final_dir + ".failed").c_str());
+    };
+    job.timeout_s = 0;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+}  // namespace vp::sweep::detail

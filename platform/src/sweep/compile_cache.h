@@ -1,0 +1,33 @@
+// ONNX models compiled once per distinct combination of program-affecting
+// parameters (ParamDef::affects_program): OUT/compiled/<key>/ holds vp-cc's
+// output and a `done` marker. A compile runs in "<key>.tmp-<pid>" and is
+// renamed into place, so concurrent Slurm tasks racing on one key at worst
+// compile twice and never see half a program (private to src/sweep).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vp/sweep/layout.h"
+#include "vp/sweep/plan.h"
+#include "vp/sweep/point_runner.h"
+#include "vp/sweep/process_pool.h"
+
+namespace vp::sweep::detail {
+
+bool is_compiled(const Layout& layout, const std::string& key);
+
+// The program file vp-run gets for a compiled key.
+std::string compiled_program(const SweepSpec& spec, const Layout& layout, const std::string& key);
+
+// vp-cc's command line from the sweep's template.
+std::vector<std::string> compiler_argv(const SweepSpec& spec, const Program& program, const std::string& vp_cc,
+                                       const std::string& out_dir);
+
+// Jobs for the keys not compiled yet; a failure's message lands in
+// failures[key] (and its log in OUT/compiled/<key>.failed/).
+std::vector<Job> compile_jobs(const SweepSpec& spec, const Plan& plan, const Layout& layout, const Tools& tools,
+                              const std::vector<std::string>& keys, std::map<std::string, std::string>& failures);
+
+}  // namespace vp::sweep::detail

@@ -1,0 +1,101 @@
+#include "vp/sweep/stats_catalog.h"
+
+#include <algorithm>
+
+#include "vp/isa/isa.h"
+
+namespace vp::sweep {
+namespace {
+
+// Mirrors platform/src/run/run_statistics.cpp (scalar numeric leaves only;
+// per-core and per-link arrays stay in each point's stats.json).
+const char* const kGroups[][2] = {
+    {"run", "cycles clock_mhz time_s"},
+    {"", "instructions active_cores"},
+    {"crossbar",
+     "mvm_instructions crossbar_activations macs crossbars_used crossbars_total dac_steps adc_conversions "
+     "adc_clipped outputs_saturated"},
+    {"ispp",
+     "rows_programmed cells_programmed pulses verify_reads failed_cells row_cycles_total energy_pj rows_read_back "
+     "preloaded_cell_programs preloaded_cells preload_row_serial_cycles"},
+    {"noc", "packets bytes flits flit_hops contention_cycles core_to_core_bytes"},
+    {"memory", "gmem_bytes_read gmem_bytes_written gmem_busy_cycles sram_bytes dma_bytes"},
+    {"energy_pj",
+     "dac crossbar_read sample_hold adc shift_add ispp vector scalar control_processor sram global_memory noc "
+     "leakage total"},
+    {"host", "wall_s instructions_per_s trace_records"},
+};
+
+std::vector<StatPath> build() {
+  std::vector<StatPath> out;
+  for (const auto& g : kGroups) {
+    const std::string prefix = g[0][0] ? std::string(g[0]) + "." : std::string();
+    std::string fields = g[1];
+    std::size_t pos = 0;
+    while (pos < fields.size()) {
+      std::size_t end = fields.find(' ', pos);
+      if (end == std::string::npos) end = fields.size();
+      out.push_back({prefix + fields.substr(pos, end - pos), false});
+      pos = end + 1;
+    }
+  }
+  for (int u = 0; u < isa::kUnitCount; ++u) {
+    const std::string unit(isa::unit_name(static_cast<isa::Unit>(u)));
+    for (const char* f : {"instructions", "busy_cycles", "utilization"}) out.push_back({"units." + unit + "." + f, true});
+  }
+  return out;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+const std::vector<StatPath>& stat_catalog() {
+  static const std::vector<StatPath> catalog = build();
+  return catalog;
+}
+
+const StatPath* find_stat(const std::string& path) {
+  for (const auto& s : stat_catalog())
+    if (s.path == path) return &s;
+  return nullptr;
+}
+
+std::string suggest_stat(const std::string& path) {
+  std::string best;
+  std::size_t best_distance = std::max<std::size_t>(2, path.size() / 4) + 1;
+  auto consider = [&](const std::string& candidate) {
+    const std::size_t d = edit_distance(path, candidate);
+    if (d < best_distance) best_distance = d, best = candidate;
+  };
+  for (const auto& s : stat_catalog()) consider(s.path);
+  for (const auto& d : derived_metric_names()) consider(d);
+  // A leaf name alone ("cycles") finds its full path.
+  if (best.empty()) {
+    for (const auto& s : stat_catalog()) {
+      const std::size_t dot = s.path.rfind('.');
+      if (s.path.compare(dot == std::string::npos ? 0 : dot + 1, std::string::npos, path) == 0) return s.path;
+    }
+  }
+  return best;
+}
+
+const std::vector<std::string>& derived_metric_names() {
+  static const std::vector<std::string> names = {"inferences_per_s", "energy_per_inference_pj"};
+  return names;
+}
+
+}  // namespace vp::sweep

@@ -1,0 +1,237 @@
+// Reads a sweep file into a SweepSpec. The order of checks follows the file:
+// what runs (models, preset, inputs, outputs), what varies, what is kept.
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "axis_parser.h"
+#include "metric_parser.h"
+#include "vp/config/config_error.h"
+#include "vp/config/loader.h"
+#include "vp/config/param_set.h"
+#include "vp/config/registry.h"
+#include "vp/sweep/sweep_spec.h"
+#include "yaml_util.h"
+
+namespace vp::sweep {
+namespace {
+
+using detail::Doc;
+
+bool has_suffix(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string stem(const std::string& path) {
+  std::string base = path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
+  const std::size_t dot = base.find('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+void parse_models(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
+  if (root["model"] && root["models"]) doc.fail(root["models"], "give either 'model' or 'models', not both");
+  const YAML::Node node = root["model"] ? root["model"] : root["models"];
+  if (!node) doc.fail(root, "no model: add 'model: program.s' (assembly, .vpo object or .onnx)");
+  if (node.IsSequence() && node.size() == 0) doc.fail(node, "models: empty list");
+  for (const auto& item : doc.items(node, "model")) {
+    const std::string m = doc.existing_file(item, item.Scalar(), "model");
+    if (!has_suffix(m, ".s") && !has_suffix(m, ".asm") && !has_suffix(m, ".vpo") && !has_suffix(m, ".onnx"))
+      doc.fail(item, "model " + item.Scalar() + ": expected .s/.asm (assembly), .vpo (object) or .onnx");
+    for (const auto& seen : spec.models)
+      if (seen == m) doc.fail(item, "model " + item.Scalar() + " listed twice");
+    spec.models.push_back(m);
+  }
+}
+
+void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
+  if (root["inputs"]) {
+    for (const auto& item : doc.items(root["inputs"], "inputs")) {
+      const std::string s = item.Scalar();
+      const std::size_t at = s.rfind('@');
+      const std::string file = s.substr(0, at);
+      spec.inputs.push_back(doc.existing_file(item, file, "input") + (at == std::string::npos ? "" : s.substr(at)));
+    }
+  }
+  if (root["outputs"]) {
+    for (const auto& item : doc.items(root["outputs"], "outputs")) {
+      const std::string s = item.Scalar();
+      const std::size_t at = s.rfind('@');
+      if (at == std::string::npos || at == 0 || s.find(':', at) == std::string::npos)
+        doc.fail(item, "output '" + s + "': expected FILE@ADDR:BYTES[:int8|uint8|int16|int32]");
+      OutputSpec o{s.substr(0, at), s.substr(at), "int8"};
+      if (o.file.find('/') != std::string::npos)
+        doc.fail(item, "output '" + s + "': give a bare file name; it is written into each point's folder");
+      const std::size_t c2 = o.spec.find(':', o.spec.find(':') + 1);
+      if (c2 != std::string::npos) o.dtype = o.spec.substr(c2 + 1);
+      if (o.dtype != "int8" && o.dtype != "uint8" && o.dtype != "int16" && o.dtype != "int32")
+        doc.fail(item, "output '" + s + "': dtype must be int8, uint8, int16 or int32");
+      for (const auto& seen : spec.outputs)
+        if (seen.file == o.file) doc.fail(item, "output file " + o.file + " listed twice");
+      spec.outputs.push_back(o);
+    }
+  }
+}
+
+// Preset, configuration files and fixed settings; checked by loading them
+// together, as vp-run will. Returns the base configuration.
+config::ParamSet parse_base(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
+  config::ParamSet base;
+  if (root["preset"]) {
+    const std::string p = doc.scalar(root["preset"], "preset");
+    const bool path = p.find('/') != std::string::npos || p.find('.') != std::string::npos;
+    spec.preset = path ? doc.resolve(p) : p;
+    try {
+      base.apply_preset(spec.preset);
+    } catch (const config::ConfigError& e) {
+      doc.fail(root["preset"], e.what());
+    }
+  } else {
+    base.apply_preset(spec.preset);
+  }
+  if (root["config"]) {
+    for (const auto& item : doc.items(root["config"], "config")) {
+      spec.configs.push_back(doc.existing_file(item, item.Scalar(), "config"));
+      try {
+        base.apply_file(spec.configs.back());
+      } catch (const config::ConfigError& e) {
+        doc.fail(item, e.what());
+      }
+    }
+  }
+  if (const YAML::Node set = root["set"]) {
+    if (!set.IsMap()) doc.fail(set, "set: expected a map of parameter: value");
+    for (const auto& kv : set) {
+      const config::ParamDef& def = detail::param_or_fail(doc, kv.first);
+      if (def.name == "device.seed") doc.fail(kv.first, "device.seed: give it with 'seeds:'");
+      try {
+        const config::Value v =
+            config::parse_value(def, doc.scalar(kv.second, def.name), doc.at(kv.second), doc.quoted(kv.second));
+        spec.fixed.emplace_back(def.name, config::format_value(def, v));
+        base.set_value(def.name, v, doc.at(kv.second));
+      } catch (const config::ConfigError& e) {
+        throw SweepError("", e.what());
+      }
+    }
+  }
+  try {
+    base.validate();
+  } catch (const config::ConfigError& e) {
+    doc.fail(root["set"] ? root["set"] : root, e.what());
+  }
+  return base;
+}
+
+void parse_seeds(const Doc& doc, const YAML::Node& node, const config::ParamSet& base, SweepSpec& spec) {
+  if (!node) {
+    spec.seeds.push_back(static_cast<std::uint64_t>(base.get_int("device.seed")));
+    return;
+  }
+  if (node.IsMap()) {
+    static const char* const kKeys[] = {"from", "count", nullptr};
+    doc.only_keys(node, kKeys, "seeds");
+    if (!node["from"] || !node["count"]) doc.fail(node, "seeds: a range needs 'from' and 'count'");
+    const std::uint64_t from = doc.u64(node["from"], "seeds from");
+    const std::uint64_t count = doc.u64(node["count"], "seeds count");
+    if (count == 0) doc.fail(node["count"], "seeds: empty range (count 0)");
+    for (std::uint64_t s = from; s < from + count; ++s) spec.seeds.push_back(s);
+    return;
+  }
+  if (node.IsSequence() && node.size() == 0) doc.fail(node, "seeds: empty list");
+  for (const auto& item : doc.items(node, "seeds")) {
+    const std::uint64_t s = doc.u64(item, "seed");
+    for (auto seen : spec.seeds)
+      if (seen == s) doc.fail(item, "seed " + std::to_string(s) + " listed twice");
+    spec.seeds.push_back(s);
+  }
+}
+
+void parse_axes_and_mode(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
+  if (root["parameters"]) spec.axes = detail::parse_axes(doc, root["parameters"]);
+  for (const auto& a : spec.axes)
+    for (const auto& f : spec.fixed)
+      if (f.first == a.param)
+        throw SweepError(a.where, a.param + ": also fixed under 'set:'; keep one");
+  if (const YAML::Node mode = root["mode"]) {
+    const std::string m = doc.scalar(mode, "mode");
+    if (m == "grid") spec.combine = Combine::kGrid;
+    else if (m == "zip") spec.combine = Combine::kZip;
+    else doc.fail(mode, "mode must be grid (every combination) or zip (i-th value of each), got '" + m + "'");
+  }
+  if (spec.combine == Combine::kZip) {
+    for (const auto& a : spec.axes)
+      if (a.texts.size() != spec.axes.front().texts.size())
+        throw SweepError(a.where, "mode zip: " + a.param + " has " + std::to_string(a.texts.size()) +
+                                      " values but " + spec.axes.front().param + " has " +
+                                      std::to_string(spec.axes.front().texts.size()));
+  }
+}
+
+void parse_compiler(const Doc& doc, const YAML::Node& node, SweepSpec& spec) {
+  spec.compiler_args = {"{model}", "-o", "{out}/model.asm", "--chip", "{preset}", "{configs}", "{sets}"};
+  if (!node) return;
+  static const char* const kKeys[] = {"args", "program", nullptr};
+  doc.only_keys(node, kKeys, "compiler");
+  if (node["args"]) {
+    spec.compiler_args.clear();
+    for (const auto& item : doc.items(node["args"], "compiler args")) spec.compiler_args.push_back(item.Scalar());
+  }
+  if (node["program"]) spec.compiler_program = doc.scalar(node["program"], "compiler program");
+}
+
+}  // namespace
+
+SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
+  SweepSpec spec;
+  spec.path = path;
+  const std::size_t slash = path.rfind('/');
+  Doc doc{path, slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash)};
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw SweepError(e.mark.line < 0 ? path : path + ":" + std::to_string(e.mark.line + 1), e.msg);
+  }
+  if (!root.IsMap()) throw SweepError(path, "expected a map at the top level (model:, parameters:, metrics: ...)");
+  static const char* const kKeys[] = {"name",    "model",     "models",  "preset",  "config",  "set",
+                                      "inputs",  "outputs",   "max_cycles", "timeout_s", "inferences_per_run",
+                                      "mode",    "parameters", "seeds",  "metrics", "pareto",  "plots",
+                                      "output",  "compiler",  nullptr};
+  doc.only_keys(root, kKeys, "sweep file");
+
+  spec.name = root["name"] ? doc.scalar(root["name"], "name") : stem(path);
+  if (spec.name.empty() || spec.name.find_first_of("/ \t") != std::string::npos)
+    doc.fail(root["name"], "name must be a non-empty word without '/' or spaces");
+  parse_models(doc, root, spec);
+  parse_io(doc, root, spec);
+  const config::ParamSet base = parse_base(doc, root, spec);
+  if (root["max_cycles"]) spec.max_cycles = doc.u64(root["max_cycles"], "max_cycles");
+  if (root["timeout_s"]) {
+    spec.timeout_s = doc.number(root["timeout_s"], "timeout_s");
+    if (spec.timeout_s < 0) doc.fail(root["timeout_s"], "timeout_s must be >= 0");
+  }
+  if (root["inferences_per_run"]) {
+    spec.inferences_per_run = doc.number(root["inferences_per_run"], "inferences_per_run");
+    if (!(spec.inferences_per_run > 0)) doc.fail(root["inferences_per_run"], "inferences_per_run must be above 0");
+  }
+  if (root["output"]) spec.out_dir = doc.resolve(doc.scalar(root["output"], "output"));
+  parse_axes_and_mode(doc, root, spec);
+  parse_seeds(doc, root["seeds"], base, spec);
+  detail::parse_metrics(doc, root["metrics"], spec);
+  detail::parse_pareto(doc, root["pareto"], spec);
+  detail::parse_plots(doc, root["plots"], spec);
+  parse_compiler(doc, root["compiler"], spec);
+  return spec;
+}
+
+SweepSpec parse_sweep_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SweepError(path, "cannot open the sweep file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  char buf[4096];
+  const std::string abs = path[0] == '/' ? path : (::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + path : path);
+  return parse_sweep_text(text.str(), abs);
+}
+
+}  // namespace vp::sweep

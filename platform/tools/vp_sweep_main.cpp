@@ -1,0 +1,212 @@
+// vp-sweep: runs a sweep file's design points as vp-run processes (in
+// parallel here, or as a Slurm job array), resumably, and collects one row
+// per point into CSV, JSON, plots and a Pareto front. docs/vp-sweep.md.
+//
+// Exit codes: 0 every point completed (or --collect/--slurm/--dry-run done);
+// 1 bad sweep file or other error; 2 usage; 3 interrupted (rerun the same
+// command to continue); 4 every point ran but some did not complete
+// (deadlock, fault, timeout, ...: see the status column).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "vp/sweep/files.h"
+#include "vp/sweep/layout.h"
+#include "vp/sweep/plan.h"
+#include "vp/sweep/plots.h"
+#include "vp/sweep/point_runner.h"
+#include "vp/sweep/process_pool.h"
+#include "vp/sweep/results.h"
+#include "vp/sweep/slurm.h"
+#include "vp/sweep/sweep_error.h"
+#include "vp/sweep/sweep_spec.h"
+
+namespace po = boost::program_options;
+using namespace vp::sweep;
+
+namespace {
+
+constexpr int kExitError = 1, kExitUsage = 2, kExitInterrupted = 3, kExitIncomplete = 4;
+
+std::string default_out(const SweepSpec& spec) {
+  return spec.out_dir.empty() ? absolute(spec.name + ".sweep") : spec.out_dir;
+}
+
+// Results of whatever is done so far; pending points get empty metrics.
+int collect(const SweepSpec& spec, const Plan& plan, const Layout& layout, bool quiet) {
+  std::vector<Row> rows = collect_rows(spec, plan, layout);
+  mark_pareto(spec, rows);
+  make_dirs(layout.root);
+  write_file_atomically(layout.root + "/results.csv", results_csv(spec, rows));
+  write_file_atomically(layout.root + "/results.json", results_json(spec, rows).dump(1) + "\n");
+  const std::vector<std::string> plots = write_plots(spec, rows, layout.plots());
+  std::map<std::string, int> by_status;
+  for (const auto& r : rows) by_status[r.status]++;
+  std::string counts;
+  for (const auto& [s, n] : by_status) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, s);
+  if (!quiet)
+    std::cerr << fmt::format("vp-sweep: {} points ({}); results in {}/results.csv, results.json, {} plot files in {}\n",
+                             rows.size(), counts, layout.root, plots.size(), layout.plots());
+  return by_status.count("pending") || rows.size() == static_cast<std::size_t>(by_status["completed"] + by_status["invalid"])
+             ? 0
+             : kExitIncomplete;
+}
+
+void check_plan_matches(const Plan& plan, const Layout& layout) {
+  if (!file_exists(layout.plan())) return;
+  const auto j = nlohmann::json::parse(read_file(layout.plan()));
+  const auto& pts = j.at("points");
+  bool same = pts.size() == plan.points.size();
+  for (std::size_t i = 0; same && i < pts.size(); ++i) same = pts[i].at("id") == plan.points[i].id;
+  if (!same)
+    throw SweepError(layout.plan(), "the sweep file no longer expands to the plan this folder was started with; "
+                                    "use a new --out folder or resubmit");
+}
+
+int run(int argc, char** argv) {
+  po::options_description opts("vp-sweep options");
+  std::vector<std::string> sbatch_args;
+  opts.add_options()
+      ("help,h", "this help")
+      ("sweep", po::value<std::string>(), "the sweep file (YAML)")
+      ("out,o", po::value<std::string>(), "output folder (default: the file's `output:`, else ./NAME.sweep)")
+      ("jobs,j", po::value<int>()->default_value(usable_cores()), "points run at once on this machine")
+      ("dry-run,n", "list the points and their vp-run commands; run nothing")
+      ("retry-failed", "rerun done points whose status is not `completed`")
+      ("vp-run", po::value<std::string>()->default_value(""), "vp-run to use (default: beside vp-sweep, then $PATH)")
+      ("vp-cc", po::value<std::string>()->default_value(""), "vp-cc for .onnx models (default: beside vp-sweep, then $PATH)")
+      ("slurm", "submit the pending points as a Slurm job array (+ a job that collects the results)")
+      ("sbatch-arg", po::value(&sbatch_args)->composing(), "extra sbatch argument, e.g. --partition=cpu; repeatable")
+      ("slurm-max-array", po::value<std::size_t>()->default_value(1000), "largest array index Slurm accepts")
+      ("no-submit", "with --slurm: write the job scripts only")
+      ("wait", "with --slurm: wait until the collect job has finished")
+      ("run-point", po::value<std::size_t>(), "run one point by index (what a Slurm task does)")
+      ("stride", po::value<std::size_t>()->default_value(0), "with --run-point K: also K+S, K+2S, ...")
+      ("collect", "build results.csv/json and plots from the points done so far")
+      ("quiet,q", "no progress lines");
+  po::positional_options_description pos;
+  pos.add("sweep", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(opts).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "vp-sweep: " << e.what() << "\n" << opts;
+    return kExitUsage;
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: vp-sweep SWEEP.yaml [-o DIR] [-j N] [--slurm | --run-point K | --collect]\n" << opts;
+    return 0;
+  }
+  if (!vm.count("sweep")) {
+    std::cerr << "vp-sweep: no sweep file given\n" << opts;
+    return kExitUsage;
+  }
+  const int modes = static_cast<int>(vm.count("slurm") + vm.count("run-point") + vm.count("collect") + vm.count("dry-run"));
+  if (modes > 1) {
+    std::cerr << "vp-sweep: --slurm, --run-point, --collect and --dry-run exclude each other\n";
+    return kExitUsage;
+  }
+  if (vm["jobs"].as<int>() < 1) {
+    std::cerr << "vp-sweep: --jobs must be at least 1\n";
+    return kExitUsage;
+  }
+  const bool quiet = vm.count("quiet") > 0;
+
+  const SweepSpec spec = parse_sweep_file(vm["sweep"].as<std::string>());
+  const Plan plan = make_plan(spec);
+  const Layout layout{vm.count("out") ? absolute(vm["out"].as<std::string>()) : default_out(spec)};
+
+  if (vm.count("collect")) {
+    collect(spec, plan, layout, quiet);
+    return 0;
+  }
+  if (vm.count("dry-run")) {
+    const Tools tools = find_tools(vm["vp-run"].as<std::string>(), vm["vp-cc"].as<std::string>());
+    for (const auto& p : plan.points) {
+      std::string cmd;
+      const std::string program =
+          p.program.empty() ? spec.models[p.model] : layout.compiled(p.program) + "/" + spec.compiler_program;
+      for (const auto& a : vp_run_argv(spec, p, tools.vp_run, program)) cmd += " " + shell_quote(a);
+      const std::string st = done_status(layout, p);
+      std::cout << fmt::format("{} {} {}{}\n  {}\n", p.index, p.id, describe(spec, p),
+                               !p.invalid.empty() ? " [invalid: " + p.invalid + "]" : st.empty() ? "" : " [" + st + "]",
+                               cmd.substr(1));
+    }
+    std::cout << fmt::format("{} points, {} programs to compile\n", plan.points.size(), plan.programs.size());
+    return 0;
+  }
+
+  const Tools tools = find_tools(vm["vp-run"].as<std::string>(), vm["vp-cc"].as<std::string>());
+  check_tools(spec, plan, tools);
+  RunOptions ro;
+  ro.parallel = vm["jobs"].as<int>();
+  ro.retry_failed = vm.count("retry-failed") > 0;
+  ro.quiet = quiet;
+
+  if (vm.count("slurm")) {
+    std::vector<std::size_t> pending;
+    for (const auto& p : plan.points) {
+      const std::string st = done_status(layout, p);
+      if (p.invalid.empty() && (st.empty() || (ro.retry_failed && st != "completed"))) pending.push_back(p.index);
+    }
+    if (pending.empty()) {
+      std::cerr << "vp-sweep: every point is done; collecting\n";
+      return collect(spec, plan, layout, quiet);
+    }
+    SlurmOptions so;
+    so.sbatch_args = sbatch_args;
+    so.max_array = vm["slurm-max-array"].as<std::size_t>();
+    so.submit = !vm.count("no-submit");
+    so.wait = vm.count("wait") > 0;
+    const SlurmSubmission sub = submit_slurm(spec, plan, layout, tools, pending, so);
+    if (!so.submit) {
+      std::cout << fmt::format("wrote {} (--array={}) and {}\n", sub.array_script, sub.array_spec, sub.collect_script);
+      return 0;
+    }
+    std::cout << fmt::format("submitted job array {} ({} points, --array={}) and collect job {}; results in {}\n",
+                             sub.array_job, pending.size(), sub.array_spec, sub.collect_job, layout.root);
+    return 0;
+  }
+
+  std::vector<std::size_t> which;
+  if (vm.count("run-point")) {
+    const std::size_t k = vm["run-point"].as<std::size_t>(), stride = vm["stride"].as<std::size_t>();
+    if (k >= plan.points.size())
+      throw SweepError("", fmt::format("--run-point {}: the sweep has {} points", k, plan.points.size()));
+    check_plan_matches(plan, layout);
+    for (std::size_t i = k; i < plan.points.size(); i += stride ? stride : plan.points.size()) which.push_back(i);
+    ro.parallel = 1;
+  } else {
+    for (std::size_t i = 0; i < plan.points.size(); ++i) which.push_back(i);
+  }
+  const RunSummary sum = run_points(spec, plan, layout, tools, which, ro);
+  if (sum.interrupted) {
+    std::cerr << fmt::format("vp-sweep: interrupted by signal {}; {} point(s) finished this time. Run the same "
+                             "command again to continue: finished points are not rerun\n",
+                             sum.signal, sum.ran);
+    return kExitInterrupted;
+  }
+  if (vm.count("run-point")) return sum.not_completed ? kExitIncomplete : 0;
+  if (!quiet)
+    std::cerr << fmt::format("vp-sweep: ran {} point(s) in {:.1f} s ({} not completed, {} busy elsewhere)\n", sum.ran,
+                             sum.wall_s, sum.not_completed, sum.busy);
+  return collect(spec, plan, layout, quiet);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const SweepError& e) {
+    std::cerr << "vp-sweep: " << e.what() << "\n";
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::cerr << "vp-sweep: " << e.what() << "\n";
+    return kExitError;
+  }
+}

@@ -1,0 +1,165 @@
+// Sweep files: ranges and their values, grid and zip counts, stable point
+// ids, recompilation keys, and every error naming its line.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "sweep_test_util.h"
+#include "vp/sweep/plan.h"
+#include "vp/sweep/sweep_error.h"
+#include "vp/sweep/sweep_spec.h"
+
+namespace {
+
+using namespace vp::sweep;
+
+class SweepSpecTest : public sweep_test::ScratchTest {
+ protected:
+  void SetUp() override {
+    ScratchTest::SetUp();
+    write("prog.s", "halt\n");
+    write("model.onnx", "not really onnx: only hashed here");
+  }
+  SweepSpec parse(const std::string& body) { return parse_sweep_text("model: prog.s\npreset: small\n" + body, path("s.yaml")); }
+  // The error's message, which must name s.yaml:line.
+  std::string error_of(const std::string& body) {
+    try {
+      parse(body);
+    } catch (const SweepError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+};
+
+TEST_F(SweepSpecTest, ListsAndRangesExpandToTheirValues) {
+  const SweepSpec s = parse(
+      "parameters:\n"
+      "  xbar.read_ns: {from: 25, to: 200, steps: 4, scale: log}\n"
+      "  adc.bits: {from: 4, to: 8, step: 2}\n"
+      "  noc.link_bits: {from: 16, to: 128, factor: 2}\n"
+      "  xbar.sample_hold_ns: {from: 0.1, to: 0.5, step: 0.1}\n"
+      "  adc.mode: [ideal, quantize]\n");
+  ASSERT_EQ(s.axes.size(), 5u);
+  EXPECT_EQ(s.axes[0].texts, (std::vector<std::string>{"25", "50", "100", "200"}));
+  EXPECT_TRUE(s.axes[0].log_scale);
+  EXPECT_EQ(s.axes[1].texts, (std::vector<std::string>{"4", "6", "8"}));
+  EXPECT_EQ(s.axes[2].texts, (std::vector<std::string>{"16", "32", "64", "128"}));
+  EXPECT_TRUE(s.axes[2].log_scale);
+  EXPECT_EQ(s.axes[3].texts, (std::vector<std::string>{"0.1", "0.2", "0.3", "0.4", "0.5"}));
+  EXPECT_EQ(s.axes[4].texts, (std::vector<std::string>{"ideal", "quantize"}));
+  EXPECT_TRUE(s.axes[4].numeric.empty());
+}
+
+TEST_F(SweepSpecTest, GridMultipliesAndZipPairsTheValues) {
+  const std::string axes = "parameters:\n  xbar.read_ns: [50, 100, 200]\n  adc.bits: [4, 6, 8]\nseeds: [1, 2]\n";
+  const Plan grid = make_plan(parse(axes));
+  EXPECT_EQ(grid.points.size(), 3u * 3u * 2u);
+  const Plan zip = make_plan(parse(axes + "mode: zip\n"));
+  ASSERT_EQ(zip.points.size(), 3u * 2u);
+  EXPECT_EQ(zip.points[2].values, (std::vector<std::string>{"100", "6"}));
+  // Grid order: the last parameter varies fastest, seeds innermost.
+  EXPECT_EQ(grid.points[2].values, (std::vector<std::string>{"50", "6"}));
+  EXPECT_EQ(grid.points[2].seed, 1u);
+  EXPECT_EQ(make_plan(parse("seeds: {from: 7, count: 3}\n")).points.size(), 3u);
+}
+
+TEST_F(SweepSpecTest, PointIdsAreStableAndDistinct) {
+  const std::string body = "parameters:\n  xbar.read_ns: [50, 100]\nseeds: [1, 2]\n";
+  const Plan a = make_plan(parse(body)), b = make_plan(parse(body));
+  std::set<std::string> ids;
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    EXPECT_EQ(a.points[i].id, b.points[i].id);
+    ids.insert(a.points[i].id);
+  }
+  EXPECT_EQ(ids.size(), a.points.size());
+  // The same point in a bigger sweep keeps its id (and so its results).
+  const Plan c = make_plan(parse("parameters:\n  xbar.read_ns: [25, 50, 100]\nseeds: [1, 2]\n"));
+  EXPECT_EQ(c.points[2].id, a.points[0].id);
+  // Changing what the run sees changes the id.
+  write("prog.s", "nop\nhalt\n");
+  EXPECT_NE(make_plan(parse(body)).points[0].id, a.points[0].id);
+}
+
+TEST_F(SweepSpecTest, OnlyProgramAffectingParametersMakeNewCompiles) {
+  const std::string head = "model: model.onnx\npreset: small\n";
+  const SweepSpec timing = parse_sweep_text(head + "parameters:\n  xbar.read_ns: [50, 100, 200]\nseeds: [1, 2]\n", path("s.yaml"));
+  EXPECT_EQ(make_plan(timing).programs.size(), 1u);
+  const SweepSpec shape = parse_sweep_text(
+      head + "parameters:\n  xbar.read_ns: [50, 100]\n  xbar.cell_bits: [1, 2]\n  cu.spad_kib: [16, 32]\n", path("s.yaml"));
+  const Plan p = make_plan(shape);
+  EXPECT_EQ(p.points.size(), 8u);
+  EXPECT_EQ(p.programs.size(), 4u);
+  EXPECT_EQ(p.points[0].program, p.points[4].program);  // differ only in xbar.read_ns
+  EXPECT_NE(p.points[0].program, p.points[1].program);
+  // Assembly is run as written: nothing to compile.
+  EXPECT_TRUE(make_plan(parse("parameters:\n  xbar.cell_bits: [1, 2]\n")).programs.empty());
+}
+
+TEST_F(SweepSpecTest, InconsistentCombinationsAreMarkedInvalidNotRun) {
+  const Plan p = make_plan(parse("parameters:\n  chip.clusters: [4, 6]\n  chip.mesh_cols: [2, 4]\n"));
+  ASSERT_EQ(p.points.size(), 4u);
+  EXPECT_TRUE(p.points[0].invalid.empty());   // 4 clusters, 2 columns
+  EXPECT_FALSE(p.points[3].invalid.empty());  // 6 clusters, 4 columns
+}
+
+TEST_F(SweepSpecTest, UnknownParameterNamesTheLineAndASuggestion) {
+  const std::string e = error_of("parameters:\n  xbar.read_n: [50]\n");
+  EXPECT_NE(e.find("s.yaml:4"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean xbar.read_ns"), std::string::npos) << e;
+}
+
+TEST_F(SweepSpecTest, EmptyRangesAndListsNameTheLine) {
+  for (const std::string& body :
+       {std::string("parameters:\n  xbar.read_ns: {from: 100, to: 50, step: 10}\n"),
+        std::string("parameters:\n  xbar.read_ns: []\n"),
+        std::string("parameters:\n  xbar.read_ns: {from: 50, to: 100, steps: 0}\n")}) {
+    const std::string e = error_of(body);
+    EXPECT_NE(e.find("s.yaml:4"), std::string::npos) << e;
+    EXPECT_NE(e.find("empty"), std::string::npos) << e;
+  }
+  EXPECT_NE(error_of("seeds: []\n").find("s.yaml:3: seeds: empty"), std::string::npos);
+}
+
+TEST_F(SweepSpecTest, BadMetricPathNamesTheLineAndTheRightPath) {
+  const std::string e = error_of("metrics:\n  - run.cycles\n  - run.cycle\n");
+  EXPECT_NE(e.find("s.yaml:5"), std::string::npos) << e;
+  EXPECT_NE(e.find("did you mean run.cycles"), std::string::npos) << e;
+  EXPECT_NE(error_of("metrics: [units.xbar.utilisation]\n").find("units.xbar.utilization"), std::string::npos);
+  EXPECT_NE(error_of("metrics: [run.cycles]\npareto: {run.cycles: min, energy_pj.total: max}\n").find("s.yaml:4"),
+            std::string::npos);
+}
+
+TEST_F(SweepSpecTest, WrongTypesNameTheLine) {
+  EXPECT_NE(error_of("parameters:\n  xbar.rows: [64, big]\n").find("s.yaml:4"), std::string::npos);
+  EXPECT_NE(error_of("parameters:\n  adc.bits: [4.5]\n").find("s.yaml:4"), std::string::npos);
+  EXPECT_NE(error_of("parameters:\n  adc.mode: [exact]\n").find("s.yaml:4"), std::string::npos);
+  EXPECT_NE(error_of("parameters:\n  adc.bits: [\"6\"]\n").find("s.yaml:4"), std::string::npos);
+  EXPECT_NE(error_of("parameters:\n  adc.mode: {from: 1, to: 2, step: 1}\n").find("numeric"), std::string::npos);
+  EXPECT_NE(error_of("seeds: [one]\n").find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error_of("timeout_s: soon\n").find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error_of("parameters:\n  xbar.rows: [0]\n").find("s.yaml:4"), std::string::npos);  // out of range
+}
+
+TEST_F(SweepSpecTest, StructuralMistakesNameTheLine) {
+  EXPECT_NE(error_of("paramters:\n  xbar.rows: [64]\n").find("s.yaml:3: sweep file: unknown key 'paramters'"),
+            std::string::npos);
+  const std::string zip = error_of("mode: zip\nparameters:\n  xbar.read_ns: [1, 2]\n  adc.bits: [4, 6, 8]\n");
+  EXPECT_NE(zip.find("s.yaml:6"), std::string::npos) << zip;
+  EXPECT_NE(error_of("parameters:\n  xbar.read_ns: [50, 50]\n").find("twice"), std::string::npos);
+  EXPECT_NE(error_of("parameters:\n  xbar.rows: {from: 60, to: 64, steps: 9}\n").find("whole numbers"),
+            std::string::npos);
+  EXPECT_NE(error_of("parameters:\n  device.seed: [1, 2]\n").find("seeds:"), std::string::npos);
+  EXPECT_NE(error_of("set: {xbar.read_ns: 10}\nparameters:\n  xbar.read_ns: [1]\n").find("s.yaml:5"), std::string::npos);
+  EXPECT_NE(error_of("outputs: [y.bin]\n").find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error_of("metrics:\n  - {golden: prog.s, output: y.bin}\n").find("not among 'outputs:'"), std::string::npos);
+  EXPECT_NE(error_of("parameters: [1\n").find("s.yaml:"), std::string::npos);  // YAML syntax
+  try {
+    parse_sweep_text("preset: small\n", path("s.yaml"));
+    ADD_FAILURE() << "a sweep without a model was accepted";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("no model"), std::string::npos);
+  }
+}
+
+}  // namespace

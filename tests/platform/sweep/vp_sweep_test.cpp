@@ -1,0 +1,284 @@
+// vp-sweep end to end on the MLP example and the small preset: a sweep runs
+// to completion, resumes after SIGKILL/SIGTERM without rerunning finished
+// points, its CSV equals separate vp-run runs, ONNX models compile once per
+// program-affecting combination, and the metric catalog equals what vp-run
+// writes.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <set>
+#include <map>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "sweep_test_util.h"
+#include "vp/sweep/stats_catalog.h"
+
+namespace {
+
+using nlohmann::json;
+using sweep_test::slurp;
+namespace fs = std::filesystem;
+
+// CSV without quoted fields (what these sweeps produce) as header -> cells.
+std::vector<std::map<std::string, std::string>> read_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::size_t pos = 0;
+    while (true) {
+      const std::size_t c = line.find(',', pos);
+      cells.push_back(line.substr(pos, c == std::string::npos ? std::string::npos : c - pos));
+      if (c == std::string::npos) break;
+      pos = c + 1;
+    }
+    lines.push_back(cells);
+  }
+  std::vector<std::map<std::string, std::string>> rows;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::map<std::string, std::string> row;
+    for (std::size_t k = 0; k < lines[0].size() && k < lines[i].size(); ++k) row[lines[0][k]] = lines[i][k];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+struct Marker {
+  ino_t inode;
+  std::int64_t mtime_ns;
+};
+
+std::map<std::string, Marker> done_markers(const fs::path& out) {
+  std::map<std::string, Marker> m;
+  if (!fs::exists(out / "points")) return m;
+  for (const auto& e : fs::directory_iterator(out / "points")) {
+    struct stat st {};
+    if (e.is_directory() && ::stat((e.path() / "done").c_str(), &st) == 0)
+      m[e.path().filename().string()] = {st.st_ino, st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec};
+  }
+  return m;
+}
+
+class VpSweep : public sweep_test::ScratchTest {
+ protected:
+  // 4 x 2 seeds = 8 MLP points.
+  std::string eight_points() {
+    return write("s.yaml", mlp_header("eight") +
+                               "parameters:\n  xbar.read_ns: [25, 50, 100, 200]\nseeds: [1, 2]\n"
+                               "metrics: [run.cycles, energy_pj.total, ispp.pulses, units.xbar.utilization,\n"
+                               "          inferences_per_s,\n"
+                               "          {name: exact, golden: " + src_ + "/examples/data/mlp.expected.bin, output: logits.bin}]\n"
+                               "pareto: {energy_pj.total: min, inferences_per_s: max}\n");
+  }
+  pid_t start_sweep(const std::string& args_file, const std::string& out, const std::string& jobs) {
+    const std::string exe = bin_ + "/vp-sweep";
+    const std::string err = path("bg.err");
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 2);
+      ::execl(exe.c_str(), exe.c_str(), args_file.c_str(), "-o", out.c_str(), "-j", jobs.c_str(), "-q",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    return pid;
+  }
+  // Waits until `n` points are done (or the sweep ended); false on timeout.
+  bool wait_done(const fs::path& out, std::size_t n, pid_t pid) {
+    for (int i = 0; i < 3000; ++i) {
+      if (done_markers(out).size() >= n) return true;
+      int st;
+      if (::waitpid(pid, &st, WNOHANG) == pid) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  // "vp-sweep: 8 point(s): 3 done before, 5 to run, ..." -> {3, 5}
+  static std::pair<int, int> before_and_to_run(const std::string& err) {
+    int total = 0, before = -1, to_run = -1;
+    const std::size_t p = err.find("point(s): ");
+    if (p != std::string::npos) std::sscanf(err.c_str() + err.rfind('\n', p) + 1, "vp-sweep: %d point(s): %d done before, %d to run", &total, &before, &to_run);
+    return {before, to_run};
+  }
+};
+
+TEST_F(VpSweep, SmallSweepRunsToCompletionWithResultsAndPlots) {
+  const std::string s = eight_points();
+  const auto r = sweep("'" + s + "' -o '" + path("out") + "' -j2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto rows = read_csv(slurp(path("out/results.csv")));
+  ASSERT_EQ(rows.size(), 8u);
+  int front = 0;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.at("status"), "completed");
+    EXPECT_EQ(row.at("exact"), "1.0");  // ideal mode: logits equal the integer reference
+    EXPECT_FALSE(row.at("units.xbar.utilization").empty());
+    front += row.at("pareto") == "1";
+    EXPECT_TRUE(fs::exists(path("out/points/" + row.at("id") + "/stats.json")));
+    EXPECT_TRUE(fs::exists(path("out/points/" + row.at("id") + "/logits.bin")));
+  }
+  // Faster reads cost less leakage: the 25 ns points (both seeds, which
+  // differ only in programming energy) make the front.
+  EXPECT_GE(front, 1);
+  for (const auto& row : rows) {
+    if (row.at("pareto") == "1") {
+      EXPECT_EQ(row.at("xbar.read_ns"), "25");
+    }
+  }
+  // Cycles grow with the read latency.
+  EXPECT_LT(std::stol(rows[0].at("run.cycles")), std::stol(rows[7].at("run.cycles")));
+  const json j = json::parse(slurp(path("out/results.json")));
+  EXPECT_EQ(j["points"].size(), 8u);
+  EXPECT_EQ(j["points"][0]["metrics"]["run.cycles"].get<long>(), std::stol(rows[0].at("run.cycles")));
+  for (const char* f : {"run_cycles-vs-xbar_read_ns.svg", "run_cycles-vs-xbar_read_ns.png", "pareto.svg", "pareto.png"})
+    EXPECT_TRUE(fs::exists(path(std::string("out/plots/") + f))) << f;
+  EXPECT_EQ(slurp(path("out/plots/pareto.png")).substr(1, 3), "PNG");
+  // A second run finds everything done and runs nothing.
+  const auto again = sweep("'" + s + "' -o '" + path("out") + "' -j2");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(before_and_to_run(again.err), std::make_pair(8, 0)) << again.err;
+}
+
+TEST_F(VpSweep, KilledMidwayItResumesWithoutRerunningFinishedPoints) {
+  const std::string s = eight_points();
+  const fs::path out = path("out");
+  const pid_t pid = start_sweep(s, out.string(), "1");
+  ASSERT_TRUE(wait_done(out, 2, pid)) << slurp(path("bg.err"));
+  ::kill(pid, SIGKILL);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  const auto before = done_markers(out);
+  ASSERT_GE(before.size(), 2u);
+  ASSERT_LT(before.size(), 8u) << "the sweep finished before it could be killed";
+
+  const auto r = sweep("'" + s + "' -o '" + out.string() + "' -j2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto [done_before, to_run] = before_and_to_run(r.err);
+  EXPECT_EQ(done_before, static_cast<int>(before.size())) << r.err;
+  EXPECT_EQ(to_run, 8 - static_cast<int>(before.size())) << r.err;
+  const auto after = done_markers(out);
+  EXPECT_EQ(after.size(), 8u);
+  for (const auto& [id, m] : before) {
+    ASSERT_TRUE(after.count(id));
+    EXPECT_EQ(after.at(id).inode, m.inode) << id << " was run again";
+    EXPECT_EQ(after.at(id).mtime_ns, m.mtime_ns) << id << " was run again";
+  }
+  for (const auto& row : read_csv(slurp(out / "results.csv"))) EXPECT_EQ(row.at("status"), "completed");
+}
+
+TEST_F(VpSweep, SigtermStopsTheSweepAndTheNextRunFinishesIt) {
+  const std::string s = eight_points();
+  const fs::path out = path("out");
+  const pid_t pid = start_sweep(s, out.string(), "2");
+  ASSERT_TRUE(wait_done(out, 1, pid)) << slurp(path("bg.err"));
+  ::kill(pid, SIGTERM);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  const auto before = done_markers(out);
+  if (before.size() < 8u) {  // it may have raced to the end
+    ASSERT_TRUE(WIFEXITED(st));
+    EXPECT_EQ(WEXITSTATUS(st), 3);
+    EXPECT_NE(slurp(path("bg.err")).find("interrupted"), std::string::npos);
+  }
+  const auto r = sweep("'" + s + "' -o '" + out.string() + "' -j2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(before_and_to_run(r.err).first, static_cast<int>(before.size()));
+  EXPECT_EQ(done_markers(out).size(), 8u);
+}
+
+TEST_F(VpSweep, CsvEqualsSeparateVpRunResults) {
+  const std::string s = eight_points();
+  ASSERT_EQ(sweep("'" + s + "' -o '" + path("out") + "' -j2").code, 0);
+  const auto rows = read_csv(slurp(path("out/results.csv")));
+  for (const std::size_t i : {std::size_t{1}, std::size_t{6}}) {
+    const auto& row = rows.at(i);
+    const auto r = sh("cd '" + src_ + "' && '" + bin_ + "/vp-run' -q --chip small examples/mlp.s --input " +
+                      "examples/data/mlp.x.bin@0 --set xbar.read_ns=" + row.at("xbar.read_ns") + " --seed " +
+                      row.at("seed") + " --stats '" + path("s.json") + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json stats = json::parse(slurp(path("s.json")));
+    EXPECT_EQ(std::to_string(stats["run"]["cycles"].get<long>()), row.at("run.cycles"));
+    EXPECT_EQ(stats["energy_pj"]["total"].dump(), row.at("energy_pj.total"));
+    EXPECT_EQ(stats["ispp"]["pulses"].dump(), row.at("ispp.pulses"));
+    EXPECT_EQ(stats["units"]["xbar"]["utilization"].dump(), row.at("units.xbar.utilization"));
+  }
+}
+
+TEST_F(VpSweep, OnnxModelsCompileOncePerProgramAffectingCombination) {
+  // A stand-in for vp-cc that logs its calls and emits the MLP program.
+  const std::string cc = write("fake-vp-cc", "#!/bin/sh\necho \"$@\" >> '" + path("compiles.log") +
+                                                 "'\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n"
+                                                 "printf '.include \"%s\"\\n' '" + src_ + "/examples/mlp.s' > \"$out\"\n");
+  ::chmod(cc.c_str(), 0755);
+  write("net.onnx", "stand-in model bytes");
+  const std::string body = "model: net.onnx\npreset: small\ninputs: [" + src_ + "/examples/data/mlp.x.bin@0]\n"
+                           "metrics: [run.cycles]\nplots: []\nparameters:\n  cu.spad_kib: [16, 32]\n";
+  const std::string s = write("s.yaml", body + "  xbar.read_ns: [50, 100]\n");
+  const auto r = sweep("'" + s + "' -o '" + path("out") + "' --vp-cc '" + cc + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string log = slurp(path("compiles.log"));
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 2) << log;  // two spad sizes, one compile each
+  EXPECT_NE(log.find("--set cu.spad_kib=16"), std::string::npos) << log;
+  EXPECT_EQ(log.find("xbar.read_ns"), std::string::npos) << log;  // timing never reaches the compiler
+  // More timing points reuse the cached programs.
+  write("s.yaml", body + "  xbar.read_ns: [50, 100, 200]\n");
+  const auto more = sweep("'" + s + "' -o '" + path("out") + "' --vp-cc '" + cc + "'");
+  ASSERT_EQ(more.code, 0) << more.err;
+  log = slurp(path("compiles.log"));
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 2) << log;
+  for (const auto& row : read_csv(slurp(path("out/results.csv")))) EXPECT_EQ(row.at("status"), "completed");
+}
+
+TEST_F(VpSweep, OnnxWithoutVpCcSaysSo) {
+  write("net.onnx", "x");
+  const std::string s = write("s.yaml", "model: net.onnx\npreset: small\n");
+  const auto r = sweep("'" + s + "' -o '" + path("out") + "' --vp-cc '" + path("no-such-vp-cc") + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("needs vp-cc"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not found"), std::string::npos) << r.err;
+}
+
+TEST_F(VpSweep, BadSweepFileIsAnErrorNamingTheLine) {
+  const std::string s = write("s.yaml", mlp_header("bad") + "parameters:\n  xbar.read_nss: [1]\n");
+  const auto r = sweep("'" + s + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("s.yaml:8"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("xbar.read_ns"), std::string::npos) << r.err;
+}
+
+// Every aggregate statistic vp-run writes is collectable, and nothing the
+// catalog lists is missing from vp-run's output.
+TEST_F(VpSweep, MetricCatalogEqualsWhatVpRunWrites) {
+  const auto r = sh("cd '" + src_ + "' && '" + bin_ + "/vp-run' -q --chip small examples/mlp.s --input " +
+                    "examples/data/mlp.x.bin@0 --stats '" + path("s.json") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json stats = json::parse(slurp(path("s.json")));
+  std::set<std::string> leaves;
+  std::function<void(const json&, const std::string&)> walk = [&](const json& j, const std::string& prefix) {
+    for (const auto& [k, v] : j.items()) {
+      const std::string p = prefix.empty() ? k : prefix + "." + k;
+      if (v.is_object()) walk(v, p);
+      else if (v.is_number()) leaves.insert(p);
+    }
+  };
+  walk(stats, "");
+  for (const auto& leaf : leaves) EXPECT_NE(vp::sweep::find_stat(leaf), nullptr) << leaf << " is not collectable";
+  for (const auto& s : vp::sweep::stat_catalog()) {
+    if (s.zero_when_absent && !leaves.count(s.path)) continue;  // a unit this program does not use
+    EXPECT_TRUE(leaves.count(s.path)) << s.path << " is listed but vp-run does not write it";
+  }
+}
+
+}  // namespace
