@@ -71,7 +71,7 @@ QTensor pool(const Graph& g, const Node& n, const QTensor& x, bool max) {
 
 }  // namespace
 
-std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs) {
+std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs) {
   if (inputs.size() != g.inputs.size())
     throw CompileError("model has " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   std::vector<QTensor> v(g.values.size());
@@ -120,8 +120,13 @@ std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inpu
     }
     v[static_cast<std::size_t>(n.out[0])] = std::move(y);
   }
+  return v;
+}
+
+std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs) {
+  auto v = run_golden_all(g, inputs);
   std::vector<QTensor> out;
-  for (int o : g.outputs) out.push_back(v[static_cast<std::size_t>(o)]);
+  for (int o : g.outputs) out.push_back(std::move(v[static_cast<std::size_t>(o)]));
   return out;
 }
 

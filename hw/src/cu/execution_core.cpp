@@ -256,10 +256,18 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
           }
         }
         CoreFault f;
-        MvmRequest req{xb + bit, mvm_in_.data(), ib, mvm_acc_.data() + (concat ? k * id_.lcols : 0)};
+        // The crossbar writes its lcols results; in `sum` mode every crossbar
+        // after the first writes to a scratch row that is then added.
+        const bool add = !concat && k > 0;
+        static thread_local std::vector<int64_t> sum_part;  // no yield inside one instruction
+        if (add) sum_part.assign(id_.lcols, 0);
+        MvmRequest req{xb + bit, mvm_in_.data(), ib,
+                       add ? sum_part.data() : mvm_acc_.data() + (concat ? k * id_.lcols : 0)};
         // Crossbars of a group fire in parallel: the group takes as long as one.
         xbar_latency = std::max(xbar_latency, env.mvm(req, f));
         if (f.set) return fault(f.message);
+        if (add)
+          for (uint32_t i = 0; i < id_.lcols; ++i) mvm_acc_[i] += sum_part[i];
         ++k;
       }
       const int64_t hi = ob == 32 ? std::numeric_limits<int32_t>::max() : (int64_t{1} << (ob - 1)) - 1;

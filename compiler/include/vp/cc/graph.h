@@ -117,6 +117,10 @@ struct Graph {
   // Graph outputs whose Softmax canonicalize removed: the chip produces the
   // class scores, the host applies Softmax when it dequantizes them.
   std::vector<bool> host_softmax;
+  // plan_memory: plain (borderless) buffer of each graph input, what the
+  // .input binding names; equals the value's buffer when it has no border.
+  std::vector<std::int64_t> input_plain;
+  std::int64_t gmem_used = 0;
   int opset = 0;
 
   int add_value(Value v) {

@@ -55,6 +55,8 @@ FTensor dequantize(const Graph& g, int value_id, const QTensor& q);
 
 // ---- golden model ---------------------------------------------------------------
 std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs);
+// Every value's tensor (index = value id), empty for constants.
+std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs);
 
 // ---- map, plan, emit --------------------------------------------------------------
 void map_crossbars(Graph& g, const Target& t);

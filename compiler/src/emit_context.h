@@ -1,0 +1,74 @@
+// Shared state of the emit stage: one text per core, scratchpad allocation,
+// and small helpers that print instructions. emit_program.cpp drives the
+// layers; emit_layers.cpp writes each operator's per-core code.
+//
+// Scratchpad of a core: parameters that live for the whole program (biases,
+// requantization pairs, LUTs) are allocated from the top down; each layer's
+// working buffers start at 0 and are reused by the next layer. The two must
+// not meet (checked at the end).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "vp/cc/passes.h"
+
+namespace vp::cc::emit {
+
+struct CoreCode {
+  std::ostringstream text;
+  std::ostringstream data;
+  std::int64_t param_bottom = 0;   // lowest parameter byte
+  std::int64_t scratch_top = 0;    // highest scratch byte used by any layer
+  std::int64_t instructions = 0;
+  int labels = 0;
+};
+
+class Ctx {
+ public:
+  Ctx(const Graph& g, const Target& t);
+  const Graph& g;
+  const Target& t;
+  std::map<int, CoreCode> cores;
+  int layer = 0;   // current layer id
+  int tag() const { return layer % 256; }
+
+  CoreCode& core(int c);
+  // Persistent parameter block (4-byte words or bytes) in core c's scratchpad.
+  std::int64_t words(int c, const std::vector<std::int32_t>& w);
+  std::int64_t bytes(int c, const std::vector<std::int8_t>& b);
+  // Scratch buffers of the current layer on core c: call scratch_reset first.
+  void scratch_reset(int c) { scratch_next_[c] = 0; }
+  std::int64_t scratch(int c, std::int64_t n);
+  std::string label(int c, const std::string& base);
+  // One instruction line ("li r1, 5") appended to core c.
+  void ins(int c, const std::string& line);
+  void li(int c, int r, std::int64_t v);
+  void put_label(int c, const std::string& l);
+
+ private:
+  std::map<int, std::int64_t> scratch_next_;
+};
+
+// A contiguous gather from global memory: offset from the window's origin
+// pixel, offset in the scratchpad buffer, length.
+struct Segment {
+  std::int64_t gofs, lofs, len;
+};
+// Window of kh x kw positions over channels [ci0, ci1) of a channels-last
+// tensor of C channels and padded row width wp; runs merged when contiguous.
+std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::int64_t wp, int ci0, int ci1);
+
+// Per-layer code of each operator.
+void emit_conv(Ctx& e, const Node& n);
+void emit_pool(Ctx& e, const Node& n);
+void emit_global_pool(Ctx& e, const Node& n);
+void emit_add(Ctx& e, const Node& n);
+void emit_unary(Ctx& e, const Node& n);      // Relu, Clip, LeakyRelu
+void emit_rescale(Ctx& e, const Node& n);    // Mul by a constant, Concat
+void emit_input_copy(Ctx& e, int core, const Value& v, std::int64_t plain_addr);
+
+}  // namespace vp::cc::emit

@@ -1,0 +1,395 @@
+// Per-operator code, one function per operator class. Every layer loops over
+// output pixels with dbnz (never unrolled per pixel); activations stream
+// between global memory and the scratchpad by DMA.
+//
+// Register use inside a layer: r1..r9 constants of the layer, r10..r14
+// temporaries, r20/r23 the row and column counters, r21/r22/r26 row bases and
+// r24/r25/r27 the current pixel of up to three tensors.
+#include <algorithm>
+
+#include "emit_context.h"
+
+namespace vp::cc::emit {
+namespace {
+
+struct Ptr {
+  std::int64_t base, step_w, step_h;
+};
+constexpr int kCur[3] = {24, 25, 27};
+constexpr int kRow[3] = {21, 22, 26};
+
+std::string r(int i) { return "r" + std::to_string(i); }
+
+// for oh < OH: for ow < OW: body(); pointers advance by step_w per pixel and
+// step_h per row.
+template <class Body>
+void pixel_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p, Body body) {
+  for (std::size_t k = 0; k < p.size(); ++k) e.li(c, kRow[k], p[k].base);
+  e.li(c, 20, OH);
+  const std::string rows = e.label(c, "row");
+  e.put_label(c, rows);
+  e.li(c, 23, OW);
+  for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
+  const std::string cols = e.label(c, "col");
+  e.put_label(c, cols);
+  body();
+  for (std::size_t k = 0; k < p.size(); ++k)
+    if (p[k].step_w) e.ins(c, "addi " + r(kCur[k]) + ", " + r(kCur[k]) + ", " + std::to_string(p[k].step_w));
+  e.ins(c, "dbnz r23, " + cols);
+  for (std::size_t k = 0; k < p.size(); ++k)
+    if (p[k].step_h) e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h));
+  e.ins(c, "dbnz r20, " + rows);
+}
+
+// DMA the window at global address in register `src` into scratch `dst`.
+void gather(Ctx& e, int c, int src, std::int64_t dst, const std::vector<Segment>& segs) {
+  for (const auto& s : segs) {
+    e.ins(c, "addi r10, " + r(src) + ", " + std::to_string(s.gofs));
+    e.li(c, 11, dst + s.lofs);
+    e.li(c, 12, s.len);
+    e.ins(c, "dma.gl r11, r10, r12");
+  }
+}
+
+void clamp_out(Ctx& e, int c, const Node& n, int reg_buf, int reg_n) {
+  if (n.q.lo == -128 && n.q.hi == 127) return;
+  if (n.q.lo == 0 && n.q.hi == 127)
+    e.ins(c, "vrelu " + r(reg_buf) + ", " + r(reg_buf) + ", " + r(reg_n) + ", i8");
+  else
+    e.ins(c, "vclamp " + r(reg_buf) + ", " + r(reg_buf) + ", " + r(reg_n) + ", " + std::to_string(n.q.lo) + ", " +
+                 std::to_string(n.q.hi) + ", i8");
+}
+
+std::int64_t mask_of(int n) { return (std::int64_t{1} << n) - 1; }
+
+// Origin (top-left window pixel, may be in the border) of output (0, 0).
+std::int64_t window_origin(const Value& in, const ConvGeom& g) {
+  const std::int64_t wp = in.buf.wp(in.shape), C = in.shape.c;
+  return in.buf.addr + ((in.buf.pad - g.pt) * wp + (in.buf.pad - g.pl)) * C;
+}
+std::int64_t interior(const Value& v) {
+  return v.buf.addr + (std::int64_t{v.buf.pad} * v.buf.wp(v.shape) + v.buf.pad) * v.shape.c;
+}
+
+// Largest chunk of a channels-last row (W pixels of C) that divides it and
+// keeps `per_elem` scratch bytes per element under the budget.
+std::int64_t row_chunk(const Ctx& e, std::int64_t W, std::int64_t C, std::int64_t per_elem, const std::string& who) {
+  const std::int64_t budget = e.t.spad_bytes / 2 / per_elem;
+  for (std::int64_t d = W; d >= 1; --d)
+    if (W % d == 0 && d * C <= budget) return d * C;
+  for (std::int64_t d = C; d >= 1; --d)
+    if (C % d == 0 && d <= budget && d >= 16) return d;
+  throw CompileError("node '" + who + "': no chunk of its rows fits the scratchpad");
+}
+
+}  // namespace
+
+std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::int64_t wp, int ci0, int ci1) {
+  std::vector<Segment> segs;
+  const std::int64_t len = ci1 - ci0;
+  for (int y = 0; y < geom.kh; ++y)
+    for (int x = 0; x < geom.kw; ++x) {
+      const Segment s{(std::int64_t{y} * geom.dh * wp + std::int64_t{x} * geom.dw) * C + ci0,
+                      (std::int64_t{y} * geom.kw + x) * len, len};
+      if (!segs.empty() && segs.back().gofs + segs.back().len == s.gofs && segs.back().lofs + segs.back().len == s.lofs)
+        segs.back().len += len;
+      else
+        segs.push_back(s);
+    }
+  return segs;
+}
+
+void emit_conv(Ctx& e, const Node& n) {
+  const Value& in = e.g.val(n.in[0]);
+  const Value& out = e.g.val(n.out[0]);
+  const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
+  const int L = e.t.lcols(), R = e.t.rows;
+  const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
+  const Ptr pout{interior(out), Cout, out.buf.wp(out.shape) * Cout};
+  for (int c : n.cores) {
+    e.scratch_reset(c);
+    // This core's role: whole tiles it owns, the first part of a split tile
+    // (owner, receives partial sums) or a later part (helper, sends them).
+    std::vector<const ColumnTile*> whole;
+    const ColumnTile* split = nullptr;
+    const ColumnTile::Part* helper = nullptr;
+    for (const auto& ct : n.tiles) {
+      if (ct.parts.size() == 1 && ct.parts[0].core == c) whole.push_back(&ct);
+      if (ct.parts.size() > 1 && ct.parts[0].core == c) split = &ct;
+      for (std::size_t p = 1; p < ct.parts.size(); ++p)
+        if (ct.parts[p].core == c) {
+          split = &ct;
+          helper = &ct.parts[p];
+        }
+    }
+    std::vector<const ColumnTile*> mine = split ? std::vector<const ColumnTile*>{split} : whole;
+    // Patch buffers, one per distinct input-channel range, zeroed once so
+    // rows past K read 0.
+    std::vector<std::int64_t> patch(mine.size());
+    std::vector<std::vector<Segment>> segs(mine.size());
+    e.li(c, 9, 0);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      std::size_t same = i;
+      for (std::size_t j = 0; j < i; ++j)
+        if (mine[j]->ci0 == mine[i]->ci0 && mine[j]->ci1 == mine[i]->ci1) same = j;
+      if (same != i) {
+        patch[i] = patch[same];
+        continue;
+      }
+      const std::int64_t rt = (mine[i]->k + R - 1) / R;
+      patch[i] = e.scratch(c, rt * R);
+      segs[i] = window_segments(n.geom, C, wp, mine[i]->ci0, mine[i]->ci1);
+      e.li(c, 10, patch[i]);
+      e.li(c, 11, rt * R);
+      e.ins(c, "vfill r10, r9, r11, i8");
+    }
+    const std::int64_t ncols = [&] {
+      std::int64_t s = 0;
+      for (auto* ct : mine) s += ct->ncols;
+      return s;
+    }();
+    const std::int64_t acc = e.scratch(c, static_cast<std::int64_t>(mine.size()) * L * 4);
+    e.li(c, 6, std::int64_t{L} * 4);
+    if (helper) {
+      e.li(c, 8, split->parts[0].core);
+      pixel_loop(e, c, out.shape.h, out.shape.w, {pin}, [&] {
+        gather(e, c, kCur[0], patch[0], segs[0]);
+        e.li(c, 1, acc);
+        e.li(c, 14, patch[0] + std::int64_t{helper->row_tile0} * R);
+        e.ins(c, "mvm r1, r14, " + std::to_string(helper->xbar0) + ", " + std::to_string(mask_of(helper->row_tiles)) +
+                     ", 8, 32, sum, 0");
+        e.ins(c, "send r1, r6, r8, " + std::to_string(e.tag()));
+      });
+      continue;
+    }
+    // Owner: bias, requantization pairs, output buffer.
+    std::vector<std::int32_t> bias, rq;
+    for (auto* ct : mine)
+      for (int k = ct->n0; k < ct->n0 + ct->ncols; ++k) {
+        bias.push_back(n.q.bias[static_cast<std::size_t>(k)]);
+        rq.push_back(n.q.mult[static_cast<std::size_t>(k)]);
+        rq.push_back(n.q.shift[static_cast<std::size_t>(k)]);
+      }
+    const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
+    const std::int64_t outb = e.scratch(c, ncols);
+    const std::int64_t part = split ? e.scratch(c, std::int64_t{L} * 4) : 0;
+    e.li(c, 1, acc);
+    e.li(c, 2, ncols);
+    e.li(c, 3, bias_at);
+    e.li(c, 4, outb);
+    e.li(c, 5, rq_at);
+    e.li(c, 7, part);
+    bool one_group = !split && mine.size() <= 16;
+    for (std::size_t i = 0; i < mine.size(); ++i) one_group = one_group && mine[i]->k <= R && patch[i] == patch[0] &&
+                  mine[i]->parts[0].xbar0 == mine[0]->parts[0].xbar0 + static_cast<int>(i);
+    pixel_loop(e, c, out.shape.h, out.shape.w, {pin, pout}, [&] {
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        if (!segs[i].empty()) gather(e, c, kCur[0], patch[i], segs[i]);
+      if (one_group) {
+        e.li(c, 14, patch[0]);
+        e.ins(c, "mvm r1, r14, " + std::to_string(mine[0]->parts[0].xbar0) + ", " +
+                     std::to_string(mask_of(static_cast<int>(mine.size()))) + ", 8, 32, concat, 0");
+      } else {
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+          const auto& p0 = mine[i]->parts[0];
+          e.li(c, 13, acc + static_cast<std::int64_t>(i) * L * 4);
+          e.li(c, 14, patch[i]);
+          e.ins(c, "mvm r13, r14, " + std::to_string(p0.xbar0) + ", " + std::to_string(mask_of(p0.row_tiles)) +
+                       ", 8, 32, sum, 0");
+        }
+      }
+      if (split) {
+        e.li(c, 12, L);
+        for (std::size_t p = 1; p < split->parts.size(); ++p) {
+          e.li(c, 8, split->parts[p].core);
+          e.ins(c, "recv r7, r6, r8, " + std::to_string(e.tag()));
+          e.ins(c, "vadd r1, r1, r7, r12, i32");
+        }
+      }
+      e.ins(c, "vadd r1, r1, r3, r2, i32");
+      e.ins(c, "vrq r4, r1, r2, r5, 0");
+      clamp_out(e, c, n, 4, 2);
+      e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0));
+      e.ins(c, "dma.lg r10, r4, r2");
+    });
+  }
+}
+
+void emit_pool(Ctx& e, const Node& n) {
+  const Value& in = e.g.val(n.in[0]);
+  const Value& out = e.g.val(n.out[0]);
+  const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape);
+  const int c = n.cores[0];
+  const bool max = n.op == "MaxPool";
+  e.scratch_reset(c);
+  const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
+  const std::int64_t win = e.scratch(c, k * C), outb = e.scratch(c, C), acc = max ? 0 : e.scratch(c, 4 * C);
+  const auto segs = window_segments(n.geom, C, wp, 0, static_cast<int>(C));
+  e.li(c, 1, win);
+  e.li(c, 2, C);
+  e.li(c, 3, k);
+  e.li(c, 4, outb);
+  e.li(c, 5, acc);
+  if (!max) e.li(c, 9, n.q.mult[0]);
+  const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
+  const Ptr pout{interior(out), C, out.buf.wp(out.shape) * C};
+  pixel_loop(e, c, out.shape.h, out.shape.w, {pin, pout}, [&] {
+    gather(e, c, kCur[0], win, segs);
+    if (max) {
+      e.ins(c, "vpmax r4, r1, r2, r3, r2, i8");
+    } else {
+      e.ins(c, "vpsum r5, r1, r2, r3, r2, i8");
+      e.ins(c, "vrqs r4, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+    }
+    e.ins(c, "dma.lg r25, r4, r2");
+  });
+}
+
+void emit_global_pool(Ctx& e, const Node& n) {
+  const Value& in = e.g.val(n.in[0]);
+  const Value& out = e.g.val(n.out[0]);
+  const std::int64_t C = in.shape.c, W = in.shape.w;
+  const int c = n.cores[0];
+  e.scratch_reset(c);
+  if (W * C + 9 * C > e.t.spad_bytes / 2)
+    throw CompileError("node '" + n.name + "': a " + std::to_string(W) + "x" + std::to_string(C) +
+                       " row does not fit the scratchpad");
+  const std::int64_t row = e.scratch(c, W * C), tmp = e.scratch(c, 4 * C), acc = e.scratch(c, 4 * C),
+                     outb = e.scratch(c, C);
+  e.li(c, 1, row);
+  e.li(c, 2, C);
+  e.li(c, 3, W);
+  e.li(c, 4, tmp);
+  e.li(c, 5, acc);
+  e.li(c, 6, outb);
+  e.li(c, 7, W * C);
+  e.li(c, 9, n.q.mult[0]);
+  e.ins(c, "vfill r5, r0, r2, i32");
+  pixel_loop(e, c, in.shape.h, 1, {{interior(in), 0, in.buf.wp(in.shape) * C}}, [&] {
+    e.ins(c, "dma.gl r1, r24, r7");
+    e.ins(c, "vpsum r4, r1, r2, r3, r2, i8");
+    e.ins(c, "vadd r5, r5, r4, r2, i32");
+  });
+  e.ins(c, "vrqs r6, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+  e.li(c, 10, interior(out));
+  e.ins(c, "dma.lg r10, r6, r2");
+}
+
+void emit_add(Ctx& e, const Node& n) {
+  const Value& a = e.g.val(n.in[0]);
+  const Value& b = e.g.val(n.in[1]);
+  const Value& y = e.g.val(n.out[0]);
+  const std::int64_t C = y.shape.c, W = y.shape.w;
+  const int c = n.cores[0];
+  e.scratch_reset(c);
+  const std::int64_t E = row_chunk(e, W, C, 11, n.name);
+  const std::int64_t A = e.scratch(c, E), B = e.scratch(c, E), A32 = e.scratch(c, 4 * E), B32 = e.scratch(c, 4 * E),
+                     O = e.scratch(c, E);
+  e.li(c, 1, A);
+  e.li(c, 2, B);
+  e.li(c, 3, A32);
+  e.li(c, 4, B32);
+  e.li(c, 5, O);
+  e.li(c, 6, E);
+  e.li(c, 7, n.q.mult[0]);
+  e.li(c, 8, n.q.mult[1]);
+  e.li(c, 9, 1);
+  pixel_loop(e, c, y.shape.h, 1,
+             {{interior(a), 0, a.buf.wp(a.shape) * C}, {interior(b), 0, b.buf.wp(b.shape) * C},
+              {interior(y), 0, y.buf.wp(y.shape) * C}},
+             [&] {
+               for (std::int64_t off = 0; off < W * C; off += E) {
+                 e.ins(c, "addi r10, r24, " + std::to_string(off));
+                 e.ins(c, "dma.gl r1, r10, r6");
+                 e.ins(c, "addi r11, r25, " + std::to_string(off));
+                 e.ins(c, "dma.gl r2, r11, r6");
+                 e.ins(c, "vwiden r3, r1, r6");
+                 e.ins(c, "vwiden r4, r2, r6");
+                 e.ins(c, "vmuls r3, r3, r7, r6, i32");
+                 e.ins(c, "vmuls r4, r4, r8, r6, i32");
+                 e.ins(c, "vadd r3, r3, r4, r6, i32");
+                 e.ins(c, "vrqs r5, r3, r6, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+                 clamp_out(e, c, n, 5, 6);
+                 e.ins(c, "addi r12, r27, " + std::to_string(off));
+                 e.ins(c, "dma.lg r12, r5, r6");
+               }
+             });
+}
+
+void emit_unary(Ctx& e, const Node& n) {
+  const Value& x = e.g.val(n.in[0]);
+  const Value& y = e.g.val(n.out[0]);
+  const std::int64_t C = y.shape.c, W = y.shape.w;
+  const int c = n.cores[0];
+  e.scratch_reset(c);
+  const std::int64_t E = row_chunk(e, W, C, 1, n.name);
+  const std::int64_t buf = e.scratch(c, E);
+  e.li(c, 1, buf);
+  e.li(c, 6, E);
+  if (n.op == "LeakyRelu") e.li(c, 2, e.bytes(c, n.q.lut));
+  pixel_loop(e, c, y.shape.h, 1, {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
+             [&] {
+               for (std::int64_t off = 0; off < W * C; off += E) {
+                 e.ins(c, "addi r10, r24, " + std::to_string(off));
+                 e.ins(c, "dma.gl r1, r10, r6");
+                 if (n.op == "LeakyRelu") e.ins(c, "vlut r1, r1, r6, r2");
+                 else clamp_out(e, c, n, 1, 6);
+                 e.ins(c, "addi r11, r25, " + std::to_string(off));
+                 e.ins(c, "dma.lg r11, r1, r6");
+               }
+             });
+}
+
+void emit_rescale(Ctx& e, const Node& n) {
+  const Value& y = e.g.val(n.out[0]);
+  const int c = n.cores[0];
+  const std::int64_t Cy = y.shape.c;
+  // Mul: one input, per-channel pairs; Concat: each input at its channel
+  // offset with its own (M, S).
+  const std::size_t inputs = n.op == "Concat" ? n.in.size() : 1;
+  std::int64_t coff = 0;
+  for (std::size_t k = 0; k < inputs; ++k) {
+    const Value& x = e.g.val(n.in[k]);
+    const std::int64_t C = x.shape.c;
+    e.scratch_reset(c);
+    const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
+    std::vector<std::int32_t> rq;
+    for (std::int64_t ch = 0; ch < C; ++ch) {
+      const std::size_t i = n.op == "Concat" ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
+      rq.push_back(n.q.mult[i]);
+      rq.push_back(n.q.shift[i]);
+    }
+    e.li(c, 1, in);
+    e.li(c, 2, C);
+    e.li(c, 3, x32);
+    e.li(c, 4, o);
+    e.li(c, 5, e.words(c, rq));
+    pixel_loop(e, c, y.shape.h, y.shape.w, {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
+               [&] {
+                 e.ins(c, "dma.gl r1, r24, r2");
+                 e.ins(c, "vwiden r3, r1, r2");
+                 e.ins(c, "vrq r4, r3, r2, r5, 0");
+                 e.ins(c, "dma.lg r25, r4, r2");
+               });
+    coff += C;
+  }
+}
+
+void emit_input_copy(Ctx& e, int c, const Value& v, std::int64_t plain) {
+  const std::int64_t C = v.shape.c, W = v.shape.w;
+  e.scratch_reset(c);
+  const std::int64_t E = row_chunk(e, W, C, 1, v.name);
+  const std::int64_t buf = e.scratch(c, E);
+  e.li(c, 1, buf);
+  e.li(c, 6, E);
+  pixel_loop(e, c, v.shape.h, 1, {{plain, 0, W * C}, {interior(v), 0, v.buf.wp(v.shape) * C}}, [&] {
+    for (std::int64_t off = 0; off < W * C; off += E) {
+      e.ins(c, "addi r10, r24, " + std::to_string(off));
+      e.ins(c, "dma.gl r1, r10, r6");
+      e.ins(c, "addi r11, r25, " + std::to_string(off));
+      e.ins(c, "dma.lg r11, r1, r6");
+    }
+  });
+}
+
+}  // namespace vp::cc::emit

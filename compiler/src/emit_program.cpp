@@ -1,0 +1,257 @@
+// Emit: the model object as assembly plus the crossbar weight image.
+//
+// Schedule: layer-sequential and weight-stationary. Every layer's output goes
+// to global memory; after each layer every core that has work anywhere in
+// the program waits for its units and meets the others at a barrier, so the
+// next layer reads complete tensors. Within a layer the CUs of a Conv work in
+// parallel on disjoint output channels (and exchange partial sums when a
+// column tile spans CUs).
+//
+// Output: `.core c, u` text per CU, `.data local` parameters, one `.xbar`
+// cell program per crossbar (levels from WeightEncoding, the chip's own
+// encoder) included from the image with `.incbin`, `.layer` names, and the
+// `.input` / `.output` bindings.
+#include <climits>
+#include <fstream>
+#include <set>
+
+#include "emit_context.h"
+#include "int_arith.h"
+#include "vp/hw/crossbar/crossbar_config.h"
+#include "vp/hw/crossbar/weight_encoding.h"
+
+namespace vp::cc {
+namespace emit {
+
+Ctx::Ctx(const Graph& graph, const Target& target) : g(graph), t(target) {}
+
+CoreCode& Ctx::core(int c) {
+  auto it = cores.find(c);
+  if (it == cores.end()) {
+    it = cores.emplace(c, CoreCode{}).first;
+    it->second.param_bottom = t.spad_bytes;
+  }
+  return it->second;
+}
+
+std::int64_t Ctx::words(int c, const std::vector<std::int32_t>& w) {
+  CoreCode& k = core(c);
+  k.param_bottom = (k.param_bottom - static_cast<std::int64_t>(w.size()) * 4) / 8 * 8;
+  k.data << ".data local, " << k.param_bottom << "\n";
+  for (std::size_t i = 0; i < w.size(); i += 16) {
+    k.data << "    .word ";
+    for (std::size_t j = i; j < std::min(w.size(), i + 16); ++j) k.data << (j > i ? ", " : "") << w[j];
+    k.data << "\n";
+  }
+  return k.param_bottom;
+}
+
+std::int64_t Ctx::bytes(int c, const std::vector<std::int8_t>& b) {
+  CoreCode& k = core(c);
+  k.param_bottom = (k.param_bottom - static_cast<std::int64_t>(b.size())) / 8 * 8;
+  k.data << ".data local, " << k.param_bottom << "\n";
+  for (std::size_t i = 0; i < b.size(); i += 32) {
+    k.data << "    .byte ";
+    for (std::size_t j = i; j < std::min(b.size(), i + 32); ++j) k.data << (j > i ? ", " : "") << int(b[j]);
+    k.data << "\n";
+  }
+  return k.param_bottom;
+}
+
+std::int64_t Ctx::scratch(int c, std::int64_t n) {
+  std::int64_t& next = scratch_next_[c];
+  const std::int64_t a = next;
+  next = (next + n + 7) / 8 * 8;
+  CoreCode& k = core(c);
+  k.scratch_top = std::max(k.scratch_top, next);
+  return a;
+}
+
+std::string Ctx::label(int c, const std::string& base) {
+  return "L" + std::to_string(layer) + "_" + base + std::to_string(core(c).labels++);
+}
+
+void Ctx::ins(int c, const std::string& line) {
+  CoreCode& k = core(c);
+  k.text << "    " << line << "\n";
+  ++k.instructions;
+}
+
+void Ctx::li(int c, int reg, std::int64_t v) {
+  if (v < INT32_MIN || v > INT32_MAX) throw CompileError("emit: constant " + std::to_string(v) + " exceeds 32 bits");
+  ins(c, "li r" + std::to_string(reg) + ", " + std::to_string(v));
+}
+
+void Ctx::put_label(int c, const std::string& l) { core(c).text << l << ":\n"; }
+
+}  // namespace emit
+
+namespace {
+
+std::string base_name(const std::string& p) {
+  const auto s = p.find_last_of('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+// Cell levels of every crossbar of every Conv, appended to the image; the
+// .xbar directives that include them go to `cells`.
+std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, std::ostringstream& cells,
+                         const std::string& image_name) {
+  hw::CrossbarConfig cfg;
+  cfg.rows = t.rows;
+  cfg.cols = t.cols;
+  cfg.cell_bits = t.cell_bits;
+  cfg.weight_bits = t.weight_bits;
+  cfg.signed_encoding = t.differential ? hw::SignedEncoding::differential : hw::SignedEncoding::offset_slices;
+  const hw::WeightEncoding enc(cfg);
+  std::int64_t offset = 0;
+  for (const Node& n : g.nodes) {
+    if (n.op != "Conv") continue;
+    const ConvGeom& geo = n.geom;
+    const int Cin = static_cast<int>(g.val(n.in[0]).shape.c), N = static_cast<int>(g.val(n.out[0]).shape.c);
+    const int Cg = Cin / geo.group, Ng = N / geo.group;
+    for (const ColumnTile& ct : n.tiles) {
+      const int width = ct.ci1 - ct.ci0;
+      for (const auto& part : ct.parts)
+        for (int x = 0; x < part.row_tiles; ++x) {
+          const std::int64_t k0 = std::int64_t{part.row_tile0 + x} * t.rows;
+          // Rows past K are programmed too (weight 0): the patch feeds them 0,
+          // and a fully programmed crossbar keeps the MVM on its exact path.
+          const int used = static_cast<int>(std::min<std::int64_t>(t.rows, ct.k - k0));
+          const int rows = t.rows;
+          std::vector<std::int32_t> w(static_cast<std::size_t>(rows) * static_cast<std::size_t>(ct.ncols), 0);
+          for (int rr = 0; rr < used; ++rr) {
+            const std::int64_t kr = k0 + rr;
+            const int pos = static_cast<int>(kr / width), ch = ct.ci0 + static_cast<int>(kr % width);
+            const int ky = pos / geo.kw, kx = pos % geo.kw;
+            for (int j = 0; j < ct.ncols; ++j) {
+              const int oc = ct.n0 + j, grp = oc / Ng;
+              if (ch / Cg != grp) continue;  // other group: weight 0
+              w[static_cast<std::size_t>(rr * ct.ncols + j)] =
+                  n.q.w[static_cast<std::size_t>(((oc * Cg + (ch - grp * Cg)) * geo.kh + ky) * geo.kw + kx)];
+            }
+          }
+          const auto levels = enc.encode(w, rows, ct.ncols);
+          img.write(reinterpret_cast<const char*>(levels.data()), static_cast<std::streamsize>(levels.size()));
+          const int pcols = ct.ncols * t.cols_per_weight();
+          cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << part.xbar0 + x
+                << ", 0, 0, " << rows << ", " << pcols << "\n    .incbin \"" << image_name << "\", " << offset << ", "
+                << levels.size() << "\n";
+          offset += static_cast<std::int64_t>(levels.size());
+        }
+    }
+  }
+  return offset;
+}
+
+std::string dims_list(const Value& v) {
+  // The chip's channels-last view: [1, H, W, C] for feature maps, [B, K] for matrices.
+  if (v.dims.size() == 4) return "1, " + std::to_string(v.shape.h) + ", " + std::to_string(v.shape.w) + ", " + std::to_string(v.shape.c);
+  std::string s;
+  for (auto d : v.dims) s += (s.empty() ? "" : ", ") + std::to_string(d);
+  return s.empty() ? std::to_string(v.shape.numel()) : s;
+}
+
+}  // namespace
+
+EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt) {
+  emit::Ctx e(g, t);
+  std::vector<std::pair<int, std::string>> layers;
+  // Which cores take part anywhere: they all meet at every layer barrier.
+  std::set<int> active;
+  for (const Node& n : g.nodes) active.insert(n.cores.begin(), n.cores.end());
+  for (std::size_t i = 0; i < g.inputs.size(); ++i)
+    if (g.input_plain[i] != g.val(g.inputs[i]).buf.addr) active.insert(0);
+  if (active.empty()) throw CompileError("emit: the model has no operators");
+  const int count = static_cast<int>(active.size());
+
+  auto end_layer = [&] {
+    for (int c : active) {
+      e.ins(c, "wait 15");
+      e.ins(c, "bar " + std::to_string(e.layer % 256) + ", " + std::to_string(count));
+    }
+  };
+  auto begin_layer = [&](const std::string& name, const std::vector<int>& cores) {
+    ++e.layer;
+    layers.emplace_back(e.layer, name);
+    for (int c : cores) e.ins(c, "layer " + std::to_string(e.layer));
+  };
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    const Value& v = g.val(g.inputs[i]);
+    if (g.input_plain[i] == v.buf.addr) continue;
+    begin_layer("pad:" + v.name, {0});
+    emit::emit_input_copy(e, 0, v, g.input_plain[i]);
+    end_layer();
+  }
+  for (const Node& n : g.nodes) {
+    begin_layer(n.name, n.cores);
+    if (n.op == "Conv") emit::emit_conv(e, n);
+    else if (n.op == "MaxPool" || n.op == "AveragePool") emit::emit_pool(e, n);
+    else if (n.op == "GlobalAveragePool") emit::emit_global_pool(e, n);
+    else if (n.op == "Add") emit::emit_add(e, n);
+    else if (n.op == "Relu" || n.op == "Clip" || n.op == "LeakyRelu") emit::emit_unary(e, n);
+    else if (n.op == "Mul" || n.op == "Concat") emit::emit_rescale(e, n);
+    else throw CompileError("emit: node '" + n.name + "' has op " + n.op);
+    end_layer();
+  }
+  for (int c : active) e.ins(c, "halt");
+
+  EmitResult res;
+  res.cores_used = count;
+  std::string image_path = opt.image_path;
+  if (image_path.empty()) {
+    image_path = opt.asm_path;
+    const auto dot = image_path.find_last_of('.');
+    const auto slash = image_path.find_last_of('/');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) image_path.resize(dot);
+    image_path += ".xbar";
+  }
+  std::ofstream img(image_path, std::ios::binary);
+  if (!img) throw CompileError("cannot write '" + image_path + "'");
+  std::ostringstream cells;
+  res.image_bytes = write_image(g, t, img, cells, base_name(image_path));
+
+  std::ofstream out(opt.asm_path);
+  if (!out) throw CompileError("cannot write '" + opt.asm_path + "'");
+  out << "; " << g.name << ": compiled by vp-cc for chip '" << t.name << "'\n";
+  out << "; layer-sequential, weight-stationary; activations int8 channels-last in global memory\n";
+  out << ".chip clusters=" << t.clusters << ", cus=" << t.cus_per_cluster << ", xbars=" << t.xbars_per_cu
+      << ", rows=" << t.rows << ", cols=" << t.cols << ", cell_bits=" << t.cell_bits << "\n";
+  for (const auto& [id, name] : layers) out << ".layer " << id << ", \"" << name << "\"\n";
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    const Value& v = g.val(g.inputs[i]);
+    out << "; input '" << v.name << "': int8, scale " << v.scale << ", zero point 0, at " << g.input_plain[i] << "\n";
+    if (opt.io_directives)
+      out << ".input \"" << v.name << "\", " << g.input_plain[i] << ", " << v.shape.numel() << ", \"int8\", "
+          << dims_list(v) << "\n";
+  }
+  for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+    const Value& v = g.val(g.outputs[i]);
+    out << "; output '" << v.name << "': int8, scale " << v.scale << ", zero point 0, at " << v.buf.addr
+        << (g.host_softmax[i] ? ", host applies Softmax" : "") << "\n";
+    if (opt.io_directives)
+      out << ".output \"" << v.name << "\", " << v.buf.addr << ", " << v.shape.numel() << ", \"int8\", "
+          << dims_list(v) << "\n";
+  }
+  // Borders that must read -128 (max pooling over signed values).
+  for (const Value& v : g.values)
+    if (!v.is_const && v.buf.addr >= 0 && v.buf.fill != 0)
+      out << ".data global, " << v.buf.addr << "\n    .space " << v.buf.bytes(v.shape) << ", " << (v.buf.fill & 0xff)
+          << "\n";
+  for (auto& [c, code] : e.cores) {
+    if (code.scratch_top > code.param_bottom)
+      throw CompileError("core " + std::to_string(c) + ": scratch buffers (" + std::to_string(code.scratch_top) +
+                         " bytes) and parameters (" + std::to_string(t.spad_bytes - code.param_bottom) +
+                         " bytes) exceed the " + std::to_string(t.spad_bytes) + "-byte scratchpad");
+    if (code.instructions > t.imem_instructions)
+      throw CompileError("core " + std::to_string(c) + ": " + std::to_string(code.instructions) +
+                         " instructions exceed the instruction memory (" + std::to_string(t.imem_instructions) + ")");
+    out << "\n.core " << t.cluster_of(c) << ", " << t.cu_of(c) << "\n" << code.text.str() << code.data.str();
+    res.instructions += code.instructions;
+  }
+  out << "\n; cell programs\n" << cells.str();
+  if (!out) throw CompileError("error writing '" + opt.asm_path + "'");
+  return res;
+}
+
+}  // namespace vp::cc

@@ -1,0 +1,72 @@
+// --dump-ir: the graph after a stage as JSON, like the Gemini flow's
+// Frontend IR (layers, ops, types, quantization) and Scheduler IR
+// (placements, addresses). Weights are summarized, never dumped.
+#include <nlohmann/json.hpp>
+
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+
+std::string ir_json(const Graph& g, const std::string& stage) {
+  using nlohmann::json;
+  json j;
+  j["stage"] = stage;
+  j["model"] = g.name;
+  j["opset"] = g.opset;
+  auto value = [&](int id) {
+    const Value& v = g.val(id);
+    json o{{"name", v.name}, {"shape_chw", {v.shape.c, v.shape.h, v.shape.w}}};
+    if (v.scale > 0) o["scale"] = v.scale;
+    if (v.nonneg) o["nonneg"] = true;
+    if (v.buf.addr >= 0) o["buffer"] = {{"addr", v.buf.addr}, {"pad", v.buf.pad}, {"fill", v.buf.fill}};
+    return o;
+  };
+  for (int i : g.inputs) j["inputs"].push_back(value(i));
+  for (std::size_t i = 0; i < g.outputs.size(); ++i) {
+    json o = value(g.outputs[i]);
+    if (i < g.host_softmax.size() && g.host_softmax[i]) o["host_softmax"] = true;
+    j["outputs"].push_back(o);
+  }
+  j["nodes"] = json::array();
+  for (const Node& n : g.nodes) {
+    json o{{"name", n.name}, {"op", n.op}};
+    for (int i : n.in) {
+      if (i < 0) continue;
+      const Value& v = g.val(i);
+      if (v.is_const) o["constants"].push_back({{"name", v.name}, {"dims", v.dims}});
+      else o["inputs"].push_back(value(i));
+    }
+    for (int i : n.out) o["outputs"].push_back(value(i));
+    if (n.op == "Conv" || n.op == "MaxPool" || n.op == "AveragePool") {
+      const ConvGeom& c = n.geom;
+      o["kernel"] = {c.kh, c.kw};
+      o["strides"] = {c.sh, c.sw};
+      o["dilations"] = {c.dh, c.dw};
+      o["pads"] = {c.pt, c.pl, c.pb, c.pr};
+      o["group"] = c.group;
+    }
+    if (n.act != Act::none) o["activation"] = n.act == Act::relu ? "relu" : "clip";
+    if (n.act == Act::clip) o["clip"] = {n.clip_lo, n.clip_hi};
+    if (!n.q.mult.empty() || !n.q.w.empty()) {
+      json q;
+      if (!n.q.w.empty()) q["weights_int8"] = n.q.w.size();
+      if (!n.q.bias.empty()) q["bias_int32"] = n.q.bias.size();
+      q["requant"] = json::array();
+      for (std::size_t i = 0; i < n.q.mult.size() && i < 8; ++i) q["requant"].push_back({n.q.mult[i], n.q.shift[i]});
+      if (n.q.mult.size() > 8) q["requant_total"] = n.q.mult.size();
+      q["clamp"] = {n.q.lo, n.q.hi};
+      o["quant"] = q;
+    }
+    for (const auto& ct : n.tiles) {
+      json t{{"channels", {ct.n0, ct.n0 + ct.ncols}}, {"input_channels", {ct.ci0, ct.ci1}}, {"k", ct.k}};
+      for (const auto& p : ct.parts)
+        t["parts"].push_back({{"core", p.core}, {"xbar0", p.xbar0}, {"row_tile0", p.row_tile0}, {"row_tiles", p.row_tiles}});
+      o["tiles"].push_back(t);
+    }
+    if (!n.cores.empty()) o["cores"] = n.cores;
+    j["nodes"].push_back(o);
+  }
+  return j.dump(1);
+}
+
+}  // namespace vp::cc

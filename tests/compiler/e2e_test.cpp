@@ -1,0 +1,126 @@
+// End to end: compile small models for a chip preset, run them on the
+// platform with vp-run (ideal mode), and require the output bytes to equal
+// the golden model's exactly.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <unistd.h>
+
+#include "compiler_test_util.h"
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string bin_dir() {
+  const char* d = std::getenv("VP_BIN_DIR");
+  return d ? d : "build/bin";
+}
+
+struct Run {
+  std::vector<std::int8_t> platform, golden;
+  int status = -1;
+};
+
+// Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
+// and the golden model.
+Run compile_and_run(const TestModel& m, const std::string& chip, const std::vector<std::string>& sets = {},
+                    std::uint64_t seed = 5) {
+  const fs::path dir = fs::temp_directory_path() / ("vp_cc_e2e_" + m.name + "_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const Target t = load_target(chip, sets);
+  Graph g = import_onnx_bytes(m.onnx, m.name);
+  canonicalize(g);
+  quantize(g, default_calibration(g));
+  map_crossbars(g, t);
+  plan_memory(g, t);
+  EmitOptions eo;
+  eo.asm_path = (dir / "model.asm").string();
+  eo.io_directives = false;
+  emit_program(g, t, eo);
+
+  const QTensor q = quantize_input(g, 0, default_calibration(g, 1, seed)[0][0]);
+  const auto in = to_hwc(q);
+  std::ofstream((dir / "x.bin").string(), std::ios::binary).write(reinterpret_cast<const char*>(in.data()),
+                                                                   static_cast<std::streamsize>(in.size()));
+  Run r;
+  r.golden = to_hwc(run_golden(g, {q})[0]);
+  const Value& out = g.val(g.outputs[0]);
+  std::string cmd = bin_dir() + "/vp-run --chip " + chip;
+  for (const auto& s : sets) cmd += " --set " + s;
+  cmd += " " + eo.asm_path + " --input " + (dir / "x.bin").string() + "@" + std::to_string(g.input_plain[0]) +
+         " --output " + (dir / "y.bin").string() + "@" + std::to_string(out.buf.addr) + ":" +
+         std::to_string(out.shape.numel()) + " > " + (dir / "log.txt").string() + " 2>&1";
+  r.status = std::system(cmd.c_str());
+  std::ifstream f((dir / "y.bin").string(), std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  r.platform.assign(bytes.begin(), bytes.end());
+  bool same = r.platform.size() == r.golden.size();
+  for (std::size_t i = 0; same && i < r.golden.size(); ++i) same = r.platform[i] == r.golden[i];
+  if (r.status == 0 && !same) {
+    // Name the first layer whose output differs from the golden model.
+    const auto all = run_golden_all(g, {q});
+    std::string dbg = bin_dir() + "/vp-run -q --chip " + chip + " " + eo.asm_path + " --input " +
+                      (dir / "x.bin").string() + "@" + std::to_string(g.input_plain[0]);
+    for (const Node& n : g.nodes) {
+      const Value& v = g.val(n.out[0]);
+      dbg += " --output " + (dir / (std::to_string(n.out[0]) + ".bin")).string() + "@" + std::to_string(v.buf.addr) +
+             ":" + std::to_string(v.buf.bytes(v.shape));
+    }
+    if (std::system(dbg.c_str()) == 0) {
+      for (const Node& n : g.nodes) {
+        const Value& v = g.val(n.out[0]);
+        std::ifstream vf((dir / (std::to_string(n.out[0]) + ".bin")).string(), std::ios::binary);
+        std::vector<char> b((std::istreambuf_iterator<char>(vf)), std::istreambuf_iterator<char>());
+        const auto want = to_hwc(all[static_cast<std::size_t>(n.out[0])]);
+        const auto wp = v.buf.wp(v.shape);
+        int bad = 0;
+        for (std::int64_t h = 0; h < v.shape.h; ++h)
+          for (std::int64_t w = 0; w < v.shape.w; ++w)
+            for (std::int64_t c = 0; c < v.shape.c; ++c) {
+              const auto got = b[static_cast<std::size_t>(((h + v.buf.pad) * wp + w + v.buf.pad) * v.shape.c + c)];
+              bad += got != want[static_cast<std::size_t>((h * v.shape.w + w) * v.shape.c + c)];
+            }
+        if (bad) {
+          ADD_FAILURE() << "first differing layer: " << n.name << " (" << n.op << "), " << bad << " of "
+                        << v.shape.numel() << " values";
+          break;
+        }
+      }
+    }
+  }
+  if (r.status != 0) {
+    std::ifstream log((dir / "log.txt").string());
+    std::cerr << log.rdbuf();
+  }
+  if (r.status != 0 || !same) std::cerr << "kept " << dir.string() << "\n";
+  else fs::remove_all(dir);
+  return r;
+}
+
+void expect_exact(const Run& r) {
+  ASSERT_EQ(r.status, 0);
+  ASSERT_EQ(r.platform.size(), r.golden.size());
+  int diff = 0;
+  for (std::size_t i = 0; i < r.golden.size(); ++i) diff += r.platform[i] != r.golden[i];
+  EXPECT_EQ(diff, 0) << "of " << r.golden.size() << " bytes";
+}
+
+TEST(EndToEnd, MlpOnSmallChip) { expect_exact(compile_and_run(mlp_model(), "small")); }
+TEST(EndToEnd, CnnOnSmallChip) { expect_exact(compile_and_run(cnn_model(), "small")); }
+TEST(EndToEnd, ResidualOnSmallChip) { expect_exact(compile_and_run(residual_model(), "small")); }
+// Two crossbars per CU: column tiles of 3 and 4 row tiles span two CUs, whose
+// partial sums travel over the NoC.
+TEST(EndToEnd, TilesSplitAcrossCus) {
+  expect_exact(compile_and_run(residual_model(), "small", {"chip.xbars_per_cu=2"}));
+}
+TEST(EndToEnd, MixedOpsOnSmallChip) { expect_exact(compile_and_run(mixed_model(), "small")); }
+
+}  // namespace
+}  // namespace vp::cc
