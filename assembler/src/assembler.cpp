@@ -120,7 +120,8 @@ const std::unordered_map<std::string_view, const InstrInfo*>& mnemonic_table() {
 const std::vector<std::string_view>& directive_names() {
   static const std::vector<std::string_view> names = {
       ".equ",  ".include", ".core",  ".cp",    ".entry", ".data",  ".byte",   ".half",  ".word", ".dword",
-      ".space", ".align",  ".ascii", ".asciz", ".incbin", ".xbar", ".chip",   ".layer", ".text"};
+      ".space", ".align",  ".ascii", ".asciz", ".incbin", ".xbar", ".chip",   ".layer", ".text",
+      ".input", ".output"};
   return names;
 }
 
@@ -917,6 +918,8 @@ class Assembler {
     if (d == ".xbar") return dir_xbar(at, p, e);
     if (d == ".chip") return dir_chip(at, p, e);
     if (d == ".layer") return dir_layer(at, p, e);
+    if (d == ".input") return dir_io(at, p, e, false);
+    if (d == ".output") return dir_io(at, p, e, true);
     unknown_directive(word, at);
   }
 
@@ -1401,6 +1404,54 @@ class Assembler {
       error_at(ops_[1].at, "layer " + std::to_string(id) + " already named " + quote(it->second));
   }
 
+  // .input/.output "name", ADDR, BYTES, "dtype"[, D0, D1, ...]: a tensor the
+  // host binds a file to. Metadata like .layer: it does not end a data block.
+  void dir_io(const char* at, const char* p, const char* e, bool output) {
+    const char* d = output ? ".output" : ".input";
+    if (!split(p, e, ops_) || !expect_count(d, at, 4, 4 + 16, "\"NAME\", ADDR, BYTES, \"DTYPE\"[, DIMS...]")) return;
+    vp::obj::IoBinding b;
+    b.output = output;
+    if (!string_operand(ops_[0], "tensor name", &b.name)) return;
+    if (b.name.empty() || b.name.find('\0') != std::string::npos) {
+      error_at(ops_[0].at, std::string(d) + " name must be non-empty and contain no NUL character");
+      return;
+    }
+    int64_t addr = 0, bytes = 0;
+    if (!now(ops_[1], 0, INT64_MAX, "address", &addr) || !now(ops_[2], 1, INT64_MAX, "byte count", &bytes)) return;
+    b.address = static_cast<uint64_t>(addr);
+    b.bytes = static_cast<uint64_t>(bytes);
+    if (!string_operand(ops_[3], "dtype", &b.dtype)) return;
+    const uint64_t esize = vp::obj::io_dtype_size(b.dtype);
+    if (esize == 0) {
+      error_at(ops_[3].at, "unknown dtype " + quote(b.dtype) + " (expected int8, uint8, int16, int32 or float32)");
+      return;
+    }
+    uint64_t n = esize;
+    bool overflow = false;
+    for (size_t i = 4; i < ops_.size(); ++i) {
+      int64_t dim = 0;
+      if (!now(ops_[i], 1, INT64_MAX, "dimension", &dim)) return;
+      b.shape.push_back(static_cast<uint64_t>(dim));
+      if (n > UINT64_MAX / static_cast<uint64_t>(dim)) overflow = true;
+      else n *= static_cast<uint64_t>(dim);
+    }
+    if (!b.shape.empty() && (overflow || n != b.bytes)) {
+      std::string dims;
+      for (uint64_t x : b.shape) dims += (dims.empty() ? "" : "x") + std::to_string(x);
+      error_at(ops_[2].at, std::string(d) + " " + quote(b.name) + ": " + std::to_string(b.bytes) +
+                               " bytes, but shape " + dims + " of " + b.dtype + " is " +
+                               (overflow ? std::string("too large") : std::to_string(n) + " bytes"));
+      return;
+    }
+    for (const auto& other : io_)
+      if (other.name == b.name) {
+        error_at(ops_[0].at, "tensor " + quote(b.name) + " already bound (by an " +
+                                 (other.output ? std::string(".output") : std::string(".input")) + ")");
+        return;
+      }
+    io_.push_back(std::move(b));
+  }
+
   // ---- the end: fix-ups and the object -------------------------------------------------
   void finish() {
     close_block();
@@ -1523,6 +1574,7 @@ class Assembler {
       o.cells.push_back(cp);
     }
     o.layer_names = layers_;
+    o.io = io_;
     o.backing = backing_;
   }
 
@@ -1632,6 +1684,7 @@ class Assembler {
   std::vector<Fixup> fixups_;
   std::vector<ListEntry> listing_;
   std::map<uint32_t, std::string> layers_;
+  std::vector<vp::obj::IoBinding> io_;
   vp::obj::ChipRequirements declared_;
   Loc chip_loc_;
   uint64_t literal_bytes_ = 0;

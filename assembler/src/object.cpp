@@ -49,6 +49,31 @@ uint64_t get64(const uint8_t* p) { return uint64_t{get32(p)} | (uint64_t{get32(p
 
 uint64_t align8(uint64_t x) { return (x + 7) & ~uint64_t{7}; }
 
+// .vp.io dtype codes; the index is the on-disk code (never renumber).
+struct IoType {
+  const char* name;
+  uint64_t size;
+};
+constexpr IoType kIoTypes[] = {{"int8", 1}, {"uint8", 1}, {"int16", 2}, {"int32", 4}, {"float32", 4}};
+constexpr uint32_t kIoTypeCount = sizeof kIoTypes / sizeof kIoTypes[0];
+
+int io_type_code(const std::string& dtype) {
+  for (uint32_t i = 0; i < kIoTypeCount; ++i)
+    if (dtype == kIoTypes[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+// bytes == product(shape) * element size, without overflow.
+bool io_size_matches(const IoBinding& b, uint64_t esize) {
+  if (b.shape.empty()) return true;
+  uint64_t n = esize;
+  for (uint64_t d : b.shape) {
+    if (d == 0 || n > UINT64_MAX / d) return false;
+    n *= d;
+  }
+  return n == b.bytes;
+}
+
 // ---- writer -------------------------------------------------------------------
 struct Piece {
   const uint8_t* data;
@@ -219,6 +244,38 @@ void emit(const Object& obj, Sink& sink) {
     put32(s.owned, static_cast<uint32_t>(strings.size()));
     put32(s.owned, 0);
     s.owned.insert(s.owned.end(), table.begin(), table.end());
+    s.owned.insert(s.owned.end(), strings.begin(), strings.end());
+    secs.push_back(std::move(s));
+  }
+  if (!obj.io.empty()) {  // io bindings, declaration order
+    OutSection s;
+    s.name = ".vp.io";
+    std::vector<uint8_t> records, dims, strings;
+    for (const IoBinding& b : obj.io) {
+      const int code = io_type_code(b.dtype);
+      if (code < 0) throw ObjectError("write: io binding " + b.name + " has unknown dtype " + b.dtype);
+      if (b.name.empty() || b.name.find('\0') != std::string::npos)
+        throw ObjectError("write: bad io binding name");
+      if (!io_size_matches(b, kIoTypes[code].size))
+        throw ObjectError("write: io binding " + b.name + " size does not match its shape");
+      put32(records, b.output ? 1 : 0);
+      put32(records, static_cast<uint32_t>(strings.size()));
+      put64(records, b.address);
+      put64(records, b.bytes);
+      put32(records, static_cast<uint32_t>(code));
+      put32(records, static_cast<uint32_t>(b.shape.size()));
+      put32(records, static_cast<uint32_t>(dims.size() / 8));
+      put32(records, 0);
+      for (uint64_t d : b.shape) put64(dims, d);
+      strings.insert(strings.end(), b.name.begin(), b.name.end());
+      strings.push_back(0);
+    }
+    put32(s.owned, static_cast<uint32_t>(obj.io.size()));
+    put32(s.owned, static_cast<uint32_t>(dims.size() / 8));
+    put32(s.owned, static_cast<uint32_t>(strings.size()));
+    put32(s.owned, 0);
+    s.owned.insert(s.owned.end(), records.begin(), records.end());
+    s.owned.insert(s.owned.end(), dims.begin(), dims.end());
     s.owned.insert(s.owned.end(), strings.begin(), strings.end());
     secs.push_back(std::move(s));
   }
@@ -422,6 +479,7 @@ class Loader {
     const InSection* cells = nullptr;
     const InSection* levels = nullptr;
     const InSection* meta = nullptr;
+    const InSection* io = nullptr;
     const InSection* symtab = nullptr;
     std::map<uint32_t, CoreId> text_sections;  // section index -> core
     std::map<CoreId, uint32_t> core_sections;
@@ -471,6 +529,8 @@ class Loader {
         unique(cores, s);
       } else if (nm == ".vp.meta") {
         unique(meta, s);
+      } else if (nm == ".vp.io") {
+        unique(io, s);
       } else if (nm == ".symtab") {
         unique(symtab, s);
       } else if (nm == ".strtab" || nm == ".shstrtab") {
@@ -485,6 +545,7 @@ class Loader {
       if (s->type != kShtProgbits) fail("section " + s->name, "is not PROGBITS");
 
     read_meta(*meta, obj);
+    if (io) read_io(*io, obj);
 
     // Cores: one record per text section.
     {
@@ -656,6 +717,48 @@ class Loader {
     }
   }
 
+  // .vp.io: header, records, dims, names (docs/object-format.md). Optional:
+  // objects written before it existed have none.
+  void read_io(const InSection& s, Object& obj) const {
+    const std::string where = "section .vp.io";
+    if (s.type != kShtProgbits) fail(where, "is not PROGBITS");
+    if (s.size < kIoHeaderSize) fail(where, "too short");
+    const uint8_t* p = s.data;
+    const uint64_t count = get32(p), ndims = get32(p + 4), strsize = get32(p + 8);
+    if (get32(p + 12)) fail(where, "reserved field is not zero");
+    if (kIoHeaderSize + count * kIoRecordSize + ndims * 8 + strsize != s.size)
+      fail(where, "record, dimension and name sizes do not match the section");
+    const uint8_t* dims = p + kIoHeaderSize + count * kIoRecordSize;
+    const uint8_t* strs = dims + ndims * 8;
+    if (strsize && strs[strsize - 1] != 0) fail(where, "names are not NUL-terminated");
+    std::set<std::string> names;
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint8_t* r = p + kIoHeaderSize + i * kIoRecordSize;
+      const std::string rw = where + " record " + std::to_string(i);
+      const uint32_t flags = get32(r), name_off = get32(r + 4), code = get32(r + 24), rank = get32(r + 28),
+                     first = get32(r + 32);
+      IoBinding b;
+      if (flags > 1) fail(rw, "unknown flags " + std::to_string(flags));
+      b.output = flags == 1;
+      if (name_off >= strsize) fail(rw, "name offset outside the names");
+      const char* nm = reinterpret_cast<const char*>(strs + name_off);
+      b.name.assign(nm, strnlen(nm, strsize - name_off));
+      if (b.name.empty()) fail(rw, "has no name");
+      if (!names.insert(b.name).second) fail(rw, "name '" + b.name + "' bound twice");
+      b.address = get64(r + 8);
+      b.bytes = get64(r + 16);
+      if (b.address + b.bytes < b.address) fail(rw, "('" + b.name + "') address + bytes wraps");
+      if (code >= kIoTypeCount) fail(rw, "('" + b.name + "') unknown dtype code " + std::to_string(code));
+      b.dtype = kIoTypes[code].name;
+      if (get32(r + 36)) fail(rw, "reserved field is not zero");
+      if (uint64_t{first} + rank > ndims) fail(rw, "('" + b.name + "') dimensions outside the dimension table");
+      for (uint32_t k = 0; k < rank; ++k) b.shape.push_back(get64(dims + (uint64_t{first} + k) * 8));
+      if (!io_size_matches(b, kIoTypes[code].size))
+        fail(rw, "('" + b.name + "') " + std::to_string(b.bytes) + " bytes do not match its shape and dtype " + b.dtype);
+      obj.io.push_back(std::move(b));
+    }
+  }
+
   void read_symbols(const InSection& st, const std::map<uint32_t, CoreId>& texts, Object& obj) const {
     const std::string where = "section .symtab";
     if (st.type != kShtSymtab) fail(where, "is not SHT_SYMTAB");
@@ -700,6 +803,11 @@ class Loader {
 }  // namespace
 
 // ---- public API -------------------------------------------------------------------
+uint64_t io_dtype_size(const std::string& dtype) {
+  const int code = io_type_code(dtype);
+  return code < 0 ? 0 : kIoTypes[code].size;
+}
+
 const CoreText* Object::text_of(CoreId c) const {
   for (const auto& t : texts)
     if (t.core == c) return &t;

@@ -60,6 +60,14 @@ std::string to_source(const vp::obj::Object& o) {
     if (v) chip += (chip.empty() ? "" : ", ") + std::string(k) + "=" + std::to_string(v);
   if (!chip.empty()) out += ".chip " + chip + "\n";
   for (const auto& [id, name] : o.layer_names) out += ".layer " + std::to_string(id) + ", " + escape(name) + "\n";
+  for (const auto& b : o.io) {
+    char addr[32];
+    std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(b.address));
+    out += std::string(b.output ? ".output " : ".input ") + escape(b.name) + ", " + addr + ", " +
+           std::to_string(b.bytes) + ", " + escape(b.dtype);
+    for (uint64_t d : b.shape) out += ", " + std::to_string(d);
+    out += "\n";
+  }
 
   for (const auto& t : o.texts) {
     std::map<uint32_t, std::vector<const std::string*>> labels;

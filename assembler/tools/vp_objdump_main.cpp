@@ -113,6 +113,14 @@ void print_meta(const Object& o) {
                 static_cast<unsigned long long>(d.address), static_cast<unsigned long long>(d.bytes.size));
   std::printf("Layers: %zu\n", o.layer_names.size());
   for (const auto& [id, name] : o.layer_names) std::printf("  %u %s\n", id, name.c_str());
+  std::printf("IO bindings: %zu\n", o.io.size());
+  for (const auto& b : o.io) {
+    std::string shape;
+    for (uint64_t d : b.shape) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+    std::printf("  %-6s %-20s 0x%llx, %llu bytes, %s%s%s\n", b.output ? "output" : "input", b.name.c_str(),
+                static_cast<unsigned long long>(b.address), static_cast<unsigned long long>(b.bytes), b.dtype.c_str(),
+                shape.empty() ? "" : " ", shape.c_str());
+  }
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "vp/config/report.h"
 #include "vp/hw/chip/chip.h"
 #include "vp/platform/chip_builder.h"
+#include "vp/platform/host_io.h"
 #include "vp/platform/program_loader.h"
 #include "vp/platform/run_statistics.h"
 #include "vp/platform/tensor_file.h"
@@ -39,42 +40,6 @@ constexpr int kExitBadInput = 1, kExitUsage = 2, kExitDeadlock = 3, kExitMaxCycl
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// "file@addr" (addr decimal or 0x hex; default 0).
-std::pair<std::string, uint64_t> split_input(const std::string& spec) {
-  const size_t at = spec.rfind('@');
-  if (at == std::string::npos) return {spec, 0};
-  return {spec.substr(0, at), std::stoull(spec.substr(at + 1), nullptr, 0)};
-}
-
-struct OutputSpec {
-  std::string path;
-  uint64_t addr = 0, bytes = 0;
-  std::string dtype = "<i1";
-};
-
-// "file@addr:bytes[:dtype]"
-OutputSpec parse_output(const std::string& spec) {
-  OutputSpec o;
-  const size_t at = spec.rfind('@');
-  if (at == std::string::npos) throw std::invalid_argument("--output " + spec + ": expected FILE@ADDR:BYTES[:DTYPE]");
-  o.path = spec.substr(0, at);
-  std::string rest = spec.substr(at + 1);
-  const size_t c1 = rest.find(':');
-  if (c1 == std::string::npos) throw std::invalid_argument("--output " + spec + ": expected FILE@ADDR:BYTES[:DTYPE]");
-  o.addr = std::stoull(rest.substr(0, c1), nullptr, 0);
-  const size_t c2 = rest.find(':', c1 + 1);
-  o.bytes = std::stoull(rest.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1), nullptr, 0);
-  if (c2 != std::string::npos) {
-    const std::string t = rest.substr(c2 + 1);
-    if (t == "int8") o.dtype = "<i1";
-    else if (t == "uint8") o.dtype = "|u1";
-    else if (t == "int16") o.dtype = "<i2";
-    else if (t == "int32") o.dtype = "<i4";
-    else throw std::invalid_argument("--output " + spec + ": dtype must be int8, uint8, int16 or int32");
-  }
-  return o;
 }
 
 void write_text_atomically(const std::string& path, const std::string& text) {
@@ -100,8 +65,11 @@ int run(int argc, char** argv) {
       ("chip", po::value<std::string>()->default_value("sidra-y1"), "preset name or file")
       ("config", po::value(&configs)->composing(), "configuration file (YAML or JSON) over the preset; repeatable")
       ("set", po::value(&sets)->composing(), "override one parameter, path.to.param=value; repeatable")
-      ("input", po::value(&inputs)->composing(), "FILE[@ADDR]: .npy or raw bytes into global memory; repeatable")
-      ("output", po::value(&outputs)->composing(), "FILE@ADDR:BYTES[:int8|uint8|int16|int32]: global memory after the run")
+      ("input", po::value(&inputs)->composing(),
+       "FILE (the model's next .input) or FILE@ADDR: .npy or raw bytes into global memory; repeatable")
+      ("output", po::value(&outputs)->composing(),
+       "FILE (the model's next .output) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
+      ("batch", po::value<uint32_t>()->default_value(0), "batch elements (0: one per set of bound --input files)")
       ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
       ("seed", po::value<uint64_t>(), "seed of every random model (device, noise); same as --set device.seed=N")
@@ -175,12 +143,13 @@ int run(int argc, char** argv) {
     return kExitBadInput;
   }
 
-  std::vector<OutputSpec> outs;
+  platform::HostIo io;
   try {
-    for (const auto& o : outputs) outs.push_back(parse_output(o));
+    io = platform::plan_host_io(object, inputs, outputs, vm["batch"].as<uint32_t>());
+    if (io.batch > 1) throw platform::HostIoError("a batch of " + std::to_string(io.batch) + " needs the firmware");
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
-    return kExitUsage;
+    return kExitBadInput;
   }
 
   hw::ChipConfig cfg;
@@ -206,14 +175,18 @@ int run(int argc, char** argv) {
   hw::Chip chip("chip", cfg, recorder.get());
   platform::LoadSummary load;
   try {
-    for (const auto& in : inputs) {
-      const auto [path, addr] = split_input(in);
-      const platform::TensorData t = platform::read_tensor_file(path);
-      if (addr > chip.global_memory().size() || t.bytes.size() > chip.global_memory().size() - addr)
-        throw std::runtime_error(path + ": " + std::to_string(t.bytes.size()) + " bytes at " + std::to_string(addr) +
+    auto place = [&](const std::string& what, uint64_t addr, const std::vector<uint8_t>& bytes) {
+      if (addr > chip.global_memory().size() || bytes.size() > chip.global_memory().size() - addr)
+        throw std::runtime_error(what + ": " + std::to_string(bytes.size()) + " bytes at " + std::to_string(addr) +
                                  " do not fit global memory of " + std::to_string(chip.global_memory().size()) + " bytes");
-      std::copy(t.bytes.begin(), t.bytes.end(), chip.global_memory().data() + addr);
-    }
+      std::copy(bytes.begin(), bytes.end(), chip.global_memory().data() + addr);
+    };
+    for (const auto& in : io.explicit_inputs) place(in.path, in.address, in.bytes);
+    if (!io.batch_inputs.empty())
+      for (size_t k = 0; k < io.input_bindings.size(); ++k) {
+        const obj::IoBinding& b = object.io[io.input_bindings[k]];
+        place(platform::describe(b), b.address, io.batch_inputs[0][k]);
+      }
     load = platform::load_program(object, chip);
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
@@ -252,12 +225,18 @@ int run(int argc, char** argv) {
     const nlohmann::json stats = platform::run_statistics(chip, result, load, host);
     if (vm.count("stats")) write_text_atomically(vm["stats"].as<std::string>(), stats.dump(2) + "\n");
     if (result.status == hw::RunStatus::Completed) {
-      for (const auto& o : outs) {
-        if (o.addr > chip.global_memory().size() || o.bytes > chip.global_memory().size() - o.addr)
-          throw std::runtime_error(o.path + ": global[" + std::to_string(o.addr) + " .. +" + std::to_string(o.bytes) +
+      auto read_back = [&](const std::string& path, uint64_t addr, uint64_t bytes) {
+        if (addr > chip.global_memory().size() || bytes > chip.global_memory().size() - addr)
+          throw std::runtime_error(path + ": global[" + std::to_string(addr) + " .. +" + std::to_string(bytes) +
                                    "] is outside global memory");
-        const uint8_t* p = chip.global_memory().data() + o.addr;
-        platform::write_tensor_file(o.path, std::vector<uint8_t>(p, p + o.bytes), o.dtype);
+        const uint8_t* p = chip.global_memory().data() + addr;
+        return std::vector<uint8_t>(p, p + bytes);
+      };
+      for (const auto& o : io.explicit_outputs)
+        platform::write_tensor_file(o.path, read_back(o.path, o.address, o.bytes), o.npy_dtype);
+      for (const auto& o : io.bound_outputs) {
+        const obj::IoBinding& b = object.io[o.binding];
+        platform::write_tensor_file(o.path, read_back(o.path, b.address, b.bytes), platform::npy_dtype(b.dtype), b.shape);
       }
     }
     if (!quiet) std::cerr << platform::run_summary(stats);

@@ -96,15 +96,22 @@ TensorData read_tensor_file(const std::string& path) {
   return t;
 }
 
-void write_tensor_file(const std::string& path, const std::vector<uint8_t>& bytes, const std::string& dtype) {
+void write_tensor_file(const std::string& path, const std::vector<uint8_t>& bytes, const std::string& dtype,
+                       const std::vector<uint64_t>& shape) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw TensorFileError(path + ": cannot write");
     if (ends_with(path, ".npy")) {
       const size_t es = std::max<size_t>(1, dtype_size(dtype));
-      std::string h = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': (" +
-                      std::to_string(bytes.size() / es) + ",), }";
+      std::string dims;
+      if (shape.empty()) {
+        dims = std::to_string(bytes.size() / es) + ",";
+      } else {
+        for (size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
+        if (shape.size() == 1) dims += ",";
+      }
+      std::string h = "{'descr': '" + dtype + "', 'fortran_order': False, 'shape': (" + dims + "), }";
       const size_t total = 10 + h.size() + 1;
       h.append((64 - total % 64) % 64, ' ');
       h += '\n';

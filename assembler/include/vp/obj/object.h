@@ -73,6 +73,21 @@ struct ChipRequirements {
   uint32_t rows = 0, cols = 0, cell_bits = 0;
 };
 
+// A named tensor the program reads (input) or writes (output) in global
+// memory: what a host (vp-run, the firmware's host driver) binds files to.
+// dtype is one of "int8", "uint8", "int16", "int32", "float32"; shape may be
+// empty, otherwise bytes = product(shape) * element size.
+struct IoBinding {
+  std::string name;
+  bool output = false;
+  uint64_t address = 0, bytes = 0;
+  std::string dtype;
+  std::vector<uint64_t> shape;
+};
+
+// Element size of an IoBinding dtype, 0 for a name that is not one.
+uint64_t io_dtype_size(const std::string& dtype);
+
 struct Object {
   ChipRequirements chip;
   std::vector<CoreText> texts;        // sorted by core, control processor first
@@ -80,6 +95,7 @@ struct Object {
   std::vector<CellProgram> cells;
   std::vector<Symbol> symbols;
   std::map<uint32_t, std::string> layer_names;  // `layer id` marker -> name
+  std::vector<IoBinding> io;                    // .input/.output, declaration order
   std::shared_ptr<const void> backing;          // keeps Bytes views alive
 
   const CoreText* text_of(CoreId c) const;
@@ -143,5 +159,7 @@ std::vector<SectionInfo> section_table(const uint8_t* data, uint64_t size, const
 inline constexpr uint64_t kCellRecordSize = 40;
 inline constexpr uint64_t kCoreRecordSize = 16;
 inline constexpr uint64_t kMetaHeaderSize = 40;
+inline constexpr uint64_t kIoHeaderSize = 16;
+inline constexpr uint64_t kIoRecordSize = 40;
 
 }  // namespace vp::obj

@@ -22,7 +22,9 @@ struct TensorData {
 
 TensorData read_tensor_file(const std::string& path);
 // Writes atomically (temporary + rename). .npy files get a header with
-// `dtype` ("<i1", "<i4", ...) and a 1-D shape; other names get raw bytes.
-void write_tensor_file(const std::string& path, const std::vector<uint8_t>& bytes, const std::string& dtype);
+// `dtype` ("<i1", "<i4", ...) and `shape` (1-D over all bytes when empty);
+// other names get raw bytes.
+void write_tensor_file(const std::string& path, const std::vector<uint8_t>& bytes, const std::string& dtype,
+                       const std::vector<uint64_t>& shape = {});
 
 }  // namespace vp::platform

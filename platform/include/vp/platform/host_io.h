@@ -1,0 +1,64 @@
+// What vp-run's --input and --output options mean for one model: files
+// placed at explicit addresses (FILE@ADDR, FILE@ADDR:BYTES[:DTYPE]) and files
+// bound to the model's .input/.output declarations, in declaration order,
+// for each element of a batch.
+//
+// Bound inputs: with I input bindings and a batch of N, either I x N files
+// (element-major: element 0's inputs first) or I files each holding N
+// elements back to back (a stacked .npy). Without --batch, N is the number
+// of bound files divided by I. Bound outputs: the k-th `--output FILE`
+// without '@' receives the k-th output binding of every element, stacked
+// (.npy shape [N, dims...] for N > 1, the binding's own shape for N = 1).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "vp/obj/object.h"
+
+namespace vp::platform {
+
+struct HostIoError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct ExplicitInput {
+  std::string path;
+  uint64_t address = 0;
+  std::vector<uint8_t> bytes;
+};
+
+struct ExplicitOutput {
+  std::string path;
+  uint64_t address = 0, bytes = 0;
+  std::string npy_dtype = "<i1";
+};
+
+struct BoundOutput {
+  std::string path;
+  size_t binding = 0;  // index into Object::io
+};
+
+struct HostIo {
+  std::vector<ExplicitInput> explicit_inputs;
+  std::vector<ExplicitOutput> explicit_outputs;
+  std::vector<size_t> input_bindings, output_bindings;  // indices into Object::io, declaration order
+  uint32_t batch = 1;                                   // elements (1 when nothing is bound)
+  // batch_inputs[e][k]: bytes of input binding input_bindings[k] for element e.
+  std::vector<std::vector<std::vector<uint8_t>>> batch_inputs;
+  std::vector<BoundOutput> bound_outputs;
+};
+
+// Reads the input files and matches every option to the model. batch = 0
+// infers it from the files. Throws HostIoError naming the file and binding.
+HostIo plan_host_io(const obj::Object& model, const std::vector<std::string>& inputs,
+                    const std::vector<std::string>& outputs, uint32_t batch);
+
+// numpy descr of a binding dtype ("int8" -> "<i1", "float32" -> "<f4").
+std::string npy_dtype(const std::string& dtype);
+// "input 'x' (64 bytes, int8 1x64)" for messages.
+std::string describe(const obj::IoBinding& b);
+
+}  // namespace vp::platform
