@@ -1,6 +1,7 @@
 #include "vp/trace/convert.hpp"
 
 #include <algorithm>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <memory>
@@ -16,14 +17,14 @@ namespace {
 
 void render_args(std::string& out, const TraceRecord& r, const Catalog& cat, std::uint32_t track, std::uint32_t layer) {
   out.clear();
-  fmt::format_to(std::back_inserter(out), "{{\"inst_idx\":{},\"line\":{},\"layer\":", r.inst_idx, r.line_no);
+  fmt::format_to(std::back_inserter(out), FMT_COMPILE("{{\"inst_idx\":{},\"line\":{},\"layer\":"), r.inst_idx, r.line_no);
   append_json_string(out, cat.layers()[layer].name);
   out += ",\"unit\":";
   append_json_string(out, cat.tracks()[track].label);
   // Our mapping only repeats what track and category already say; the
   // ZeBu one carries compiler IR links (clyr, wkl, tile) worth showing.
   if (r.has_location) {
-    fmt::format_to(std::back_inserter(out), ",\"pc\":{}", r.pc);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE(",\"pc\":{}"), r.pc);
   } else {
     out += ",\"mapping\":";
     append_json(out, r.mapping);

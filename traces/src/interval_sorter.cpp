@@ -38,12 +38,14 @@ void write_all(std::FILE* f, const void* data, std::size_t size) {
 struct RunCursor {
   std::FILE* file;
   Interval iv{};
-  std::string payload;
+  std::vector<char> buffer;  // grows to the longest payload, never shrinks
+  std::string_view payload;
   bool advance() {
     if (::fread_unlocked(&iv, sizeof iv, 1, file) != 1) return false;
-    payload.resize(iv.payload);
-    if (iv.payload && ::fread_unlocked(payload.data(), 1, iv.payload, file) != iv.payload)
+    if (buffer.size() < iv.payload) buffer.resize(iv.payload);
+    if (iv.payload && ::fread_unlocked(buffer.data(), 1, iv.payload, file) != iv.payload)
       throw std::runtime_error("reading a sort run failed: file shorter than written");
+    payload = std::string_view(buffer.data(), iv.payload);
     return true;
   }
 };
@@ -140,7 +142,7 @@ void IntervalSorter::drain(const std::function<void(const Interval&, std::string
   if (!items_.empty()) spill();
   std::vector<RunCursor> cursors;
   cursors.reserve(runs_.size());
-  for (Run& r : runs_) cursors.push_back(RunCursor{r.file, {}, {}});
+  for (Run& r : runs_) cursors.push_back(RunCursor{r.file, {}, {}, {}});
   auto later = [&cursors](std::size_t a, std::size_t b) { return start_before(cursors[b].iv, cursors[a].iv); };
   std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
   for (std::size_t k = 0; k < cursors.size(); ++k)

@@ -1,5 +1,6 @@
 #include "vp/trace/perfetto_writer.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <iterator>
 #include <set>
@@ -44,7 +45,8 @@ void PerfettoWriter::add(const Interval& iv, std::string_view payload) {
   append_json_string(b, catalog_->opcode_name(iv.opcode));
   b += ",\"cat\":";
   append_json_string(b, catalog_->layers()[iv.layer].name);
-  fmt::format_to(std::back_inserter(b), ",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{}",
+  // Compiled format: this line runs once per slice.
+  fmt::format_to(std::back_inserter(b), FMT_COMPILE(",\"ts\":{},\"dur\":{},\"pid\":{},\"tid\":{}"),
                  static_cast<double>(iv.start) * us_per_cycle_, static_cast<double>(iv.cycles()) * us_per_cycle_,
                  pid_of(t), lane->tid);
   if (!payload.empty()) {
