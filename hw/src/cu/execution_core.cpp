@@ -256,18 +256,17 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
           }
         }
         CoreFault f;
-        // The crossbar writes its lcols results; in `sum` mode every crossbar
+        // A crossbar writes its lcols results; in `sum` mode every crossbar
         // after the first writes to a scratch row that is then added.
         const bool add = !concat && k > 0;
-        static thread_local std::vector<int64_t> sum_part;  // no yield inside one instruction
-        if (add) sum_part.assign(id_.lcols, 0);
+        if (add) mvm_part_.assign(id_.lcols, 0);
         MvmRequest req{xb + bit, mvm_in_.data(), ib,
-                       add ? sum_part.data() : mvm_acc_.data() + (concat ? k * id_.lcols : 0)};
+                       add ? mvm_part_.data() : mvm_acc_.data() + (concat ? k * id_.lcols : 0)};
         // Crossbars of a group fire in parallel: the group takes as long as one.
         xbar_latency = std::max(xbar_latency, env.mvm(req, f));
         if (f.set) return fault(f.message);
         if (add)
-          for (uint32_t i = 0; i < id_.lcols; ++i) mvm_acc_[i] += sum_part[i];
+          for (uint32_t i = 0; i < id_.lcols; ++i) mvm_acc_[i] += mvm_part_[i];
         ++k;
       }
       const int64_t hi = ob == 32 ? std::numeric_limits<int32_t>::max() : (int64_t{1} << (ob - 1)) - 1;
@@ -298,6 +297,13 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
                      : env.read_row(R(1), R(2), spad_.at(addr), start, f);
       if (f.set) return fault(f.message);
       (prog ? stats_.rows_programmed : stats_.rows_read)++;
+      break;
+    }
+    case Opcode::XSTAT: {
+      const ProgramStatus st = env.last_program_status();
+      const uint64_t v = op[1] == 0 ? st.pulses : op[1] == 1 ? st.failed : st.rounds;
+      set_rd(0, static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)));
+      latency = timing_.alu_cycles;
       break;
     }
     // ---- vector ---------------------------------------------------------------

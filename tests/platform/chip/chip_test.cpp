@@ -132,6 +132,42 @@ INSTANTIATE_TEST_SUITE_P(
                       MvmCase{"quantize_covered", {"adc.mode=quantize", "adc.bits=8"}, 8}),
     [](const ::testing::TestParamInfo<MvmCase>& p) { return std::string(p.param.name); });
 
+TEST(ChipMvmGroups, SumModeAddsEveryCrossbarAndAccumulateAddsToMemory) {
+  // A 3*64-row matrix split over crossbars 0, 2 and 3 (mask 0b1101): the
+  // group's result is the product with the whole matrix; with acc=1 a second
+  // MVM adds its result to what is already there.
+  config::ParamSet p;
+  p.apply_preset("small");
+  const hw::ChipConfig cfg = platform::chip_config_from(p);
+  const hw::WeightEncoding enc(cfg.xbar);
+  const int rows = cfg.xbar.rows, lcols = enc.logical_cols(cfg.xbar.cols), tiles = 3;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> w8(-128, 127);
+  std::vector<int32_t> w(static_cast<size_t>(tiles * rows * lcols)), x(static_cast<size_t>(tiles * rows));
+  for (auto& v : w) v = w8(rng);
+  for (auto& v : x) v = w8(rng);
+  std::string src = ".core 0, 0\n    li r1, 0\n    li r2, 1024\n    mvm r2, r1, 0, 0xd, 8, 32, sum, 0\n"
+                    "    li r3, 2048\n    mvm r3, r1, 0, 0xd, 8, 32, sum, 0\n    mvm r3, r1, 0, 0xd, 8, 32, sum, 1\n"
+                    "    halt\n.data local, 0\n" + signed_byte_list(x);
+  const int xbars[] = {0, 2, 3};
+  for (int t = 0; t < tiles; ++t) {
+    std::vector<uint8_t> levels(static_cast<size_t>(rows * cfg.xbar.cols));
+    for (int r = 0; r < rows; ++r)
+      enc.encode_row(w.data() + (t * rows + r) * lcols, lcols,
+                     levels.data() + static_cast<size_t>(r) * static_cast<size_t>(cfg.xbar.cols));
+    src += ".xbar 0, 0, " + std::to_string(xbars[t]) + ", 0, 0, " + std::to_string(rows) + ", " +
+           std::to_string(cfg.xbar.cols) + byte_list(levels);
+  }
+  ChipRun run(src);
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  for (int n = 0; n < lcols; ++n) {
+    int64_t want = 0;
+    for (int r = 0; r < tiles * rows; ++r) want += int64_t{w[static_cast<size_t>(r * lcols + n)]} * x[static_cast<size_t>(r)];
+    ASSERT_EQ(run.local32(0, 1024 + 4 * static_cast<uint64_t>(n)), want) << "column " << n;
+    ASSERT_EQ(run.local32(0, 2048 + 4 * static_cast<uint64_t>(n)), 2 * want) << "column " << n;
+  }
+}
+
 // ---- MVM: the cycles -----------------------------------------------------------
 
 TEST(ChipTiming, MvmTakesThePipelinedPimsimLatency) {

@@ -3,6 +3,8 @@
 // engine, the ISPP write path and the device model shared by all of them.
 // Each crossbar's device randomness is seeded from (run seed, crossbar id),
 // so the pulses a row needs do not depend on the order rows are programmed.
+// The ISPP controller and the MVM back end can each be the RTL (hw/rtl,
+// ChipConfig::rtl) instead of the TLM model, with the same results.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,11 @@
 
 namespace vp::hw {
 
+namespace rtl {
+class RtlIsppWritePath;
+class RtlMvmEngine;
+}  // namespace rtl
+
 struct CrossbarBankStats {
   uint64_t crossbars_used = 0;
   uint64_t mvms = 0;
@@ -34,6 +41,7 @@ struct CrossbarBankStats {
 class CrossbarBank {
  public:
   explicit CrossbarBank(const ChipConfig& cfg);
+  ~CrossbarBank();
 
   uint32_t count() const { return total_; }
   uint32_t logical_cols() const { return static_cast<uint32_t>(lcols_); }
@@ -41,7 +49,7 @@ class CrossbarBank {
   Crossbar& at(uint32_t id);
   bool exists(uint32_t id) const { return id < xbars_.size() && xbars_[id] != nullptr; }
 
-  // Functional MVM into `out` (added); returns the latency in cycles.
+  // Functional MVM into `out` (lcols values, overwritten); returns the latency in cycles.
   uint64_t mvm(uint32_t id, const int32_t* in, int input_bits, int64_t* out);
   // Program-and-verify one row (all its columns); returns the row's cycles.
   uint64_t program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols);
@@ -64,6 +72,8 @@ class CrossbarBank {
   MvmEngine engine_;
   MvmTiming timing_;
   IsppWritePath ispp_;
+  std::unique_ptr<rtl::RtlIsppWritePath> rtl_ispp_;  // set when ispp.impl = rtl
+  std::unique_ptr<rtl::RtlMvmEngine> rtl_engine_;    // set when adc.output_path_impl = rtl
   std::shared_ptr<NonIdeality> nonideal_;  // null when ideal
   uint64_t mvm_cycles_[17] = {};
   uint64_t readback_cycles_;

@@ -22,7 +22,14 @@ struct MvmRequest {
   uint32_t xbar = 0;        // crossbar index within the CU
   const int32_t* input = nullptr;  // `rows` signed inputs
   uint32_t input_bits = 8;
-  int64_t* output = nullptr;       // `lcols` results, added to
+  int64_t* output = nullptr;       // `lcols` results, overwritten
+};
+
+// What the write path reports about one program_row (read by xstat).
+struct ProgramStatus {
+  uint64_t pulses = 0;  // summed over the row's cells
+  uint64_t failed = 0;  // cells outside tolerance after the pulse cap
+  uint64_t rounds = 0;  // pulse-and-verify iterations (the slowest cell's pulses)
 };
 
 class CoreEnvironment {
@@ -45,7 +52,7 @@ class CoreEnvironment {
                         CoreFault& fault) = 0;
   virtual uint64_t barrier(uint32_t id, uint32_t count, uint64_t ready, CoreFault& fault) = 0;
 
-  // Crossbars. mvm: one crossbar of this CU, functional result added into
+  // Crossbars. mvm: one crossbar of this CU, functional result written to
   // the request's output; returns the latency in cycles.
   virtual uint64_t mvm(const MvmRequest& req, CoreFault& fault) = 0;
   // Program-and-verify one row of a chip-wide crossbar; returns the latency.
@@ -53,6 +60,9 @@ class CoreEnvironment {
                                CoreFault& fault) = 0;
   virtual uint64_t read_row(uint32_t xbar_global, uint32_t row, uint8_t* levels, uint64_t ready,
                             CoreFault& fault) = 0;
+  // The status of this core's last program_row; environments that do not
+  // model the write path report zeros.
+  virtual ProgramStatus last_program_status() const { return {}; }
 
   // Control processor only.
   virtual uint64_t load_core(uint32_t core, uint64_t global_addr, uint64_t words, uint64_t ready,

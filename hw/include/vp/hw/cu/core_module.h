@@ -48,6 +48,7 @@ class CoreModule : public sc_core::sc_module, public CoreEnvironment {
   uint64_t program_row(uint32_t xbar_global, uint32_t row, const uint8_t* levels, uint64_t ready,
                        CoreFault& fault) override;
   uint64_t read_row(uint32_t xbar_global, uint32_t row, uint8_t* levels, uint64_t ready, CoreFault& fault) override;
+  ProgramStatus last_program_status() const override { return last_program_; }
   uint64_t load_core(uint32_t core, uint64_t global_addr, uint64_t words, uint64_t ready, CoreFault& fault) override;
   uint64_t start_core(uint32_t core, uint32_t pc, uint64_t ready, CoreFault& fault) override;
   uint64_t wait_core(uint32_t core, uint64_t ready, CoreFault& fault) override;
@@ -66,6 +67,7 @@ class CoreModule : public sc_core::sc_module, public CoreEnvironment {
   sc_core::sc_event stopped_;
   uint64_t synced_ = 0;
   std::vector<uint8_t> bounce_;
+  ProgramStatus last_program_;  // xstat: this core's last xprog
 };
 
 }  // namespace vp::hw

@@ -103,6 +103,7 @@ class ExecutionCore {
   std::string waiting_for_;
   std::vector<int32_t> mvm_in_;
   std::vector<int64_t> mvm_acc_;
+  std::vector<int64_t> mvm_part_;  // one crossbar's results in a `sum` group
 };
 
 }  // namespace vp::hw
