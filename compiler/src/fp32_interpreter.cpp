@@ -22,26 +22,32 @@ FTensor conv(const Graph& g, const Node& n, const FTensor& x) {
   const Value& b = g.val(n.in[2]);
   FTensor y;
   y.shape = g.val(n.out[0]).shape;
+  const std::int64_t OH = y.shape.h, OW = y.shape.w, H = x.shape.h, W = x.shape.w;
   y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0.f);
   const std::int64_t cg = x.shape.c / c.group, ng = y.shape.c / c.group;
+  // Weight-outer loops with the output row innermost, so the compiler can
+  // vectorize; the valid output columns of each tap are computed once.
   for (std::int64_t oc = 0; oc < y.shape.c; ++oc) {
     const std::int64_t grp = oc / ng;
-    for (std::int64_t oh = 0; oh < y.shape.h; ++oh)
-      for (std::int64_t ow = 0; ow < y.shape.w; ++ow) {
-        double acc = b.data[static_cast<std::size_t>(oc)];
-        for (std::int64_t ic = 0; ic < cg; ++ic)
-          for (int r = 0; r < c.kh; ++r) {
-            const std::int64_t ih = oh * c.sh - c.pt + r * c.dh;
-            if (ih < 0 || ih >= x.shape.h) continue;
-            for (int s = 0; s < c.kw; ++s) {
-              const std::int64_t iw = ow * c.sw - c.pl + s * c.dw;
-              if (iw < 0 || iw >= x.shape.w) continue;
-              acc += double(w.data[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)]) *
-                     x.data[static_cast<std::size_t>(((grp * cg + ic) * x.shape.h + ih) * x.shape.w + iw)];
-            }
+    float* yo = y.data.data() + oc * OH * OW;
+    for (std::int64_t i = 0; i < OH * OW; ++i) yo[i] = b.data[static_cast<std::size_t>(oc)];
+    for (std::int64_t ic = 0; ic < cg; ++ic)
+      for (int r = 0; r < c.kh; ++r)
+        for (int s = 0; s < c.kw; ++s) {
+          const float wv = w.data[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)];
+          const std::int64_t off = std::int64_t{s} * c.dw - c.pl;
+          const std::int64_t ow0 = off >= 0 ? 0 : (-off + c.sw - 1) / c.sw;
+          const std::int64_t ow1 = std::min<std::int64_t>(OW, W - 1 - off < 0 ? 0 : (W - 1 - off) / c.sw + 1);
+          const float* xc = x.data.data() + (grp * cg + ic) * H * W;
+          for (std::int64_t oh = 0; oh < OH; ++oh) {
+            const std::int64_t ih = oh * c.sh - c.pt + std::int64_t{r} * c.dh;
+            if (ih < 0 || ih >= H) continue;
+            const float* xr = xc + ih * W + off;
+            float* yr = yo + oh * OW;
+            for (std::int64_t ow = ow0; ow < ow1; ++ow) yr[ow] += wv * xr[ow * c.sw];
           }
-        y.data[static_cast<std::size_t>((oc * y.shape.h + oh) * y.shape.w + ow)] = act(n, static_cast<float>(acc));
-      }
+        }
+    for (std::int64_t i = 0; i < OH * OW; ++i) yo[i] = act(n, yo[i]);
   }
   return y;
 }

@@ -1,10 +1,15 @@
 // vp-cc-modelgen: writes torchvision-shaped ResNet-18/50 ONNX models with
-// seeded random weights (compiler benchmarks when no exported model exists).
+// seeded random weights (compiler benchmarks when no exported model exists),
+// and seeded N(0, 1) float32 inputs as .npy.
 //   vp-cc-modelgen resnet50|resnet18 OUT.onnx [--image N] [--classes N] [--seed N]
+//   vp-cc-modelgen input OUT.npy [--image N] [--seed N]     a [1, 3, N, N] input
 #include <fstream>
 #include <iostream>
+#include <random>
+#include <vector>
 #include <string>
 
+#include "vp/cc/npy.h"
 #include "vp/cc/onnx_builder.h"
 
 int main(int argc, char** argv) {
@@ -20,6 +25,14 @@ int main(int argc, char** argv) {
     if (a == "--image") image = std::stoi(argv[i + 1]);
     else if (a == "--classes") classes = std::stoi(argv[i + 1]);
     else if (a == "--seed") seed = std::stoull(argv[i + 1]);
+  }
+  if (which == "input") {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<float> nd(0.f, 1.f);
+    std::vector<float> x(static_cast<std::size_t>(3 * image * image));
+    for (auto& v : x) v = nd(rng);
+    vp::cc::write_npy(out, {1, 3, image, image}, x);
+    return 0;
   }
   const int depth = which == "resnet50" ? 50 : which == "resnet18" ? 18 : 0;
   if (!depth) {
