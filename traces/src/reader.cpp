@@ -115,9 +115,13 @@ void TraceReader::report(Diagnostic::Kind kind, std::uint64_t line, const Litera
 
 bool TraceReader::next(TraceRecord& out) {
   while (true) {
-    const char* nl = static_cast<const char*>(std::memchr(buf_.data() + begin_, '\n', end_ - begin_));
-    while (nl == nullptr && fill())
-      nl = static_cast<const char*>(std::memchr(buf_.data() + begin_, '\n', end_ - begin_));
+    // memchr over an empty range must not see the null data() of an empty buffer.
+    auto find_newline = [this]() -> const char* {
+      if (end_ == begin_) return nullptr;
+      return static_cast<const char*>(std::memchr(buf_.data() + begin_, '\n', end_ - begin_));
+    };
+    const char* nl = find_newline();
+    while (nl == nullptr && fill()) nl = find_newline();
     if (nl == nullptr && begin_ == end_) return false;
 
     const bool complete = nl != nullptr;
