@@ -98,39 +98,46 @@ void TraceWriter::write(const WriteRecord& r) {
       throw std::invalid_argument(fmt::format("trace record {} ({}): operand name '{}' is not a bare word", r.inst_idx,
                                               r.mnemonic, p.name));
 
-  // Format into the buffer; the line is complete before anything can leave.
-  buf_ += '[';
-  buf_ += r.mnemonic;
-  buf_ += ", {'slyr': ";
-  put_int(buf_, r.layer_id);
-  buf_ += ", 'layer': ";
-  put_string(buf_, r.layer_name);
-  buf_ += ", 'cluster': ";
-  put_int(buf_, r.cluster);
-  buf_ += ", 'cu': ";
-  put_int(buf_, r.cu);
-  buf_ += ", 'unit': '";
-  buf_ += unit_name(r.unit);
-  buf_ += "', 'pc': ";
-  put_int(buf_, r.pc);
-  buf_ += "}, {'inst_idx': ";
-  put_int(buf_, r.inst_idx);
-  buf_ += ", 'time': [";
-  put_int(buf_, r.start);
-  buf_ += ", ";
-  put_int(buf_, r.end);
-  buf_ += "]}, {";
-  bool first = true;
-  for (const Param& p : r.params) {
-    if (!first) buf_ += ", ";
-    first = false;
-    buf_ += '\'';
-    buf_ += p.name;
-    buf_ += "': ";
-    if (p.is_string) put_string(buf_, p.text);
-    else put_int(buf_, p.value);
+  // Format into the buffer; the line is complete before anything can leave,
+  // and an exception half-way (out of memory) takes the partial line back out.
+  const std::size_t mark = buf_.size();
+  try {
+    buf_ += '[';
+    buf_ += r.mnemonic;
+    buf_ += ", {'slyr': ";
+    put_int(buf_, r.layer_id);
+    buf_ += ", 'layer': ";
+    put_string(buf_, r.layer_name);
+    buf_ += ", 'cluster': ";
+    put_int(buf_, r.cluster);
+    buf_ += ", 'cu': ";
+    put_int(buf_, r.cu);
+    buf_ += ", 'unit': '";
+    buf_ += unit_name(r.unit);
+    buf_ += "', 'pc': ";
+    put_int(buf_, r.pc);
+    buf_ += "}, {'inst_idx': ";
+    put_int(buf_, r.inst_idx);
+    buf_ += ", 'time': [";
+    put_int(buf_, r.start);
+    buf_ += ", ";
+    put_int(buf_, r.end);
+    buf_ += "]}, {";
+    bool first = true;
+    for (const Param& p : r.params) {
+      if (!first) buf_ += ", ";
+      first = false;
+      buf_ += '\'';
+      buf_ += p.name;
+      buf_ += "': ";
+      if (p.is_string) put_string(buf_, p.text);
+      else put_int(buf_, p.value);
+    }
+    buf_ += "}]\n";
+  } catch (...) {
+    buf_.resize(mark);
+    throw;
   }
-  buf_ += "}]\n";
   ++records_;
   if (buf_.size() >= options_.buffer_bytes) flush();
 }
