@@ -150,6 +150,9 @@ TEST(TraceWriter, RejectsRecordsThatWouldNotReadBack) {
   rec.params = bad;
   EXPECT_THROW(w.write(rec), std::invalid_argument);
   rec.params = {};
+  rec.unit = static_cast<Unit>(42);
+  EXPECT_THROW(w.write(rec), std::invalid_argument);
+  rec.unit = Unit::Dma;
   w.write(rec);
   w.close();
   EXPECT_EQ(w.records(), 1u);

@@ -55,7 +55,10 @@ void put_string(std::string& out, std::string_view s) {
 
 }  // namespace
 
-std::string_view unit_name(Unit unit) { return kUnitNames[static_cast<std::size_t>(unit)]; }
+std::string_view unit_name(Unit unit) {
+  const auto k = static_cast<std::size_t>(unit);
+  return k < std::size(kUnitNames) ? kUnitNames[k] : std::string_view("?");
+}
 
 bool parse_unit(std::string_view name, Unit& out) {
   for (std::size_t k = 0; k < std::size(kUnitNames); ++k) {
@@ -93,6 +96,9 @@ void TraceWriter::write(const WriteRecord& r) {
   if (r.end < r.start || r.start < 0)
     throw std::invalid_argument(fmt::format("trace record {} ({}): time [{}, {}] is not an interval", r.inst_idx,
                                             r.mnemonic, r.start, r.end));
+  if (static_cast<std::size_t>(r.unit) >= std::size(kUnitNames))
+    throw std::invalid_argument(fmt::format("trace record {} ({}): unit {} is not a Unit", r.inst_idx, r.mnemonic,
+                                            static_cast<int>(r.unit)));
   for (const Param& p : r.params)
     if (!is_bare_word(p.name))
       throw std::invalid_argument(fmt::format("trace record {} ({}): operand name '{}' is not a bare word", r.inst_idx,
