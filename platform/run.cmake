@@ -6,6 +6,8 @@ add_library(vp_platform STATIC
   src/run/trace_recorder.cpp
   src/run/run_statistics.cpp
   src/run/tensor_file.cpp
+  src/run/fabric_recorder.cpp
+  src/run/waveform_export.cpp
   src/run/host_io.cpp)
 target_include_directories(vp_platform PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(vp_platform PUBLIC vp_hw vp_config vp_object vp_traces nlohmann_json::nlohmann_json)

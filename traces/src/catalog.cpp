@@ -44,6 +44,14 @@ std::uint32_t Catalog::track_of(const TraceRecord& r, std::uint32_t opcode) {
     if (t.zebu) {
       t.scope = "core0." + t.unit;
       t.label = t.unit;
+    } else if (t.cluster < 0 && t.unit.rfind("link.", 0) == 0) {
+      // Chip-level fabric recorded by vp-run: NoC links ('link.<name>') and
+      // global memory ('gmem') sit beside the clusters, not in a core.
+      t.scope = "noc." + t.unit.substr(5);
+      t.label = "noc " + t.unit.substr(5);
+    } else if (t.cluster < 0 && t.unit == "gmem") {
+      t.scope = "gmem";
+      t.label = "gmem";
     } else if (t.cluster < 0) {
       // The control processor is one unit ('cp'); other unit names on it,
       // if a platform ever reports them, get their own scope below it.

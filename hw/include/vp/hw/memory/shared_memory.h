@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,17 @@ class SharedMemory : public sc_core::sc_module {
   uint8_t* data() { return mem_.data(); }
   const SharedMemoryStats& stats() const { return stats_; }
   const noc::BandwidthChannel& channel() const { return channel_; }
+  // Called for every transfer with the cycles it occupies the channel
+  // (waveforms of memory activity); none by default.
+  using Listener = std::function<void(uint64_t start, uint64_t end, uint64_t bytes, bool read)>;
+  void set_listener(Listener l) { listener_ = std::move(l); }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
 
   std::vector<uint8_t> mem_;
   noc::BandwidthChannel channel_;
+  Listener listener_;
   SharedMemoryStats stats_;
 };
 
