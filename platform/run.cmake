@@ -8,7 +8,9 @@ add_library(vp_platform STATIC
   src/run/tensor_file.cpp
   src/run/fabric_recorder.cpp
   src/run/waveform_export.cpp
-  src/run/host_io.cpp)
+  src/run/host_io.cpp
+  src/run/model_image.cpp
+  src/run/firmware_report.cpp)
 target_include_directories(vp_platform PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(vp_platform PUBLIC vp_hw vp_config vp_object vp_traces nlohmann_json::nlohmann_json)
 vp_target_defaults(vp_platform)
@@ -16,3 +18,5 @@ vp_target_defaults(vp_platform)
 add_executable(vp-run tools/vp_run_main.cpp)
 target_link_libraries(vp-run PRIVATE vp_platform vp_asm Boost::program_options)
 vp_target_defaults(vp-run)
+# The firmware vp-run runs by default, assembled at build time (firmware/).
+target_compile_definitions(vp-run PRIVATE VP_FIRMWARE_PATH="${CMAKE_BINARY_DIR}/firmware/sidra_fw.vpo")

@@ -1,8 +1,13 @@
 // vp-run: builds the chip from a preset and overrides, loads a program
 // (assembly or object), runs it, and writes the trace, statistics and outputs.
 //
+// By default the model runs under the firmware (firmware/, docs/firmware.md):
+// vp-run is the host driver that writes the model image and starts the
+// firmware on the control processor; --firmware none runs the object bare.
+//
 // Exit codes: 0 completed; 1 bad input (program, configuration, files);
-// 2 usage; 3 deadlock; 4 --max-cycles reached; 5 a core faulted; 6 a trap.
+// 2 usage; 3 deadlock; 4 --max-cycles reached; 5 a core faulted; 6 a trap
+// (the firmware's error codes are reported in words).
 #include <unistd.h>
 
 #include <atomic>
@@ -26,6 +31,8 @@
 #include "vp/hw/chip/chip.h"
 #include "vp/platform/chip_builder.h"
 #include "vp/platform/host_io.h"
+#include "vp/platform/firmware_report.h"
+#include "vp/platform/model_image.h"
 #include "vp/platform/program_loader.h"
 #include "vp/platform/run_statistics.h"
 #include "vp/platform/tensor_file.h"
@@ -41,6 +48,20 @@ constexpr int kExitBadInput = 1, kExitUsage = 2, kExitDeadlock = 3, kExitMaxCycl
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
+// An object from a .vpo file or assembled from source.
+obj::Object load_any(const std::string& path, const std::vector<std::string>& include_dirs) {
+  if (ends_with(path, ".vpo")) return obj::load_object(path);
+  as::Options ao;
+  ao.include_dirs = include_dirs;
+  as::Result r = as::assemble_file(path, ao);
+  if (!r.ok()) throw std::runtime_error(r.error_text());
+  return std::move(r.object);
+}
+
+#ifndef VP_FIRMWARE_PATH
+#define VP_FIRMWARE_PATH "firmware/sidra_fw.vpo"
+#endif
 
 void write_text_atomically(const std::string& path, const std::string& text) {
   if (path == "-") {
@@ -70,6 +91,11 @@ int run(int argc, char** argv) {
       ("output", po::value(&outputs)->composing(),
        "FILE (the model's next .output) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
       ("batch", po::value<uint32_t>()->default_value(0), "batch elements (0: one per set of bound --input files)")
+      ("firmware", po::value<std::string>()->default_value(VP_FIRMWARE_PATH),
+       "firmware run on the control processor (.vpo or assembly); 'none' runs the model bare")
+      ("no-deploy", "crossbars assumed programmed: the platform writes the levels (untimed ISPP), the firmware skips deploy")
+      ("deploy-retries", po::value<uint32_t>()->default_value(2),
+       "extra program-and-verify passes the firmware gives a row with failed cells")
       ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
       ("seed", po::value<uint64_t>(), "seed of every random model (device, noise); same as --set device.seed=N")
@@ -124,29 +150,29 @@ int run(int argc, char** argv) {
   }
 
   const std::string model = vm["model"].as<std::string>();
-  obj::Object object;
+  const std::string fw_path = vm["firmware"].as<std::string>();
+  const bool bare = fw_path == "none";
+  obj::Object object, firmware;
   try {
-    if (ends_with(model, ".vpo")) {
-      object = obj::load_object(model);
-    } else {
-      as::Options ao;
-      ao.include_dirs = include_dirs;
-      as::Result r = as::assemble_file(model, ao);
-      if (!r.ok()) {
-        std::cerr << r.error_text();
-        return kExitBadInput;
-      }
-      object = std::move(r.object);
-    }
+    object = load_any(model, include_dirs);
   } catch (const std::exception& e) {
-    std::cerr << "vp-run: " << e.what() << "\n";
+    std::cerr << (ends_with(model, ".vpo") ? "vp-run: " : "") << e.what() << (ends_with(model, ".vpo") ? "\n" : "");
     return kExitBadInput;
+  }
+  if (!bare) {
+    try {
+      firmware = load_any(fw_path, {});
+    } catch (const std::exception& e) {
+      std::cerr << "vp-run: firmware " << fw_path << ": " << e.what() << "\n";
+      return kExitBadInput;
+    }
   }
 
   platform::HostIo io;
   try {
     io = platform::plan_host_io(object, inputs, outputs, vm["batch"].as<uint32_t>());
-    if (io.batch > 1) throw platform::HostIoError("a batch of " + std::to_string(io.batch) + " needs the firmware");
+    if (bare && io.batch > 1)
+      throw platform::HostIoError("a batch of " + std::to_string(io.batch) + " needs the firmware (not --firmware none)");
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
     return kExitBadInput;
@@ -155,7 +181,8 @@ int run(int argc, char** argv) {
   hw::ChipConfig cfg;
   try {
     cfg = platform::chip_config_from(params);
-    platform::check_fits(object, cfg);
+    // Under the firmware the boot code checks the model against the chip.
+    if (bare) platform::check_fits(object, cfg);
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << model << ": " << e.what() << "\n";
     return kExitBadInput;
@@ -174,6 +201,7 @@ int run(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   hw::Chip chip("chip", cfg, recorder.get());
   platform::LoadSummary load;
+  platform::ModelImage image;
   try {
     auto place = [&](const std::string& what, uint64_t addr, const std::vector<uint8_t>& bytes) {
       if (addr > chip.global_memory().size() || bytes.size() > chip.global_memory().size() - addr)
@@ -182,12 +210,28 @@ int run(int argc, char** argv) {
       std::copy(bytes.begin(), bytes.end(), chip.global_memory().data() + addr);
     };
     for (const auto& in : io.explicit_inputs) place(in.path, in.address, in.bytes);
-    if (!io.batch_inputs.empty())
-      for (size_t k = 0; k < io.input_bindings.size(); ++k) {
-        const obj::IoBinding& b = object.io[io.input_bindings[k]];
-        place(platform::describe(b), b.address, io.batch_inputs[0][k]);
+    if (bare) {
+      if (!io.batch_inputs.empty())
+        for (size_t k = 0; k < io.input_bindings.size(); ++k) {
+          const obj::IoBinding& b = object.io[io.input_bindings[k]];
+          place(platform::describe(b), b.address, io.batch_inputs[0][k]);
+        }
+      load = platform::load_program(object, chip);
+    } else {
+      platform::ImageOptions opt;
+      opt.deploy = vm.count("no-deploy") == 0;
+      opt.retries = vm["deploy-retries"].as<uint32_t>();
+      image = platform::install_model(object, firmware, io, chip, opt);
+      if (!opt.deploy) {
+        load.cell_programs = image.cell_programs;
+        load.cells = image.cells;
+        load.preload_ispp_cycles = image.preload_ispp_cycles;
       }
-    load = platform::load_program(object, chip);
+      load.cu_programs = image.cu_programs;
+      if (image.model_cp_replaced && !quiet)
+        std::cerr << "vp-run: note: the model's control-processor code is replaced by the firmware "
+                     "(--firmware none runs it bare)\n";
+    }
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
     return kExitBadInput;
@@ -219,10 +263,15 @@ int run(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   int status = 0;
+  platform::FirmwareReport fw_report;
   try {
     if (recorder) recorder->close();
     platform::HostFigures host{wall, recorder ? recorder->records() : 0};
-    const nlohmann::json stats = platform::run_statistics(chip, result, load, host);
+    nlohmann::json stats = platform::run_statistics(chip, result, load, host);
+    if (!bare) {
+      fw_report = platform::read_firmware_report(chip, image);
+      stats["firmware"] = platform::firmware_statistics(fw_report, image, cfg);
+    }
     if (vm.count("stats")) write_text_atomically(vm["stats"].as<std::string>(), stats.dump(2) + "\n");
     if (result.status == hw::RunStatus::Completed) {
       auto read_back = [&](const std::string& path, uint64_t addr, uint64_t bytes) {
@@ -234,9 +283,26 @@ int run(int argc, char** argv) {
       };
       for (const auto& o : io.explicit_outputs)
         platform::write_tensor_file(o.path, read_back(o.path, o.address, o.bytes), o.npy_dtype);
-      for (const auto& o : io.bound_outputs) {
+      for (size_t k = 0; k < io.bound_outputs.size(); ++k) {
+        const auto& o = io.bound_outputs[k];
         const obj::IoBinding& b = object.io[o.binding];
-        platform::write_tensor_file(o.path, read_back(o.path, b.address, b.bytes), platform::npy_dtype(b.dtype), b.shape);
+        if (bare) {
+          platform::write_tensor_file(o.path, read_back(o.path, b.address, b.bytes), platform::npy_dtype(b.dtype),
+                                      b.shape);
+          continue;
+        }
+        // Every element's copy from the batch output area, stacked.
+        std::vector<uint8_t> all;
+        for (uint32_t e = 0; e < image.batch; ++e) {
+          const auto one = read_back(o.path, image.batch_out + e * image.batch_out_stride + image.output_offsets[k], b.bytes);
+          all.insert(all.end(), one.begin(), one.end());
+        }
+        std::vector<uint64_t> shape = b.shape;
+        if (image.batch > 1) {
+          if (shape.empty()) shape.push_back(b.bytes / obj::io_dtype_size(b.dtype));
+          shape.insert(shape.begin(), image.batch);
+        }
+        platform::write_tensor_file(o.path, all, platform::npy_dtype(b.dtype), shape);
       }
     }
     if (!quiet) std::cerr << platform::run_summary(stats);
@@ -251,9 +317,18 @@ int run(int argc, char** argv) {
       std::cerr << "vp-run: " << result.message << "\n";
       for (const auto& w : result.waiting) std::cerr << "  " << w << "\n";
       return kExitDeadlock;
-    case hw::RunStatus::MaxCycles: std::cerr << "vp-run: " << result.message << "\n"; return kExitMaxCycles;
+    case hw::RunStatus::MaxCycles:
+      std::cerr << "vp-run: " << result.message
+                << (bare ? std::string() : std::string(" (firmware phase: ") + platform::firmware_phase_name(fw_report.phase) + ")")
+                << "\n";
+      return kExitMaxCycles;
     case hw::RunStatus::Fault: std::cerr << "vp-run: fault: " << result.message << "\n"; return kExitFault;
-    case hw::RunStatus::Trap: std::cerr << "vp-run: " << result.message << "\n"; return kExitTrap;
+    case hw::RunStatus::Trap: {
+      const std::string words = bare ? std::string() : platform::firmware_error_message(result.trap_code, fw_report);
+      if (!words.empty()) std::cerr << "vp-run: " << words << "\n";
+      std::cerr << "vp-run: " << result.message << "\n";
+      return kExitTrap;
+    }
   }
   return status;
 }

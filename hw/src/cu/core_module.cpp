@@ -156,7 +156,15 @@ uint64_t CoreModule::program_row(uint32_t xbar_global, uint32_t row, const uint8
                          " exceeds the highest cell level " + std::to_string(max_level)};
       return 0;
     }
-  return bank.program_row(xbar_global, row, levels, 0, static_cast<uint32_t>(chip_.config().xbar.cols));
+  // The bank counts pulses and failures chip-wide; this row's share is the
+  // difference (cores run one at a time in SystemC, so nothing interleaves).
+  const CrossbarBankStats before = bank.stats();
+  const uint64_t cycles = bank.program_row(xbar_global, row, levels, 0, static_cast<uint32_t>(chip_.config().xbar.cols));
+  const CrossbarBankStats& after = bank.stats();
+  const uint64_t per_round = IsppWritePath(chip_.config().ispp).cycles_per_iteration();
+  last_program_ = {after.ispp_pulses - before.ispp_pulses, after.ispp_failed_cells - before.ispp_failed_cells,
+                   per_round ? cycles / per_round : 0};
+  return cycles;
 }
 
 uint64_t CoreModule::read_row(uint32_t xbar_global, uint32_t row, uint8_t* levels, uint64_t, CoreFault& fault) {

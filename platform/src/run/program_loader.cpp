@@ -50,20 +50,9 @@ void check_fits(const obj::Object& obj, const hw::ChipConfig& cfg) {
   }
 }
 
-LoadSummary load_program(const obj::Object& obj, hw::Chip& chip) {
+uint64_t load_data_segments(const obj::Object& obj, hw::Chip& chip, bool skip_missing) {
   const hw::ChipConfig& cfg = chip.config();
-  check_fits(obj, cfg);
-  LoadSummary s;
-  for (const auto& t : obj.texts) {
-    hw::CoreModule& m = t.core.is_control()
-                            ? chip.control_processor()
-                            : chip.core(chip.core_index(static_cast<uint32_t>(t.core.cluster), static_cast<uint32_t>(t.core.cu)));
-    std::string why;
-    if (!m.core().load_program(t.words.data(), t.words.size(), 0, &why))
-      throw LoadError("code for " + core_name(t.core) + ": " + why);
-    if (t.core.is_control()) s.has_control_program = true;
-    else s.cu_programs++;
-  }
+  uint64_t bytes = 0;
   for (const auto& d : obj.data) {
     uint8_t* base = nullptr;
     uint64_t size = 0;
@@ -75,13 +64,20 @@ LoadSummary load_program(const obj::Object& obj, hw::Chip& chip) {
         where = "global memory";
         break;
       case obj::DataSegment::Space::Sram:
-        if (d.core.cluster < 0 || static_cast<uint32_t>(d.core.cluster) >= cfg.clusters)
+        if (d.core.cluster < 0 || static_cast<uint32_t>(d.core.cluster) >= cfg.clusters) {
+          if (skip_missing) continue;
           throw LoadError("data for the SRAM of cluster " + std::to_string(d.core.cluster) + ", which does not exist");
+        }
         base = chip.sram(static_cast<uint32_t>(d.core.cluster)).data();
         size = chip.sram(static_cast<uint32_t>(d.core.cluster)).size();
         where = "the SRAM of cluster " + std::to_string(d.core.cluster);
         break;
       case obj::DataSegment::Space::Local: {
+        if (!d.core.is_control() && (static_cast<uint32_t>(d.core.cluster) >= cfg.clusters || d.core.cu < 0 ||
+                                     static_cast<uint32_t>(d.core.cu) >= cfg.cus_per_cluster)) {
+          if (skip_missing) continue;
+          throw LoadError("data for the scratchpad of " + core_name(d.core) + ", which this chip does not have");
+        }
         hw::CoreModule& m = d.core.is_control() ? chip.control_processor()
                                                 : chip.core(chip.core_index(static_cast<uint32_t>(d.core.cluster),
                                                                             static_cast<uint32_t>(d.core.cu)));
@@ -95,26 +91,60 @@ LoadSummary load_program(const obj::Object& obj, hw::Chip& chip) {
       throw LoadError("data at " + std::to_string(d.address) + " (+" + std::to_string(d.bytes.size) + " bytes) does not fit " +
                       where + " of " + std::to_string(size) + " bytes");
     if (d.bytes.size) std::memcpy(base + d.address, d.bytes.data, d.bytes.size);
-    s.data_bytes += d.bytes.size;
+    bytes += d.bytes.size;
   }
+  return bytes;
+}
+
+void check_levels(const obj::Object& obj, const hw::ChipConfig& cfg) {
+  const uint32_t max_level = (1u << cfg.xbar.cell_bits) - 1;
+  for (const auto& c : obj.cells)
+    for (uint64_t i = 0; i < c.levels.size; ++i)
+      if (c.levels.data[i] > max_level)
+        throw LoadError("cell program of crossbar " + std::to_string(c.xbar) + " (cluster " + std::to_string(c.cluster) +
+                        " cu " + std::to_string(c.cu) + ") row " + std::to_string(c.row0 + i / c.cols) + " column " +
+                        std::to_string(c.col0 + i % c.cols) + ": level " + std::to_string(c.levels.data[i]) +
+                        " exceeds " + std::to_string(max_level) + " for " + std::to_string(cfg.xbar.cell_bits) +
+                        "-bit cells");
+}
+
+PreloadResult preload_cells(const obj::Object& obj, hw::Chip& chip) {
+  const hw::ChipConfig& cfg = chip.config();
+  check_levels(obj, cfg);
   hw::CrossbarBank& bank = chip.crossbars();
+  const hw::CrossbarBankStats before = bank.stats();
+  PreloadResult p;
   for (const auto& c : obj.cells) {
     const uint32_t id = chip.core_index(static_cast<uint32_t>(c.cluster), static_cast<uint32_t>(c.cu)) * cfg.xbars_per_cu +
                         static_cast<uint32_t>(c.xbar);
-    const uint32_t max_level = (1u << cfg.xbar.cell_bits) - 1;
-    for (uint32_t r = 0; r < c.rows; ++r) {
-      const uint8_t* row = c.levels.data + uint64_t{r} * c.cols;
-      for (uint32_t k = 0; k < c.cols; ++k)
-        if (row[k] > max_level)
-          throw LoadError("cell program of crossbar " + std::to_string(c.xbar) + " (cluster " + std::to_string(c.cluster) +
-                          " cu " + std::to_string(c.cu) + ") row " + std::to_string(c.row0 + r) + " column " +
-                          std::to_string(c.col0 + k) + ": level " + std::to_string(row[k]) + " exceeds " +
-                          std::to_string(max_level) + " for " + std::to_string(cfg.xbar.cell_bits) + "-bit cells");
-      s.preload_ispp_cycles += bank.program_row(id, c.row0 + r, row, c.col0, c.cols);
-    }
-    s.cell_programs++;
-    s.cells += uint64_t{c.rows} * c.cols;
+    for (uint32_t r = 0; r < c.rows; ++r)
+      p.cycles += bank.program_row(id, c.row0 + r, c.levels.data + uint64_t{r} * c.cols, c.col0, c.cols);
+    p.programs++;
+    p.cells += uint64_t{c.rows} * c.cols;
   }
+  p.pulses = bank.stats().ispp_pulses - before.ispp_pulses;
+  p.failed = bank.stats().ispp_failed_cells - before.ispp_failed_cells;
+  return p;
+}
+
+LoadSummary load_program(const obj::Object& obj, hw::Chip& chip) {
+  check_fits(obj, chip.config());
+  LoadSummary s;
+  for (const auto& t : obj.texts) {
+    hw::CoreModule& m = t.core.is_control()
+                            ? chip.control_processor()
+                            : chip.core(chip.core_index(static_cast<uint32_t>(t.core.cluster), static_cast<uint32_t>(t.core.cu)));
+    std::string why;
+    if (!m.core().load_program(t.words.data(), t.words.size(), 0, &why))
+      throw LoadError("code for " + core_name(t.core) + ": " + why);
+    if (t.core.is_control()) s.has_control_program = true;
+    else s.cu_programs++;
+  }
+  s.data_bytes = load_data_segments(obj, chip, false);
+  const PreloadResult p = preload_cells(obj, chip);
+  s.cell_programs = p.programs;
+  s.cells = p.cells;
+  s.preload_ispp_cycles = p.cycles;
   if (s.has_control_program) {
     const obj::CoreText* t = obj.text_of(obj::CoreId{});
     chip.control_processor().start(t->entry, 0);

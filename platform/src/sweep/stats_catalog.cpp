@@ -39,6 +39,12 @@ std::vector<StatPath> build() {
       pos = end + 1;
     }
   }
+  // The firmware's figures (platform/src/run/firmware_report.cpp); absent
+  // when a program runs bare (--firmware none).
+  for (const char* f : {"batch", "cell_programs", "cells", "code", "cu_programs", "deploy_cycles", "deploy_us",
+                        "load_cycles", "inferences", "inference_cycles_mean", "inference_us_mean", "rows_programmed",
+                        "pulses", "failed_cells", "retries", "image_bytes"})
+    out.push_back({std::string("firmware.") + f, true});
   for (int u = 0; u < isa::kUnitCount; ++u) {
     const std::string unit(isa::unit_name(static_cast<isa::Unit>(u)));
     for (const char* f : {"instructions", "busy_cycles", "utilization"}) out.push_back({"units." + unit + "." + f, true});

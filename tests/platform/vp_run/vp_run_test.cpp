@@ -97,7 +97,7 @@ TEST_F(VpRun, TheTraceHasOneWellFormedLinePerInstruction) {
 TEST_F(VpRun, ADeadlockIsReportedWithWhoWaitsForWhat) {
   const std::string prog = write("dead.s", ".core 0, 0\n li r1, 0\n li r2, 4\n li r3, 1\n recv r1, r2, r3, 2\n halt\n"
                                            ".core 0, 1\n li r1, 0\n li r2, 4\n li r3, 0\n recv r1, r2, r3, 2\n halt\n");
-  Result r = run("-q --chip small " + prog + " --trace " + path("d.trace"));
+  Result r = run("-q --chip small --firmware none " + prog + " --trace " + path("d.trace"));
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("deadlock"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("core 1 (cluster 0, cu 1) at pc 3"), std::string::npos) << r.err;
@@ -106,6 +106,12 @@ TEST_F(VpRun, ADeadlockIsReportedWithWhoWaitsForWhat) {
   const std::string t = slurp(path("d.trace"));
   EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 6);
   EXPECT_EQ(t.back(), '\n');
+  // Under the firmware the control processor is one of the waiters.
+  Result f = run("-q --chip small " + prog);
+  EXPECT_EQ(f.code, 3);
+  EXPECT_NE(f.err.find("core 1 (cluster 0, cu 1) at pc 3"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("control processor at pc"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("waits for core 0 to halt"), std::string::npos) << f.err;
 }
 
 TEST_F(VpRun, MaxCyclesStopsARunawayProgram) {
@@ -149,9 +155,15 @@ TEST_F(VpRun, ABadProgramGetsItsAssemblerDiagnostics) {
 }
 
 TEST_F(VpRun, AProgramForABiggerChipIsRefused) {
+  // The firmware's boot check refuses it with a named error (a trap, exit 6).
   Result r = run("-q --chip small --set chip.cus_per_cluster=1 examples/mlp.s");
-  EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.err.find("needs 2 CUs per cluster, the chip has 1"), std::string::npos) << r.err;
+  EXPECT_EQ(r.code, 6);
+  EXPECT_NE(r.err.find("firmware: the model needs 2 CUs per cluster, the chip has 1 (ERR_CUS)"), std::string::npos)
+      << r.err;
+  // Run bare, the platform's own check refuses it before the run.
+  Result b = run("-q --chip small --firmware none --set chip.cus_per_cluster=1 examples/mlp.s");
+  EXPECT_EQ(b.code, 1);
+  EXPECT_NE(b.err.find("needs 2 CUs per cluster, the chip has 1"), std::string::npos) << b.err;
 }
 
 TEST_F(VpRun, ListsParametersAndDumpsAConfigurationThatLoadsBack) {

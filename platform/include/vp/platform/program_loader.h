@@ -27,7 +27,26 @@ struct LoadSummary {
   uint64_t preload_ispp_cycles = 0;  // row-serial ISPP time of the preloaded cells
 };
 
-// Loads texts and data; programs the cell programs through the ISPP write
+// Writes the object's data segments into global memory, SRAMs and
+// scratchpads; returns the bytes written. skip_missing: segments for a
+// cluster or core the chip lacks are left out (the firmware reports the
+// model as too big) instead of being an error.
+uint64_t load_data_segments(const obj::Object& obj, hw::Chip& chip, bool skip_missing);
+
+// Every cell level against the chip's cell bits; the error names crossbar,
+// row, column and level.
+void check_levels(const obj::Object& obj, const hw::ChipConfig& cfg);
+
+// The cell programs written straight through the ISPP write path (levels,
+// pulses and failures simulated, no simulated time): vp-run --no-deploy.
+struct PreloadResult {
+  uint64_t programs = 0, cells = 0;
+  uint64_t cycles = 0;  // row-serial ISPP time the rows would take
+  uint64_t pulses = 0, failed = 0;
+};
+PreloadResult preload_cells(const obj::Object& obj, hw::Chip& chip);
+
+// Runs the object bare, without firmware: loads texts and data; programs the cell programs through the ISPP write
 // path (functional: levels, pulses and failures are real, but no simulated
 // time passes); starts the control processor if the object has a program
 // for it, otherwise every CU with a program at its entry.

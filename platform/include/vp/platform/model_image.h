@@ -1,0 +1,82 @@
+// The host driver's side of the firmware (docs/firmware.md): writes a model
+// into global memory as the firmware expects it (boot block at kBootAddress,
+// program and cell-program tables, texts, levels, the batch's input and
+// output areas), loads the firmware into the control processor and starts
+// it. The layout constants mirror firmware/boot_block.inc; a test checks
+// that they agree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vp/hw/chip/chip.h"
+#include "vp/obj/object.h"
+#include "vp/platform/host_io.h"
+
+namespace vp::platform {
+
+namespace fw {
+inline constexpr uint64_t kBootAddress = 0x02000000;  // BOOT
+inline constexpr uint32_t kMagic = 0x31574653;        // "SFW1"
+inline constexpr uint32_t kVersion = 1;
+inline constexpr uint64_t kBootSize = 128, kStatusSize = 128;
+inline constexpr uint64_t kProgRecord = 16, kCellRecord = 32, kIoRecord = 16, kResultRecord = 16, kTimeRecord = 16;
+inline constexpr uint32_t kFlagDeploy = 1;
+inline constexpr uint64_t kCpProgramCache = 0x1400;  // D_PROGS: the program table in CP data memory
+inline constexpr uint64_t kKernelRowBuffer = 0x100;  // K_BUF: the deploy kernel's row in the CU scratchpad
+inline constexpr uint32_t kNotOnChip = 0xFFFFFFFF;
+
+// Boot block fields (byte offsets of uint32 fields).
+enum BootField : uint32_t {
+  kMagicField = 0, kVersionField = 4, kClusters = 8, kCus = 12, kXbars = 16, kRows = 20, kCols = 24, kFlags = 28,
+  kNProg = 32, kProg = 36, kNCell = 40, kCell = 44, kNDCore = 48, kDCores = 52, kDeploy = 56, kKernel = 60,
+  kKWords = 64, kNIn = 68, kIn = 72, kNOut = 76, kOut = 80, kBatch = 84, kBin = 88, kBinStride = 92, kBout = 96,
+  kBoutStride = 100, kStatus = 104, kTimes = 108, kResults = 112, kRetries = 116,
+};
+
+// Status block fields.
+enum StatusField : uint32_t {
+  kCode = 0, kPhase = 4, kDetail0 = 8, kDetail1 = 12, kTBoot = 16, kTDeploy = 24, kTLoad = 32, kTInfer = 40,
+  kTEnd = 48, kPulses = 56, kFailed = 64, kRetriesDone = 72, kRowsDone = 76, kDone = 80,
+};
+
+inline constexpr uint32_t kStatusDone = 1;
+enum Phase : uint32_t { kPhaseBoot = 1, kPhaseDeploy = 2, kPhaseLoad = 3, kPhaseInfer = 4, kPhaseDone = 5 };
+
+// Error codes the firmware traps with (ERR_* in boot_block.inc).
+enum Error : uint32_t {
+  kErrBootBlock = 0x101, kErrClusters = 0x102, kErrCus = 0x103, kErrXbars = 0x104, kErrRows = 0x105,
+  kErrCols = 0x106, kErrProgram = 0x107, kErrCells = 0x108,
+};
+}  // namespace fw
+
+struct ImageOptions {
+  bool deploy = true;    // false: --no-deploy, the host writes the levels (untimed ISPP)
+  uint32_t retries = 2;  // extra program-and-verify passes of a row with failed cells
+};
+
+// Where the image put what the run's results are read from.
+struct ModelImage {
+  uint64_t end = 0;  // first byte after the image
+  uint64_t status = 0, times = 0;
+  uint32_t batch = 1;
+  uint64_t batch_out = 0, batch_out_stride = 0;
+  std::vector<uint64_t> output_offsets;  // per HostIo::output_bindings entry, in an element's area
+  uint32_t cu_programs = 0;
+  uint64_t cell_programs = 0, cells = 0;
+  bool deploy = true;
+  bool model_cp_replaced = false;  // the model had control-processor code; the firmware runs instead
+  uint64_t preload_ispp_cycles = 0;  // --no-deploy: row-serial ISPP time of the levels the host wrote
+  uint64_t preload_pulses = 0, preload_failed = 0;
+};
+
+// Writes the image and starts the firmware. Throws LoadError (program_loader.h)
+// for what the host itself cannot do: an image larger than global memory,
+// model data inside the firmware region, a firmware without a control-processor
+// program or deploy kernel. What the firmware checks (the model against the
+// chip) is left to it.
+ModelImage install_model(const obj::Object& model, const obj::Object& firmware, const HostIo& io, hw::Chip& chip,
+                         const ImageOptions& options);
+
+}  // namespace vp::platform

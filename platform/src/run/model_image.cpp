@@ -1,0 +1,260 @@
+#include "vp/platform/model_image.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "vp/platform/program_loader.h"
+
+namespace vp::platform {
+
+namespace {
+
+uint64_t align64(uint64_t x) { return (x + 63) & ~uint64_t{63}; }
+
+// Global memory above kBootAddress, handed out in 64-byte-aligned pieces.
+class ImageWriter {
+ public:
+  explicit ImageWriter(hw::Chip& chip) : mem_(chip.global_memory().data()), size_(chip.global_memory().size()) {
+    if (size_ <= fw::kBootAddress)
+      throw LoadError("global memory of " + std::to_string(size_) + " bytes has no room for the firmware region at " +
+                      std::to_string(fw::kBootAddress));
+  }
+  uint64_t take(uint64_t bytes, const std::string& what) {
+    const uint64_t at = next_;
+    if (bytes > size_ - at)
+      throw LoadError("the model image does not fit global memory: " + what + " (" + std::to_string(bytes) +
+                      " bytes) would end at " + std::to_string(at + bytes) + ", beyond " + std::to_string(size_));
+    next_ = std::min(size_, align64(at + bytes));
+    return at;
+  }
+  void put32(uint64_t at, uint32_t v) { std::memcpy(mem_ + at, &v, 4); }
+  void put(uint64_t at, const void* p, uint64_t n) {
+    if (n) std::memcpy(mem_ + at, p, n);
+  }
+  uint64_t end() const { return next_; }
+
+ private:
+  uint8_t* mem_;
+  uint64_t size_;
+  uint64_t next_ = fw::kBootAddress;
+};
+
+bool exceeds_chip(const obj::ChipRequirements& r, const hw::ChipConfig& c) {
+  return r.clusters > c.clusters || r.cus_per_cluster > c.cus_per_cluster || r.xbars_per_cu > c.xbars_per_cu ||
+         (r.rows && r.rows != static_cast<uint32_t>(c.xbar.rows)) ||
+         (r.cols && r.cols != static_cast<uint32_t>(c.xbar.cols));
+}
+
+uint32_t core_on_chip(const hw::ChipConfig& c, int32_t cluster, int32_t cu) {
+  if (cluster < 0 || cu < 0 || static_cast<uint32_t>(cluster) >= c.clusters ||
+      static_cast<uint32_t>(cu) >= c.cus_per_cluster)
+    return fw::kNotOnChip;
+  return static_cast<uint32_t>(cluster) * c.cus_per_cluster + static_cast<uint32_t>(cu);
+}
+
+uint32_t xbar_on_chip(const hw::ChipConfig& c, const obj::CellProgram& p) {
+  const uint32_t core = core_on_chip(c, p.cluster, p.cu);
+  if (core == fw::kNotOnChip || p.xbar < 0 || static_cast<uint32_t>(p.xbar) >= c.xbars_per_cu) return fw::kNotOnChip;
+  return core * c.xbars_per_cu + static_cast<uint32_t>(p.xbar);
+}
+
+void check_region(const std::string& what, uint64_t address, uint64_t bytes) {
+  if (address + bytes > fw::kBootAddress)
+    throw LoadError(what + " at " + std::to_string(address) + " (+" + std::to_string(bytes) +
+                    " bytes) reaches into the firmware region, which starts at " + std::to_string(fw::kBootAddress));
+}
+
+void load_firmware(const obj::Object& firmware, hw::Chip& chip) {
+  const obj::CoreText* cp = firmware.text_of(obj::CoreId{});
+  if (!cp) throw LoadError("the firmware has no control-processor program (.cp)");
+  std::string why;
+  if (!chip.control_processor().core().load_program(cp->words.data(), cp->words.size(), 0, &why))
+    throw LoadError("firmware: " + why);
+  for (const auto& d : firmware.data)
+    if (d.space != obj::DataSegment::Space::Local || !d.core.is_control())
+      throw LoadError("the firmware may only initialise the control processor's data memory");
+  load_data_segments(firmware, chip, false);
+}
+
+}  // namespace
+
+ModelImage install_model(const obj::Object& model, const obj::Object& firmware, const HostIo& io, hw::Chip& chip,
+                         const ImageOptions& options) {
+  const hw::ChipConfig& cfg = chip.config();
+  ModelImage img;
+  img.deploy = options.deploy;
+  img.batch = io.batch;
+  const bool too_big = exceeds_chip(model.chip, cfg);
+
+  const obj::CoreText* kernel = nullptr;
+  for (const auto& t : firmware.texts)
+    if (!t.core.is_control()) {
+      if (kernel) throw LoadError("the firmware has more than one CU text; its one CU text is the deploy kernel");
+      kernel = &t;
+    }
+  if (!kernel) throw LoadError("the firmware has no deploy kernel (its one CU text)");
+
+  for (const auto& d : model.data)
+    if (d.space == obj::DataSegment::Space::Global) check_region("model data", d.address, d.bytes.size);
+  for (const auto& b : model.io) check_region(describe(b), b.address, b.bytes);
+  check_levels(model, cfg);
+
+  std::vector<const obj::CoreText*> programs;
+  for (const auto& t : model.texts) {
+    if (t.core.is_control()) img.model_cp_replaced = true;
+    else programs.push_back(&t);
+  }
+  img.cu_programs = static_cast<uint32_t>(programs.size());
+  if (fw::kCpProgramCache + programs.size() * fw::kProgRecord > cfg.memory.cp_dmem_bytes)
+    throw LoadError(std::to_string(programs.size()) + " CU programs do not fit the firmware's table in the control "
+                    "processor's data memory");
+  if (fw::kKernelRowBuffer + static_cast<uint64_t>(cfg.xbar.cols) > cfg.memory.spad_bytes)
+    throw LoadError("a crossbar row of " + std::to_string(cfg.xbar.cols) + " cells does not fit the deploy kernel's "
+                    "buffer in a CU scratchpad");
+
+  // Cell programs in crossbar order, so each CU's are consecutive.
+  std::vector<size_t> order(model.cells.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return xbar_on_chip(cfg, model.cells[a]) < xbar_on_chip(cfg, model.cells[b]);
+  });
+
+  ImageWriter w(chip);
+  const uint32_t ncores = cfg.cores();
+  const uint64_t boot = w.take(fw::kBootSize, "boot block");
+  img.status = w.take(fw::kStatusSize, "status block");
+  img.times = w.take(fw::kTimeRecord * io.batch, "inference times");
+  const uint64_t results = w.take(fw::kResultRecord * ncores, "deploy results");
+  const uint64_t prog = w.take(fw::kProgRecord * programs.size(), "CU program table");
+  const uint64_t cells = w.take(fw::kCellRecord * order.size(), "cell-program table");
+  const uint64_t deploy = w.take(8ull * ncores, "deploy table");
+  const uint64_t ktext = w.take(kernel->words.size() * 8, "deploy kernel");
+  w.put(ktext, kernel->words.data(), kernel->words.size() * 8);
+
+  for (size_t i = 0; i < programs.size(); ++i) {
+    const obj::CoreText& t = *programs[i];
+    const uint64_t text = w.take(t.words.size() * 8, "CU program text");
+    w.put(text, t.words.data(), t.words.size() * 8);
+    const uint64_t r = prog + i * fw::kProgRecord;
+    w.put32(r + 0, core_on_chip(cfg, t.core.cluster, t.core.cu));
+    w.put32(r + 4, static_cast<uint32_t>(text));
+    w.put32(r + 8, static_cast<uint32_t>(t.words.size()));
+    w.put32(r + 12, t.entry);
+  }
+
+  std::vector<uint32_t> deploy_cores;
+  std::vector<uint32_t> first(ncores, 0), count(ncores, 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const obj::CellProgram& c = model.cells[order[i]];
+    const uint64_t levels = w.take(c.levels.size, "cell levels");
+    w.put(levels, c.levels.data, c.levels.size);
+    const uint32_t id = xbar_on_chip(cfg, c);
+    const uint64_t r = cells + i * fw::kCellRecord;
+    w.put32(r + 0, id);
+    w.put32(r + 4, c.row0);
+    w.put32(r + 8, c.col0);
+    w.put32(r + 12, c.rows);
+    w.put32(r + 16, c.cols);
+    w.put32(r + 20, static_cast<uint32_t>(levels));
+    img.cell_programs++;
+    img.cells += uint64_t{c.rows} * c.cols;
+    // A program for a crossbar the chip lacks goes to core 0's kernel, which
+    // stops with ERR_CELLS when it reaches it.
+    const uint32_t core = id == fw::kNotOnChip ? 0 : id / cfg.xbars_per_cu;
+    if (count[core]++ == 0) {
+      first[core] = static_cast<uint32_t>(i);
+      deploy_cores.push_back(core);
+    }
+  }
+  for (uint32_t c = 0; c < ncores; ++c) {
+    w.put32(deploy + 8ull * c, first[c]);
+    w.put32(deploy + 8ull * c + 4, count[c]);
+  }
+  const uint64_t dcores = w.take(4 * deploy_cores.size(), "deploy core list");
+  for (size_t i = 0; i < deploy_cores.size(); ++i) w.put32(dcores + 4 * i, deploy_cores[i]);
+
+  // io tables and the batch's areas; inputs are copied only when bound files
+  // were given (otherwise whatever the host placed at the binding stays).
+  const bool bind_inputs = !io.batch_inputs.empty();
+  const size_t nin = bind_inputs ? io.input_bindings.size() : 0;
+  const uint64_t in_table = w.take(fw::kIoRecord * nin, "input table");
+  const uint64_t out_table = w.take(fw::kIoRecord * io.output_bindings.size(), "output table");
+  uint64_t in_stride = 0, out_stride = 0;
+  std::vector<uint64_t> in_offsets;
+  for (size_t k = 0; k < nin; ++k) {
+    in_offsets.push_back(in_stride);
+    const obj::IoBinding& b = model.io[io.input_bindings[k]];
+    w.put32(in_table + k * fw::kIoRecord, static_cast<uint32_t>(b.address));
+    w.put32(in_table + k * fw::kIoRecord + 4, static_cast<uint32_t>(b.bytes));
+    w.put32(in_table + k * fw::kIoRecord + 8, static_cast<uint32_t>(in_stride));
+    in_stride = align64(in_stride + b.bytes);
+  }
+  for (size_t k = 0; k < io.output_bindings.size(); ++k) {
+    const obj::IoBinding& b = model.io[io.output_bindings[k]];
+    w.put32(out_table + k * fw::kIoRecord, static_cast<uint32_t>(b.address));
+    w.put32(out_table + k * fw::kIoRecord + 4, static_cast<uint32_t>(b.bytes));
+    w.put32(out_table + k * fw::kIoRecord + 8, static_cast<uint32_t>(out_stride));
+    img.output_offsets.push_back(out_stride);
+    out_stride = align64(out_stride + b.bytes);
+  }
+  const uint64_t bin = w.take(in_stride * io.batch, "batch input area");
+  for (uint32_t e = 0; bind_inputs && e < io.batch; ++e)
+    for (size_t k = 0; k < nin; ++k) {
+      const auto& bytes = io.batch_inputs[e][k];
+      w.put(bin + e * in_stride + in_offsets[k], bytes.data(), bytes.size());
+    }
+  img.batch_out = w.take(out_stride * io.batch, "batch output area");
+  img.batch_out_stride = out_stride;
+  img.end = w.end();
+  if (img.end > 0xFFFFFFFFull)
+    throw LoadError("the model image ends at " + std::to_string(img.end) +
+                    ", beyond the 4 GiB the firmware's 32-bit registers address");
+
+  const uint32_t fields[][2] = {
+      {fw::kMagicField, fw::kMagic},
+      {fw::kVersionField, fw::kVersion},
+      {fw::kClusters, model.chip.clusters},
+      {fw::kCus, model.chip.cus_per_cluster},
+      {fw::kXbars, model.chip.xbars_per_cu},
+      {fw::kRows, model.chip.rows},
+      {fw::kCols, model.chip.cols},
+      {fw::kFlags, options.deploy ? fw::kFlagDeploy : 0u},
+      {fw::kNProg, static_cast<uint32_t>(programs.size())},
+      {fw::kProg, static_cast<uint32_t>(prog)},
+      {fw::kNCell, static_cast<uint32_t>(order.size())},
+      {fw::kCell, static_cast<uint32_t>(cells)},
+      {fw::kNDCore, static_cast<uint32_t>(deploy_cores.size())},
+      {fw::kDCores, static_cast<uint32_t>(dcores)},
+      {fw::kDeploy, static_cast<uint32_t>(deploy)},
+      {fw::kKernel, static_cast<uint32_t>(ktext)},
+      {fw::kKWords, static_cast<uint32_t>(kernel->words.size())},
+      {fw::kNIn, static_cast<uint32_t>(nin)},
+      {fw::kIn, static_cast<uint32_t>(in_table)},
+      {fw::kNOut, static_cast<uint32_t>(io.output_bindings.size())},
+      {fw::kOut, static_cast<uint32_t>(out_table)},
+      {fw::kBatch, io.batch},
+      {fw::kBin, static_cast<uint32_t>(bin)},
+      {fw::kBinStride, static_cast<uint32_t>(in_stride)},
+      {fw::kBout, static_cast<uint32_t>(img.batch_out)},
+      {fw::kBoutStride, static_cast<uint32_t>(out_stride)},
+      {fw::kStatus, static_cast<uint32_t>(img.status)},
+      {fw::kTimes, static_cast<uint32_t>(img.times)},
+      {fw::kResults, static_cast<uint32_t>(results)},
+      {fw::kRetries, options.retries},
+  };
+  for (const auto& f : fields) w.put32(boot + f[0], f[1]);
+
+  load_data_segments(model, chip, too_big);
+  if (!options.deploy && !too_big) {
+    const PreloadResult p = preload_cells(model, chip);
+    img.preload_ispp_cycles = p.cycles;
+    img.preload_pulses = p.pulses;
+    img.preload_failed = p.failed;
+  }
+  load_firmware(firmware, chip);
+  chip.control_processor().start(firmware.text_of(obj::CoreId{})->entry, 0);
+  return img;
+}
+
+}  // namespace vp::platform
