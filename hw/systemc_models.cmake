@@ -23,3 +23,4 @@ add_library(vp_hw STATIC
   src/chip/chip.cpp)
 target_link_libraries(vp_hw PUBLIC vp_hw_core vp_hw_crossbar vp_hw_noc vp_systemc)
 vp_target_defaults(vp_hw)
+add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/rtl ${CMAKE_CURRENT_BINARY_DIR}/rtl)

@@ -5,6 +5,8 @@
 
 #include "vp/hw/crossbar/rng.h"
 #include "vp/hw/crossbar/weight_encoding.h"
+#include "vp/hw/rtl/rtl_ispp_write_path.h"
+#include "vp/hw/rtl/rtl_mvm_engine.h"
 
 namespace vp::hw {
 
@@ -26,7 +28,13 @@ CrossbarBank::CrossbarBank(const ChipConfig& cfg)
       ispp_(cfg.ispp),
       readback_cycles_(ns_to_cycles(cfg.readback_ns_per_row, cfg.clock_mhz)) {
   for (int b = 1; b <= 16; ++b) mvm_cycles_[b] = timing_.cycles(b);
+  const std::string& trace = cfg.rtl.trace_prefix;
+  if (cfg.rtl.ispp) rtl_ispp_ = std::make_unique<rtl::RtlIsppWritePath>(cfg.ispp, trace.empty() ? "" : trace + ".ispp.vcd");
+  if (cfg.rtl.output_path)
+    rtl_engine_ = std::make_unique<rtl::RtlMvmEngine>(cfg.xbar, cfg.mvm_timing, trace.empty() ? "" : trace + ".output_path.vcd");
 }
+
+CrossbarBank::~CrossbarBank() = default;
 
 Crossbar& CrossbarBank::at(uint32_t id) {
   if (id >= total_) throw std::out_of_range("crossbar " + std::to_string(id) + " does not exist");
@@ -53,19 +61,25 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
   opt.input_bits = input_bits;
   opt.output_bits = 64;
   MvmStats st;
-  engine_.run(xb, in, cfg_.xbar.rows, opt, out, &st);
+  uint64_t cycles = mvm_cycles_[input_bits];
+  if (rtl_engine_)
+    cycles = rtl_engine_->run(xb, in, cfg_.xbar.rows, opt, out, &st);
+  else
+    engine_.run(xb, in, cfg_.xbar.rows, opt, out, &st);
   stats_.mvms++;
   stats_.dac_steps += static_cast<uint64_t>(st.dac_steps) * static_cast<uint64_t>(st.row_groups);
   stats_.adc_conversions += st.adc_conversions;
   stats_.adc_clipped += st.adc_clipped;
   stats_.outputs_saturated += st.outputs_saturated;
-  return mvm_cycles_[input_bits];
+  return cycles;
 }
 
 uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols) {
   Crossbar& xb = at(id);
-  IsppRowResult r = ispp_.program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
-                                      static_cast<int>(ncols), device(id));
+  IsppRowResult r = rtl_ispp_ ? rtl_ispp_->program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
+                                                       static_cast<int>(ncols), device(id))
+                              : ispp_.program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
+                                                  static_cast<int>(ncols), device(id));
   stats_.rows_programmed++;
   stats_.cells_programmed += ncols;
   stats_.ispp_pulses += r.total_pulses;

@@ -103,6 +103,9 @@ const RawParam kTable[] = {
 {"adc.mode", "enum:ideal|quantize", "-", "ideal", 0, 0,
  "ideal: the ADC returns the exact column sum (bits only price time and energy); quantize: clip and quantize to adc.bits",
  "chosen: exact by default so outputs equal the integer golden model"},
+{"adc.output_path_impl", "enum:tlm|rtl", "-", "tlm", 0, 0,
+ "Model of the MVM back end (shift-and-add, slice weighting, signed correction, saturation, its cycles): C++ TLM, or the RTL hw/rtl/column_output_path.sv through Verilator",
+ "chosen: TLM for speed; rtl runs the RTL beside the same analog model (docs/rtl.md)"},
 
 // ---- ispp: program-and-verify write path ----------------------------------
 {"ispp.pulse_ns", "float", "ns", "100", 0, 1e6,
@@ -126,6 +129,9 @@ const RawParam kTable[] = {
 {"ispp.verify_energy_pj", "float", "pJ", "1.7", 0, 1e6,
  "Energy of verifying one cell (a read and one ADC conversion)",
  "derived: one 8-bit ADC conversion, 1.67 pJ (ISAAC via hwcomponents, params.md ADC row)"},
+{"ispp.impl", "enum:tlm|rtl", "-", "tlm", 0, 0,
+ "Model of the program-and-verify controller: C++ TLM loop, or the RTL hw/rtl/ispp_row_controller.sv through Verilator (the device model stays C++)",
+ "chosen: TLM for speed; rtl checks the controller in whole runs (docs/rtl.md)"},
 
 // ---- device: the seeded write model ---------------------------------------
 {"device.step_levels_mean", "float", "levels", "0.25", 0.001, 8,
@@ -163,6 +169,11 @@ const RawParam kTable[] = {
 {"nonideal.ir_drop_ohm_per_cell", "float", "Ohm", "0", 0, 1000,
  "Wire resistance per cell along rows and columns; 0 disables IR drop",
  "ideal default; params.md: 0.15-0.35 (aihwkit), 1.9-5.6 (NeuroSim 22 nm), 2.82 (MNSIM) Ohm/cell"},
+
+// ---- rtl: the Verilator-built blocks (docs/rtl.md) -------------------------
+{"rtl.trace_prefix", "string", "path", "", 0, 0,
+ "When not empty, the RTL blocks in use write their own VCD: <prefix>.ispp.vcd, <prefix>.output_path.vcd",
+ "chosen: off; waveforms of the RTL clock, separate from the chip trace"},
 
 // ---- cu: compute unit -----------------------------------------------------
 {"cu.imem_kinstr", "int", "Kinstr", "16", 1, 1024,

@@ -47,6 +47,9 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p) {
   c.ispp.verify_energy_pj = d("ispp.verify_energy_pj");
   c.ispp.clock_mhz = c.clock_mhz;
   c.ispp.keep_residual = p.get_bool("ispp.keep_residual");
+  c.rtl.ispp = p.get_string("ispp.impl") == "rtl";
+  c.rtl.output_path = p.get_string("adc.output_path_impl") == "rtl";
+  c.rtl.trace_prefix = p.get_string("rtl.trace_prefix");
   c.device.start_level = d("device.start_level");
   c.device.start_sigma = d("device.start_sigma");
   c.device.step_levels_mean = d("device.step_levels_mean");

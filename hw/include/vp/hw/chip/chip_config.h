@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "vp/hw/crossbar/crossbar_config.h"
 #include "vp/hw/crossbar/device_model.h"
@@ -48,6 +49,14 @@ struct EnergyConfig {
   double leakage_mw_per_cluster = 0.0;  // energy.leakage_mw_per_cluster
 };
 
+// Which blocks run as RTL (hw/rtl, through Verilator) instead of their TLM
+// model: ispp.impl, adc.output_path_impl, rtl.trace_prefix.
+struct RtlBlocksConfig {
+  bool ispp = false;
+  bool output_path = false;
+  std::string trace_prefix;  // empty: no RTL waveforms
+};
+
 struct ChipConfig {
   uint32_t clusters = 16;
   uint32_t mesh_cols = 4;
@@ -67,6 +76,7 @@ struct ChipConfig {
   CoreTiming core;
   CoreTiming cp_core;
   EnergyConfig energy;
+  RtlBlocksConfig rtl;
 
   uint32_t cores() const { return clusters * cus_per_cluster; }
   uint32_t crossbars() const { return cores() * xbars_per_cu; }
