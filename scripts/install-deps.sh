@@ -25,6 +25,8 @@ PACKAGES=(
   # npm only when no npm exists.
   python3-numpy python3-torch python3-torchvision python3-onnx python3-sklearn
   nodejs
+  # vp-sweep's Slurm test starts its own single-node cluster from these.
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()

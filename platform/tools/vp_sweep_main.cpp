@@ -7,6 +7,7 @@
 // command to continue); 4 every point ran but some did not complete
 // (deadlock, fault, timeout, ...: see the status column).
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,9 +51,8 @@ int collect(const SweepSpec& spec, const Plan& plan, const Layout& layout, bool 
   if (!quiet)
     std::cerr << fmt::format("vp-sweep: {} points ({}); results in {}/results.csv, results.json, {} plot files in {}\n",
                              rows.size(), counts, layout.root, plots.size(), layout.plots());
-  return by_status.count("pending") || rows.size() == static_cast<std::size_t>(by_status["completed"] + by_status["invalid"])
-             ? 0
-             : kExitIncomplete;
+  const std::size_t fine = static_cast<std::size_t>(by_status["completed"] + by_status["invalid"]);
+  return rows.size() == fine ? 0 : kExitIncomplete;
 }
 
 void check_plan_matches(const Plan& plan, const Layout& layout) {
@@ -157,6 +157,11 @@ int run(int argc, char** argv) {
       std::cerr << "vp-sweep: every point is done; collecting\n";
       return collect(spec, plan, layout, quiet);
     }
+    // Compiled here, once, rather than by every array task at the same time.
+    std::map<std::string, std::string> failures;
+    int signal = 0;
+    if (!compile_programs(spec, plan, layout, tools, pending, ro, &failures, &signal)) return kExitInterrupted;
+    for (const auto& [key, why] : failures) std::cerr << "vp-sweep: compile " << key << " failed: " << why << "\n";
     SlurmOptions so;
     so.sbatch_args = sbatch_args;
     so.max_array = vm["slurm-max-array"].as<std::size_t>();
@@ -180,6 +185,7 @@ int run(int argc, char** argv) {
     check_plan_matches(plan, layout);
     for (std::size_t i = k; i < plan.points.size(); i += stride ? stride : plan.points.size()) which.push_back(i);
     ro.parallel = 1;
+    ro.write_plan = false;
   } else {
     for (std::size_t i = 0; i < plan.points.size(); ++i) which.push_back(i);
   }

@@ -104,13 +104,20 @@ json evaluate_metric(const SweepSpec& spec, const MetricDef& m, const json& stat
       return v;
     }
     case MetricDef::Kind::kInferencesPerS: {
-      const json cycles = number_at(stats, "run.cycles"), mhz = number_at(stats, "run.clock_mhz");
+      const json mhz = number_at(stats, "run.clock_mhz");
+      // A firmware-driven run measures its inferences apart from deployment.
+      const json per_inference = number_at(stats, "firmware.inference_cycles_mean");
+      if (per_inference.is_number() && per_inference.get<double>() > 0 && mhz.is_number())
+        return mhz.get<double>() * 1e6 / per_inference.get<double>();
+      const json cycles = number_at(stats, "run.cycles");
       if (cycles.is_null() || mhz.is_null() || cycles.get<double>() <= 0) return nullptr;
       return mhz.get<double>() * 1e6 / cycles.get<double>() * spec.inferences_per_run;
     }
     case MetricDef::Kind::kEnergyPerInference: {
       const json e = number_at(stats, "energy_pj.total");
-      return e.is_null() ? json(nullptr) : json(e.get<double>() / spec.inferences_per_run);
+      const json n = number_at(stats, "firmware.inferences");
+      const double count = n.is_number() && n.get<double>() > 0 ? n.get<double>() : spec.inferences_per_run;
+      return e.is_null() ? json(nullptr) : json(e.get<double>() / count);
     }
     case MetricDef::Kind::kGolden: {
       std::string dtype = "int8";

@@ -53,12 +53,12 @@ Shared shared_of(const SweepSpec& spec) {
   return s;
 }
 
-void add_base(Hasher& h, const SweepSpec& spec, const Shared& s, bool program_only) {
+void add_base(Hasher& h, const SweepSpec& spec, const Shared& s) {
   h.field(spec.preset.find('/') == std::string::npos ? spec.preset : base_name(spec.preset));
   h.field(s.preset_hash);
   for (const auto& c : s.config_hashes) h.field("config " + c);
   for (const auto& [k, v] : spec.fixed)
-    if (!program_only || config::find_param(k)->affects_program) h.field("set " + k + "=" + v);
+    h.field("set " + k + "=" + v);
 }
 
 std::vector<std::vector<std::size_t>> combinations(const SweepSpec& spec) {
@@ -100,6 +100,8 @@ config::ParamSet base_config(const SweepSpec& spec) {
 Plan make_plan(const SweepSpec& spec) {
   const Shared shared = shared_of(spec);
   const config::ParamSet base = base_config(spec);
+  config::ParamSet preset;
+  preset.apply_preset(spec.preset);
   const auto combos = combinations(spec);
   Plan plan;
   std::map<std::string, std::size_t> programs;
@@ -108,25 +110,29 @@ Plan make_plan(const SweepSpec& spec) {
       // Validity and the program key do not depend on the seed.
       config::ParamSet params = base;
       std::string invalid;
-      Program prog;
-      prog.model = m;
-      for (const auto& [k, v] : spec.fixed)
-        if (config::find_param(k)->affects_program) prog.sets.emplace_back(k, v);
       try {
-        for (std::size_t a = 0; a < spec.axes.size(); ++a) {
+        for (std::size_t a = 0; a < spec.axes.size(); ++a)
           params.set(spec.axes[a].param, spec.axes[a].texts[combo[a]], "sweep");
-          if (spec.axes[a].affects_program) prog.sets.emplace_back(spec.axes[a].param, spec.axes[a].texts[combo[a]]);
-        }
         params.validate();
       } catch (const config::ConfigError& e) {
         invalid = e.what();
+      }
+      // The compiler sees the preset plus every program-affecting value that
+      // differs from it, whether a config file, `set:` or an axis chose it.
+      Program prog;
+      prog.model = m;
+      for (std::size_t i = 0; i < config::registry().size(); ++i) {
+        const config::ParamDef& def = config::registry()[i];
+        if (def.affects_program && params.value_at(i) != preset.value_at(i))
+          prog.sets.emplace_back(def.name, config::format_value(def, params.value_at(i)));
       }
       std::string program_key;
       if (is_onnx(spec.models[m]) && invalid.empty()) {
         Hasher h;
         h.field("vp-sweep program 1");
         h.field(shared.model_hashes[m]);
-        add_base(h, spec, shared, true);
+        h.field(spec.preset);
+        h.field(shared.preset_hash);
         for (const auto& [k, v] : prog.sets) h.field(k + "=" + v);
         for (const auto& arg : spec.compiler_args) h.field("arg " + arg);
         h.field("program " + spec.compiler_program);
@@ -144,7 +150,7 @@ Plan make_plan(const SweepSpec& spec) {
         Hasher h;
         h.field("vp-sweep point 1");
         h.field(shared.model_hashes[m]);
-        add_base(h, spec, shared, false);
+        add_base(h, spec, shared);
         for (std::size_t a = 0; a < spec.axes.size(); ++a) {
           p.values.push_back(spec.axes[a].texts[combo[a]]);
           h.field(spec.axes[a].param + "=" + p.values.back());

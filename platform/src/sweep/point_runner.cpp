@@ -155,12 +155,25 @@ void write_plan(const SweepSpec& spec, const Plan& plan, const Layout& layout) {
   write_file_atomically(layout.plan(), j.dump(1) + "\n");
 }
 
+bool compile_programs(const SweepSpec& spec, const Plan& plan, const Layout& layout, const Tools& tools,
+                      const std::vector<std::size_t>& which, const RunOptions& options,
+                      std::map<std::string, std::string>* failures, int* signal) {
+  std::set<std::string> keys;
+  for (std::size_t i : which)
+    if (!plan.points.at(i).program.empty()) keys.insert(plan.points[i].program);
+  if (keys.empty()) return true;
+  std::vector<Job> jobs = detail::compile_jobs(spec, plan, layout, tools, {keys.begin(), keys.end()}, *failures);
+  if (!jobs.empty() && !options.quiet)
+    std::cerr << fmt::format("vp-sweep: compiling {} program(s) with {}\n", jobs.size(), tools.vp_cc);
+  return run_jobs(jobs, options.parallel, signal) != PoolEnd::kInterrupted;
+}
+
 RunSummary run_points(const SweepSpec& spec, const Plan& plan, const Layout& layout, const Tools& tools,
                       const std::vector<std::size_t>& which, const RunOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   RunSummary sum;
   sum.selected = which.size();
-  write_plan(spec, plan, layout);
+  if (options.write_plan) write_plan(spec, plan, layout);
   make_dirs(layout.points());
 
   std::vector<const Point*> todo;
@@ -180,14 +193,10 @@ RunSummary run_points(const SweepSpec& spec, const Plan& plan, const Layout& lay
 
   // Compile first: every program key the remaining points need, in parallel.
   std::map<std::string, std::string> compile_failures;
-  std::set<std::string> keys;
-  for (const Point* p : todo)
-    if (!p->program.empty()) keys.insert(p->program);
-  if (!keys.empty()) {
-    std::vector<Job> cjobs = detail::compile_jobs(spec, plan, layout, tools, {keys.begin(), keys.end()}, compile_failures);
-    if (!cjobs.empty() && !options.quiet)
-      std::cerr << fmt::format("vp-sweep: compiling {} program(s) with {}\n", cjobs.size(), tools.vp_cc);
-    if (run_jobs(cjobs, options.parallel, &sum.signal) == PoolEnd::kInterrupted) {
+  {
+    std::vector<std::size_t> indices;
+    for (const Point* p : todo) indices.push_back(p->index);
+    if (!compile_programs(spec, plan, layout, tools, indices, options, &compile_failures, &sum.signal)) {
       sum.interrupted = true;
       return sum;
     }

@@ -26,6 +26,12 @@ const char* const kGroups[][2] = {
     {"host", "wall_s instructions_per_s trace_records"},
 };
 
+// Present when the firmware deploys the cell programs and runs the
+// inferences (program_loader); absent for programs started directly.
+const char* const kFirmware =
+    "batch cell_programs cells code cu_programs deploy_cycles deploy_us failed_cells image_bytes "
+    "inference_cycles_mean inference_us_mean inferences load_cycles pulses retries rows_programmed";
+
 std::vector<StatPath> build() {
   std::vector<StatPath> out;
   for (const auto& g : kGroups) {
@@ -35,7 +41,7 @@ std::vector<StatPath> build() {
     while (pos < fields.size()) {
       std::size_t end = fields.find(' ', pos);
       if (end == std::string::npos) end = fields.size();
-      out.push_back({prefix + fields.substr(pos, end - pos), false});
+      out.push_back({prefix + fields.substr(pos, end - pos), false, false});
       pos = end + 1;
     }
   }
@@ -45,9 +51,16 @@ std::vector<StatPath> build() {
                         "load_cycles", "inferences", "inference_cycles_mean", "inference_us_mean", "rows_programmed",
                         "pulses", "failed_cells", "retries", "image_bytes"})
     out.push_back({std::string("firmware.") + f, true});
+  const std::string fw = kFirmware;
+  for (std::size_t pos = 0; pos < fw.size();) {
+    std::size_t end = fw.find(' ', pos);
+    if (end == std::string::npos) end = fw.size();
+    out.push_back({"firmware." + fw.substr(pos, end - pos), false, true});
+    pos = end + 1;
+  }
   for (int u = 0; u < isa::kUnitCount; ++u) {
     const std::string unit(isa::unit_name(static_cast<isa::Unit>(u)));
-    for (const char* f : {"instructions", "busy_cycles", "utilization"}) out.push_back({"units." + unit + "." + f, true});
+    for (const char* f : {"instructions", "busy_cycles", "utilization"}) out.push_back({"units." + unit + "." + f, true, false});
   }
   return out;
 }

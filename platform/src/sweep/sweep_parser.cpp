@@ -56,13 +56,16 @@ void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   if (root["outputs"]) {
     for (const auto& item : doc.items(root["outputs"], "outputs")) {
       const std::string s = item.Scalar();
+      // FILE@ADDR:BYTES[:DTYPE]; a bare FILE is passed on as is (for
+      // programs that declare their outputs).
       const std::size_t at = s.rfind('@');
-      if (at == std::string::npos || at == 0 || s.find(':', at) == std::string::npos)
+      OutputSpec o{s.substr(0, at), at == std::string::npos ? std::string() : s.substr(at), "int8"};
+      if (o.file.empty() || (at != std::string::npos && s.find(':', at) == std::string::npos))
         doc.fail(item, "output '" + s + "': expected FILE@ADDR:BYTES[:int8|uint8|int16|int32]");
-      OutputSpec o{s.substr(0, at), s.substr(at), "int8"};
       if (o.file.find('/') != std::string::npos)
         doc.fail(item, "output '" + s + "': give a bare file name; it is written into each point's folder");
-      const std::size_t c2 = o.spec.find(':', o.spec.find(':') + 1);
+      const std::size_t c1 = o.spec.find(':');
+      const std::size_t c2 = c1 == std::string::npos ? c1 : o.spec.find(':', c1 + 1);
       if (c2 != std::string::npos) o.dtype = o.spec.substr(c2 + 1);
       if (o.dtype != "int8" && o.dtype != "uint8" && o.dtype != "int16" && o.dtype != "int32")
         doc.fail(item, "output '" + s + "': dtype must be int8, uint8, int16 or int32");
@@ -168,7 +171,7 @@ void parse_axes_and_mode(const Doc& doc, const YAML::Node& root, SweepSpec& spec
 }
 
 void parse_compiler(const Doc& doc, const YAML::Node& node, SweepSpec& spec) {
-  spec.compiler_args = {"{model}", "-o", "{out}/model.asm", "--chip", "{preset}", "{configs}", "{sets}"};
+  spec.compiler_args = {"{model}", "-o", "{out}/model.asm", "--chip", "{preset}", "{sets}"};
   if (!node) return;
   static const char* const kKeys[] = {"args", "program", nullptr};
   doc.only_keys(node, kKeys, "compiler");

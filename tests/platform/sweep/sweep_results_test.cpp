@@ -7,6 +7,7 @@
 #include "vp/sweep/pareto.h"
 #include "vp/sweep/results.h"
 #include "vp/sweep/slurm.h"
+#include "vp/sweep/stats_catalog.h"
 
 namespace {
 
@@ -87,6 +88,22 @@ TEST_F(GoldenTest, ExactFractionAndMaxErrorOverRawAndNpy) {
   EXPECT_DOUBLE_EQ(compare_tensors(g, w, MetricDef::Measure::kExactFraction).get<double>(), 0.75);
   EXPECT_DOUBLE_EQ(compare_tensors(g, w, MetricDef::Measure::kMaxAbsError).get<double>(), 3.0);
   EXPECT_TRUE(compare_tensors(g, {1, 2}, MetricDef::Measure::kExactFraction).is_null());
+}
+
+}  // namespace
+
+namespace {
+
+// docs/vp-sweep.md names every collectable statistic (units.<unit>.* once).
+TEST(SweepDocs, ListEveryCollectableStatistic) {
+  const std::string doc = sweep_test::slurp(sweep_test::env_or("VP_SOURCE_DIR", ".") + std::string("/docs/vp-sweep.md"));
+  ASSERT_FALSE(doc.empty());
+  for (const auto& s : vp::sweep::stat_catalog()) {
+    std::string path = s.path;
+    if (path.rfind("units.", 0) == 0) path = "units.<unit>." + path.substr(path.rfind('.') + 1);
+    EXPECT_NE(doc.find("`" + path + "`"), std::string::npos) << path << " is not in docs/vp-sweep.md";
+  }
+  for (const auto& d : vp::sweep::derived_metric_names()) EXPECT_NE(doc.find("`" + d + "`"), std::string::npos) << d;
 }
 
 }  // namespace

@@ -151,7 +151,8 @@ TEST_F(SweepSpecTest, StructuralMistakesNameTheLine) {
             std::string::npos);
   EXPECT_NE(error_of("parameters:\n  device.seed: [1, 2]\n").find("seeds:"), std::string::npos);
   EXPECT_NE(error_of("set: {xbar.read_ns: 10}\nparameters:\n  xbar.read_ns: [1]\n").find("s.yaml:5"), std::string::npos);
-  EXPECT_NE(error_of("outputs: [y.bin]\n").find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error_of("outputs: [y.bin@16]\n").find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error_of("outputs: [out/y.bin]\n").find("bare file name"), std::string::npos);
   EXPECT_NE(error_of("metrics:\n  - {golden: prog.s, output: y.bin}\n").find("not among 'outputs:'"), std::string::npos);
   EXPECT_NE(error_of("parameters: [1\n").find("s.yaml:"), std::string::npos);  // YAML syntax
   try {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct RunOptions {
   int parallel = 1;
   bool retry_failed = false;  // rerun done points whose status is not "completed"
   bool quiet = false;         // no per-point progress lines
+  bool write_plan = true;     // Slurm tasks leave plan.json as submitted
 };
 
 struct RunSummary {
@@ -46,6 +48,13 @@ RunSummary run_points(const SweepSpec& spec, const Plan& plan, const Layout& lay
 // The vp-run command of one point (program = what --model gets).
 std::vector<std::string> vp_run_argv(const SweepSpec& spec, const Point& point, const std::string& vp_run,
                                      const std::string& program);
+
+// Compiles the ONNX programs the points `which` need and are not compiled
+// yet, `options.parallel` at a time. Failures land in *failures (key ->
+// why). False when interrupted by a signal (number in *signal).
+bool compile_programs(const SweepSpec& spec, const Plan& plan, const Layout& layout, const Tools& tools,
+                      const std::vector<std::size_t>& which, const RunOptions& options,
+                      std::map<std::string, std::string>* failures, int* signal);
 
 // Status of a done point ("" when not done).
 std::string done_status(const Layout& layout, const Point& point);

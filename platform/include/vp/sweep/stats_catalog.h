@@ -12,6 +12,7 @@ namespace vp::sweep {
 struct StatPath {
   std::string path;
   bool zero_when_absent = false;  // per-unit figures: a unit that never ran is absent
+  bool optional = false;          // only some runs have it (firmware.*: runs the firmware deploys)
 };
 
 // Every collectable path; "units.<unit>.<field>" expanded for each unit of
