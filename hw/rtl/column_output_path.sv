@@ -59,6 +59,7 @@ module column_output_path #(
     output logic                              busy,
     output logic                              done,
     output logic [CNT_W-1:0]                  busy_cycles,
+    output logic                              stage_done,    // last shift-add of a stage, this cycle
     // Analog side.
     output logic                              front_strobe,
     output logic [CNT_W-1:0]                  front_stage,
@@ -112,6 +113,7 @@ module column_output_path #(
   logic [IDX_W-1:0]             s_base;      // first column of the group being accumulated
   logic [4:0]                   s_shift;     // input-bit weight 2^s_shift of the step
   logic                         s_neg;       // the sign step of a signed input
+  logic                         s_stage_end; // the last column group of its stage
   // Iterator over (step, row group, column group) for the next shift-add.
   logic [IDX_W-1:0]             it_base;
   logic [CNT_W-1:0]             it_group, it_row_group;
@@ -137,7 +139,7 @@ module column_output_path #(
       {s_started, s_done} <= '0;
       code_latch <= '0;
       s_code <= '0;
-      {s_base, s_shift, s_neg} <= '0;
+      {s_base, s_shift, s_neg, s_stage_end} <= '0;
       {it_base, it_group, it_row_group, it_shift, it_neg} <= '0;
       busy_cycles <= '0;
       done <= 1'b0;
@@ -211,6 +213,7 @@ module column_output_path #(
         s_base    <= it_base;
         s_shift   <= it_shift;
         s_neg     <= it_neg;
+        s_stage_end <= it_group + 1'b1 == groups;
         if (it_group + 1'b1 != groups) begin
           it_group <= it_group + 1'b1;
           it_base  <= it_base + adcs;
@@ -251,6 +254,7 @@ module column_output_path #(
   assign busy         = running;
   assign front_strobe = f_run && f_cnt == '0;
   assign adc_strobe   = a_run && a_cnt == '0;
+  assign stage_done   = s_last && s_stage_end;
 
   // ---- read-out: slices weighted 2^(j*cell_bits), signed correction -------
   // Registered, so the combine runs only when asked for, not every cycle.

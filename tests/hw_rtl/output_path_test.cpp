@@ -5,6 +5,7 @@
 // non-idealities. A difference names the first divergent cycle.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <ostream>
@@ -111,7 +112,8 @@ TEST_P(OutputPath, SameResultsStatisticsAndCyclesAsTheTlmModel) {
   opt.first_logical_col = k.first_logical_col;
   opt.logical_cols = k.logical_cols;
   const int n_out = tlm.output_count(opt);
-  const std::uint64_t want_cycles = timing.cycles(k.input_bits, k.input_signed);
+  const MvmTimingBreakdown bd = timing.breakdown(k.input_bits, k.input_signed);
+  const std::uint64_t want_cycles = bd.total_cycles;
 
   const std::int64_t lo = k.input_signed ? -(std::int64_t{1} << (k.input_bits - 1)) : 0;
   const std::int64_t hi = k.input_signed ? (std::int64_t{1} << (k.input_bits - 1)) - 1
@@ -127,6 +129,19 @@ TEST_P(OutputPath, SameResultsStatisticsAndCyclesAsTheTlmModel) {
     tlm.run(*xb_tlm, x.data(), n_in, opt, y_tlm.data(), &s_tlm);
     const std::uint64_t cycles = rtl.run(*xb_rtl, x.data(), n_in, opt, y_rtl.data(), &s_rtl);
 
+    // Stage i's back end ends, in the TLM's formula, where the formula for
+    // i + 1 stages ends; the first stage that ends elsewhere in the RTL is
+    // where the two diverge.
+    const std::vector<std::uint64_t>& ends = rtl.stage_end_cycles();
+    ASSERT_EQ(ends.size(), bd.stages) << k.name << " trial " << trial;
+    for (std::uint64_t i = 0; i < bd.stages; ++i) {
+      const std::uint64_t want = k.timing.pipelined
+                                     ? bd.front_cycles + bd.back_cycles + i * std::max(bd.front_cycles, bd.back_cycles)
+                                     : (i + 1) * (bd.front_cycles + bd.back_cycles);
+      ASSERT_EQ(ends[i], want) << k.name << " trial " << trial << ": first divergent cycle "
+                               << std::min(ends[i], want) << " (stage " << i << " of " << bd.stages
+                               << " ends at RTL cycle " << ends[i] << ", TLM " << want << ")";
+    }
     ASSERT_EQ(cycles, want_cycles) << k.name << " trial " << trial << ": first divergent cycle "
                                    << std::min(cycles, want_cycles) << " (RTL done after " << cycles
                                    << " cycles, TLM timing " << want_cycles << ")";

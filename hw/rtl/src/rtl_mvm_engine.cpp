@@ -192,6 +192,7 @@ std::uint64_t RtlMvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n
   for (auto& c : codes_) c.assign(n_phys, 0);
   slot_stage_[0] = slot_stage_[1] = -1;
   last_conv_.assign(n_phys, 0);
+  stage_end_.clear();
 
   const int group_rows = cfg_.rows_per_step();
   const int n_groups = (n_inputs + group_rows - 1) / group_rows;
@@ -252,6 +253,8 @@ std::uint64_t RtlMvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n
         if (live) last_conv_[static_cast<std::size_t>(c)] = cycle;
       }
     }
+    // The first cycle after start only takes the command (not counted).
+    if (t.stage_done) stage_end_.push_back(cycle);
     tick();
     ++cycle;
   }

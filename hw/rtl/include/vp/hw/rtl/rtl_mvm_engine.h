@@ -58,6 +58,9 @@ class RtlMvmEngine {
   // first computed one) was last converted in the last run, for divergence
   // reports.
   const std::vector<std::uint64_t>& last_conversion_cycle() const { return last_conv_; }
+  // Cycle (counted from the first front cycle) by which each stage (DAC step
+  // x row group) of the last run had its last shift-add done.
+  const std::vector<std::uint64_t>& stage_end_cycles() const { return stage_end_; }
 
  private:
   struct Model;
@@ -95,6 +98,7 @@ class RtlMvmEngine {
   std::vector<std::int32_t> codes_[2];  // the two sample-and-hold slots, converted
   int slot_stage_[2] = {-1, -1};
   std::vector<std::uint64_t> last_conv_;
+  std::vector<std::uint64_t> stage_end_;
 };
 
 }  // namespace vp::hw::rtl
