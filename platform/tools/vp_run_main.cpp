@@ -37,6 +37,8 @@
 #include "vp/platform/run_statistics.h"
 #include "vp/platform/tensor_file.h"
 #include "vp/platform/trace_recorder.h"
+#include "vp/platform/fabric_recorder.h"
+#include "vp/platform/waveform_export.h"
 
 namespace po = boost::program_options;
 using namespace vp;
@@ -97,6 +99,7 @@ int run(int argc, char** argv) {
       ("deploy-retries", po::value<uint32_t>()->default_value(2),
        "extra program-and-verify passes the firmware gives a row with failed cells")
       ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
+      ("vcd", po::value<std::string>(), "waveforms for GTKWave: every unit, NoC link and global memory")
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
       ("seed", po::value<uint64_t>(), "seed of every random model (device, noise); same as --set device.seed=N")
       ("max-cycles", po::value<uint64_t>()->default_value(0), "stop after this many cycles (0: no limit)")
@@ -188,10 +191,15 @@ int run(int argc, char** argv) {
     return kExitBadInput;
   }
 
+  // --vcd converts the instruction trace (a temporary one when --trace is
+  // not given) plus the fabric's activity after the run.
+  const std::string vcd_path = vm.count("vcd") ? vm["vcd"].as<std::string>() : std::string();
+  const std::string trace_path =
+      vm.count("trace") ? vm["trace"].as<std::string>() : vcd_path.empty() ? std::string() : vcd_path + ".trace.tmp";
   std::unique_ptr<platform::TraceRecorder> recorder;
-  if (vm.count("trace")) {
+  if (!trace_path.empty()) {
     try {
-      recorder = std::make_unique<platform::TraceRecorder>(vm["trace"].as<std::string>(), object.layer_names);
+      recorder = std::make_unique<platform::TraceRecorder>(trace_path, object.layer_names);
     } catch (const std::exception& e) {
       std::cerr << "vp-run: " << e.what() << "\n";
       return kExitBadInput;
@@ -200,6 +208,15 @@ int run(int argc, char** argv) {
 
   const auto t0 = std::chrono::steady_clock::now();
   hw::Chip chip("chip", cfg, recorder.get());
+  std::unique_ptr<platform::FabricRecorder> fabric;
+  if (!vcd_path.empty()) {
+    try {
+      fabric = std::make_unique<platform::FabricRecorder>(chip, vcd_path + ".fabric.tmp");
+    } catch (const std::exception& e) {
+      std::cerr << "vp-run: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+  }
   platform::LoadSummary load;
   platform::ModelImage image;
   try {
@@ -266,7 +283,13 @@ int run(int argc, char** argv) {
   platform::FirmwareReport fw_report;
   try {
     if (recorder) recorder->close();
-    platform::HostFigures host{wall, recorder ? recorder->records() : 0};
+    if (fabric) {
+      fabric->close();
+      platform::write_run_vcd(trace_path, vcd_path + ".fabric.tmp", vcd_path, cfg.clock_mhz);
+      std::remove((vcd_path + ".fabric.tmp").c_str());
+      if (!vm.count("trace")) std::remove(trace_path.c_str());
+    }
+    platform::HostFigures host{wall, recorder && vm.count("trace") ? recorder->records() : 0};
     nlohmann::json stats = platform::run_statistics(chip, result, load, host);
     if (!bare) {
       fw_report = platform::read_firmware_report(chip, image);

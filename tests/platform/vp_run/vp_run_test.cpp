@@ -186,6 +186,24 @@ TEST_F(VpRun, ListsParametersAndDumpsAConfigurationThatLoadsBack) {
   EXPECT_EQ(values(c1), values(slurp(path("c2.yaml"))));
 }
 
+TEST_F(VpRun, VcdHasEveryUnitNocLinksAndGlobalMemory) {
+  Result r = run("-q --chip small examples/tiled_mvm_noc.s --input examples/data/tiled_mvm.x.bin@0 --vcd " +
+                 path("run.vcd"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string vcd = slurp(path("run.vcd"));
+  EXPECT_NE(vcd.find("$timescale"), std::string::npos);
+  for (const char* scope : {"$scope module cluster1 $end", "$scope module xbar $end", "$scope module noc $end",
+                            "$scope module r_1_0___r_0_0_ $end", "$scope module gmem $end"})
+    EXPECT_NE(vcd.find(scope), std::string::npos) << scope;
+  EXPECT_NE(vcd.find("$enddefinitions"), std::string::npos);
+  // No temporary inputs are left behind.
+  for (const auto& e : fs::directory_iterator(tmp_)) EXPECT_NE(e.path().extension(), ".tmp") << e.path();
+  if (std::system("command -v vcd2fst >/dev/null 2>&1") == 0) {
+    const std::string cmd = "vcd2fst '" + path("run.vcd") + "' '" + path("run.fst") + "' >/dev/null 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << "GTKWave's vcd2fst rejects the file";
+  }
+}
+
 TEST_F(VpRun, ExampleDataIsWhatTheGeneratorWrites) {
   const std::string out = path("gen");
   ASSERT_EQ(std::system(("python3 '" + src_ + "/examples/gen_examples.py' '" + out + "'").c_str()), 0);
