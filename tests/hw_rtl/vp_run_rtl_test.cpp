@@ -96,6 +96,37 @@ TEST_F(VpRunRtl, EachBlockAloneAndANonIdealQuantizedChipAgreeToo) {
   }
 }
 
+// Rows programmed on the timeline (xprog, as the firmware's deploy kernel
+// does): the controller's cycles become the instruction's latency, and
+// xstat reads what the RTL counted.
+TEST_F(VpRunRtl, RowsProgrammedOnTheTimelineTakeTheSameCyclesAndCounts) {
+  std::string prog = ".core 0, 0\n";
+  for (int row = 0; row < 6; ++row) {
+    prog += "    li r1, " + std::to_string(256 + 64 * row) + "\n    li r2, 1\n    li r3, " + std::to_string(row) +
+            "\n    xprog r1, r2, r3\n    xstat r4, pulses\n    xstat r5, failed\n    xstat r6, rounds\n" +
+            "    add r7, r7, r4\n    add r8, r8, r6\n";
+  }
+  prog += "    li r9, 0\n    st r7, r9, 0\n    st r8, r9, 8\n    halt\n.data local, 256\n    .byte ";
+  for (int i = 0; i < 6 * 64; ++i) prog += (i ? ", " : "") + std::to_string((i * 7 + i / 5) % 4);
+  prog += "\n";
+  std::ofstream(path("rows.s")) << prog;
+  for (const std::string device : {"", "--set device.step_levels_sigma=0.12 --set ispp.max_pulses=9 "}) {
+    auto run = [&](const std::string& tag, const std::string& extra) {
+      const std::string cmd = "cd '" + src_ + "' && '" + bin_ + "/vp-run' -q --chip small '" + path("rows.s") +
+                              "' --stats '" + path(tag + ".json") + "' --trace '" + path(tag + ".trace") + "' " +
+                              device + extra + " 2>'" + path(tag + ".err") + "'";
+      const int st = std::system(cmd.c_str());
+      ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << cmd << "\n" << slurp(path(tag + ".err"));
+    };
+    ASSERT_NO_FATAL_FAILURE(run("tlm", ""));
+    ASSERT_NO_FATAL_FAILURE(run("rtl", "--set ispp.impl=rtl"));
+    const auto a = stats("tlm");
+    EXPECT_EQ(a["ispp"]["rows_programmed"], 6);
+    EXPECT_EQ(stats("rtl"), a) << device << nlohmann::json::diff(a, stats("rtl")).dump().substr(0, 2000);
+    EXPECT_EQ(slurp(path("rtl.trace")), slurp(path("tlm.trace"))) << device;
+  }
+}
+
 TEST_F(VpRunRtl, RtlTracePrefixWritesAWaveformPerBlock) {
   ASSERT_NO_FATAL_FAILURE(run_mlp("rtl", std::string(kRtl) + " --set rtl.trace_prefix=" + path("wave")));
   for (const char* block : {"ispp", "output_path"}) {
