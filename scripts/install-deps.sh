@@ -18,6 +18,8 @@ PACKAGES=(
   nlohmann-json3-dev libyaml-cpp-dev libfmt-dev
   libelf-dev zlib1g-dev libzstd-dev
   python3
+  # vcd2fst (GTKWave) checks that the VCD files open; parallel for scripts.
+  gtkwave parallel
   # FP32 references (scripts/models/): PyTorch/torchvision to build and export
   # the models, python3-onnx for the node conformance tests, Node.js for
   # onnxruntime-node. npm is not listed: NodeSource's nodejs ships its own and
