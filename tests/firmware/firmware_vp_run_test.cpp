@@ -1,0 +1,179 @@
+// vp-run as the firmware's host driver: a batch gives the outputs of single
+// runs and deploys once; --no-deploy says so in the statistics; deploy and
+// per-inference times are reported apart; a corrupt model section and a
+// model for a bigger chip end with named errors and their exit codes.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// One CU, one 64x64 crossbar of random levels: y = W^T x, x 64 int8, y 16 int32.
+std::string mvm_model() {
+  std::mt19937 rng(5);
+  std::ostringstream s;
+  s << ".chip clusters=1, cus=1, xbars=1, rows=64, cols=64, cell_bits=2\n"
+       ".input \"x\", 0x0, 64, \"int8\", 64\n"
+       ".output \"y\", 0x100, 64, \"int32\", 16\n"
+       ".core 0, 0\n"
+       "    li r1, 0\n    li r2, 0\n    li r3, 64\n    dma.gl r1, r2, r3\n"
+       "    li r4, 0x100\n    mvm r4, r1, 0, 0x1, 8, 32, concat, 0\n"
+       "    li r5, 0x100\n    dma.lg r5, r4, r3\n    halt\n"
+       ".xbar 0, 0, 0, 0, 0, 64, 64\n";
+  for (int i = 0; i < 64 * 64; ++i) s << (i % 32 ? "," : "\n    .byte ") << rng() % 4;
+  s << "\n";
+  return s.str();
+}
+
+class FirmwareVpRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    src_ = env_or("VP_SOURCE_DIR", ".");
+    bin_ = env_or("VP_BIN_DIR", "build/bin");
+    tmp_ = fs::temp_directory_path() / ("fw_vp_run_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(tmp_);
+    fs::create_directories(tmp_);
+    std::ofstream(tmp_ / "m.s") << mvm_model();
+    std::mt19937 rng(9);
+    for (int e = 0; e < 3; ++e) {
+      std::string x(64, '\0');
+      for (auto& c : x) c = static_cast<char>(rng() % 256);
+      std::ofstream(tmp_ / ("x" + std::to_string(e) + ".bin"), std::ios::binary) << x;
+    }
+  }
+  void TearDown() override { fs::remove_all(tmp_); }
+
+  int run(const std::string& args, std::string* err = nullptr) {
+    const std::string cmd = "cd '" + src_ + "' && '" + bin_ + "/vp-run' -q --chip small " + args + " 2>'" +
+                            (tmp_ / "err").string() + "' >/dev/null";
+    const int st = std::system(cmd.c_str());
+    if (err) *err = slurp(tmp_ / "err");
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  std::string p(const std::string& name) const { return (tmp_ / name).string(); }
+  nlohmann::json stats(const std::string& name) const { return nlohmann::json::parse(slurp(tmp_ / name)); }
+
+  std::string src_, bin_;
+  fs::path tmp_;
+};
+
+TEST_F(FirmwareVpRun, ABatchGivesTheOutputsOfSingleRunsAndDeploysOnce) {
+  std::string err;
+  ASSERT_EQ(run(p("m.s") + " --input " + p("x0.bin") + " --input " + p("x1.bin") + " --input " + p("x2.bin") +
+                    " --output " + p("y.bin") + " --stats " + p("b.json"),
+                &err),
+            0)
+      << err;
+  std::string singles;
+  for (int e = 0; e < 3; ++e) {
+    const std::string n = std::to_string(e);
+    ASSERT_EQ(run(p("m.s") + " --input " + p("x" + n + ".bin") + " --output " + p("y" + n + ".bin") + " --stats " +
+                      p("s" + n + ".json"),
+                  &err),
+              0)
+        << err;
+    singles += slurp(p("y" + n + ".bin"));
+  }
+  EXPECT_EQ(singles.size(), 3u * 64u);
+  EXPECT_EQ(slurp(p("y.bin")), singles);
+  EXPECT_NE(slurp(p("y0.bin")), slurp(p("y1.bin")));  // the inputs differ, so must the outputs
+
+  const auto b = stats("b.json")["firmware"], s = stats("s0.json")["firmware"];
+  EXPECT_EQ(b["status"], "done");
+  EXPECT_EQ(b["batch"], 3);
+  EXPECT_EQ(b["inferences"], 3);
+  EXPECT_EQ(b["inference_cycles"].size(), 3u);
+  EXPECT_EQ(b["rows_programmed"], 64);  // deployed once
+  EXPECT_EQ(b["pulses"], s["pulses"]);
+  EXPECT_EQ(b["deploy_cycles"], s["deploy_cycles"]);
+  EXPECT_GT(b["deploy_cycles"].get<uint64_t>(), 10 * b["inference_cycles_mean"].get<double>());
+  EXPECT_EQ(stats("b.json")["crossbar"]["crossbar_activations"], 3);
+}
+
+TEST_F(FirmwareVpRun, AStackedNpyInputAndOutput) {
+  // The three elements in one file, --batch 3; the output stacks them.
+  std::string x = slurp(p("x0.bin")) + slurp(p("x1.bin")) + slurp(p("x2.bin"));
+  std::ofstream(p("xs.bin"), std::ios::binary) << x;
+  std::string err;
+  ASSERT_EQ(run(p("m.s") + " --batch 3 --input " + p("xs.bin") + " --output " + p("y.npy"), &err), 0) << err;
+  const std::string npy = slurp(p("y.npy"));
+  EXPECT_NE(npy.find("'shape': (3, 16)"), std::string::npos) << npy.substr(0, 128);
+  EXPECT_NE(npy.find("'descr': '<i4'"), std::string::npos);
+}
+
+TEST_F(FirmwareVpRun, NoDeploySaysSoAndGivesTheSameOutput) {
+  std::string err;
+  ASSERT_EQ(run(p("m.s") + " --input " + p("x1.bin") + " --output " + p("a.bin") + " --stats " + p("a.json")), 0);
+  ASSERT_EQ(run(p("m.s") + " --no-deploy --input " + p("x1.bin") + " --output " + p("b.bin") + " --stats " +
+                    p("b.json"),
+                &err),
+            0)
+      << err;
+  EXPECT_EQ(slurp(p("a.bin")), slurp(p("b.bin")));
+  const auto f = stats("b.json")["firmware"];
+  EXPECT_EQ(f["deploy"], false);
+  EXPECT_EQ(f["deploy_cycles"], 0);
+  EXPECT_NE(f["note"].get<std::string>().find("--no-deploy"), std::string::npos);
+  EXPECT_EQ(f["pulses"], stats("a.json")["firmware"]["pulses"]);  // same device, same seed
+  EXPECT_LT(stats("b.json")["run"]["cycles"].get<uint64_t>(), stats("a.json")["run"]["cycles"].get<uint64_t>());
+}
+
+TEST_F(FirmwareVpRun, AModelForABiggerChipEndsWithTheNamedError) {
+  std::ofstream(p("big.s")) << ".chip clusters=2, cus=2, xbars=8\n.core 0, 0\n halt\n";
+  std::string err;
+  EXPECT_EQ(run(p("big.s"), &err), 6);
+  EXPECT_NE(err.find("firmware: the model needs 8 crossbars per CU, the chip has 4 (ERR_XBARS)"), std::string::npos)
+      << err;
+}
+
+TEST_F(FirmwareVpRun, ACorruptSectionIsRefusedBeforeTheRun) {
+  std::string err;
+  ASSERT_EQ(run(p("m.s") + " --input " + p("x0.bin") + " --dump-config " + p("c.yaml")), 0);
+  ASSERT_EQ(std::system(("'" + bin_ + "/vp-as' " + p("m.s") + " -o " + p("m.vpo")).c_str()), 0);
+  std::string obj = slurp(p("m.vpo"));
+  const size_t at = obj.find(std::string("x\0y\0", 4));  // the io names, last in .vp.io
+  ASSERT_NE(at, std::string::npos);
+  obj[at + 3] = 'z';  // names no longer NUL-terminated
+  std::ofstream(p("bad.vpo"), std::ios::binary) << obj;
+  EXPECT_EQ(run(p("bad.vpo"), &err), 1);
+  EXPECT_NE(err.find("section .vp.io: names are not NUL-terminated"), std::string::npos) << err;
+}
+
+TEST_F(FirmwareVpRun, AnotherFirmwareAndAMissingOne) {
+  std::ofstream(p("fw.s")) << ".cp\n halt\n.core 0, 0\n halt\n";
+  std::string err;
+  EXPECT_EQ(run(p("m.s") + " --firmware " + p("fw.s") + " --stats " + p("s.json"), &err), 0) << err;
+  EXPECT_EQ(stats("s.json")["firmware"]["status"], "unfinished");  // it never wrote the status block
+  EXPECT_EQ(run(p("m.s") + " --firmware " + p("nope.vpo"), &err), 1);
+  EXPECT_NE(err.find("firmware"), std::string::npos) << err;
+  std::ofstream(p("nokernel.s")) << ".cp\n halt\n";
+  EXPECT_EQ(run(p("m.s") + " --firmware " + p("nokernel.s"), &err), 1);
+  EXPECT_NE(err.find("the firmware has no deploy kernel"), std::string::npos) << err;
+}
+
+}  // namespace
