@@ -16,6 +16,7 @@ vp_target_defaults(vp_hw_core)
 add_library(vp_hw STATIC
   src/cu/core_module.cpp
   src/memory/shared_memory.cpp
+  src/memory/zeroed_pages.cpp
   src/cluster/cluster_bus.cpp
   src/cluster/cluster.cpp
   src/chip/crossbar_bank.cpp

@@ -5,7 +5,7 @@
 namespace vp::hw {
 
 SharedMemory::SharedMemory(sc_core::sc_module_name name, uint64_t bytes, const noc::BandwidthChannelConfig& channel)
-    : sc_module(name), socket("socket"), mem_(bytes, 0), channel_(channel) {
+    : sc_module(name), socket("socket"), mem_(bytes), channel_(channel) {
   socket.register_b_transport(this, &SharedMemory::b_transport);
 }
 

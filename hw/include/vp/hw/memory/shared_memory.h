@@ -15,6 +15,7 @@
 #include <tlm>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "vp/hw/memory/zeroed_pages.h"
 #include "vp/hw/noc/bandwidth_channel.h"
 
 namespace vp::hw {
@@ -41,7 +42,7 @@ class SharedMemory : public sc_core::sc_module {
  private:
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
 
-  std::vector<uint8_t> mem_;
+  ZeroedPages mem_;
   noc::BandwidthChannel channel_;
   Listener listener_;
   SharedMemoryStats stats_;
