@@ -105,10 +105,11 @@ json evaluate_metric(const SweepSpec& spec, const MetricDef& m, const json& stat
     }
     case MetricDef::Kind::kInferencesPerS: {
       const json mhz = number_at(stats, "run.clock_mhz");
-      // A firmware-driven run measures its inferences apart from deployment.
+      // A firmware-driven run times each run of the program apart from
+      // deployment; inferences_per_run counts the inputs one run handles.
       const json per_inference = number_at(stats, "firmware.inference_cycles_mean");
       if (per_inference.is_number() && per_inference.get<double>() > 0 && mhz.is_number())
-        return mhz.get<double>() * 1e6 / per_inference.get<double>();
+        return mhz.get<double>() * 1e6 / per_inference.get<double>() * spec.inferences_per_run;
       const json cycles = number_at(stats, "run.cycles");
       if (cycles.is_null() || mhz.is_null() || cycles.get<double>() <= 0) return nullptr;
       return mhz.get<double>() * 1e6 / cycles.get<double>() * spec.inferences_per_run;
@@ -116,7 +117,8 @@ json evaluate_metric(const SweepSpec& spec, const MetricDef& m, const json& stat
     case MetricDef::Kind::kEnergyPerInference: {
       const json e = number_at(stats, "energy_pj.total");
       const json n = number_at(stats, "firmware.inferences");
-      const double count = n.is_number() && n.get<double>() > 0 ? n.get<double>() : spec.inferences_per_run;
+      const double runs = n.is_number() && n.get<double>() > 0 ? n.get<double>() : 1.0;
+      const double count = runs * spec.inferences_per_run;
       return e.is_null() ? json(nullptr) : json(e.get<double>() / count);
     }
     case MetricDef::Kind::kGolden: {

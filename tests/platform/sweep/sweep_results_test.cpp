@@ -107,3 +107,30 @@ TEST(SweepDocs, ListEveryCollectableStatistic) {
 }
 
 }  // namespace
+
+namespace {
+
+// Derived figures: per program run from the firmware's timing when it has
+// one (deployment excluded), else from the whole run.
+TEST(DerivedMetrics, InferencesPerSecondAndEnergyPerInference) {
+  vp::sweep::SweepSpec spec;
+  spec.inferences_per_run = 2;
+  vp::sweep::MetricDef ips, epi, util;
+  ips.kind = vp::sweep::MetricDef::Kind::kInferencesPerS;
+  epi.kind = vp::sweep::MetricDef::Kind::kEnergyPerInference;
+  util.path = "units.vector.utilization";
+  util.zero_when_absent = true;
+  nlohmann::json plain = {{"run", {{"cycles", 4000}, {"clock_mhz", 1000.0}}},
+                          {"energy_pj", {{"total", 800.0}}},
+                          {"units", {{"xbar", {{"utilization", 0.5}}}}}};
+  EXPECT_DOUBLE_EQ(vp::sweep::evaluate_metric(spec, ips, plain, "").get<double>(), 1e9 / 4000 * 2);
+  EXPECT_DOUBLE_EQ(vp::sweep::evaluate_metric(spec, epi, plain, "").get<double>(), 400.0);
+  EXPECT_EQ(vp::sweep::evaluate_metric(spec, util, plain, "").get<double>(), 0.0);  // the unit never ran
+  nlohmann::json fw = plain;
+  fw["firmware"] = {{"inference_cycles_mean", 1000.0}, {"inferences", 4}};
+  EXPECT_DOUBLE_EQ(vp::sweep::evaluate_metric(spec, ips, fw, "").get<double>(), 1e9 / 1000 * 2);
+  EXPECT_DOUBLE_EQ(vp::sweep::evaluate_metric(spec, epi, fw, "").get<double>(), 100.0);
+  EXPECT_TRUE(vp::sweep::evaluate_metric(spec, ips, nullptr, "").is_null());
+}
+
+}  // namespace
