@@ -1,24 +1,44 @@
 #!/usr/bin/env bash
-# The main job, from a fresh Debian 12 machine: install, build the tools, run
-# the two-layer MLP example on the platform with its trace and statistics,
-# and check the logits against the example's integer reference.
-# (Once vp-cc exists this becomes ResNet-50 on the default sidra-y1 chip.)
+# The main job, from a fresh Debian 12 machine: install, build the tools,
+# export torchvision's ResNet-50 (random weights, nothing is downloaded) to
+# ONNX, compile it with vp-cc, run it on the default sidra-y1 chip with the
+# firmware deploying the weights (vp-run's default), write the trace and the
+# statistics, and compare the output with ONNX Runtime and with the golden
+# model (bit-exact).
+#   VP_MAIN_MODEL=resnet18 bash scripts/run-main.sh   another exported model
+#   VP_MAIN_CALIB=N                                    calibration inputs (default 4)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+t0=$(date +%s)
+model=${VP_MAIN_MODEL:-resnet50}
+calib=${VP_MAIN_CALIB:-4}
+
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DVP_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target vp-run vp-as vp-objdump vp-trace
+cmake --build build -j "$(nproc)" --target vp-run vp-as vp-objdump vp-trace vp-cc firmware
+t_build=$(date +%s)
 
-out=out/mlp
-mkdir -p "$out"
-./build/bin/vp-run --chip small examples/mlp.s \
-  --input examples/data/mlp.x.bin@0 \
-  --output "$out/logits.bin@0x1000:80:int32" \
-  --trace "$out/mlp.trace" --stats "$out/stats.json"
-if cmp -s "$out/logits.bin" examples/data/mlp.expected.bin; then
-  echo "logits equal the integer reference (examples/data/mlp.expected.bin)"
-else
-  echo "logits differ from the integer reference" >&2
-  exit 1
+# 1. The model: torchvision ResNet-50, BN statistics from seeded images,
+#    opset 13, with calibration and test inputs (scripts/models/, docs/references.md).
+models=out/models
+if [ ! -f "$models/$model.onnx" ] || [ ! -f "$models/manifest.json" ] ||
+   ! grep -q "\"$model\"" "$models/manifest.json"; then
+  /usr/bin/python3 scripts/models/export_models.py "$models" --models "$model" --calib "$calib" --test 1
 fi
-echo "trace: $out/mlp.trace ($(wc -l < "$out/mlp.trace") instructions), statistics: $out/stats.json"
+t_export=$(date +%s)
+
+# 2.-4. vp-cc (calibrated on the exported inputs), vp-run on sidra-y1 with
+#    the trace and statistics, ONNX Runtime on the same input, the comparison.
+out=out/$model
+mkdir -p "$out"
+/usr/bin/python3 compiler/tools/check_model.py "$model" --models "$models" --out "$out" --bin build/bin \
+  --max-tests 1 --trace "$out/$model.trace" --stats "$out/stats.json" --json "$out/result.json" \
+  --min-cosine 0.99 --min-top5 1
+./build/bin/vp-trace "$out/$model.trace" --stats > "$out/trace-stats.txt"
+t_end=$(date +%s)
+
+echo "files: $out/$model.asm (+ .xbar weight image, .io.json), trace $out/$model.trace" \
+     "($(du -h "$out/$model.trace" | cut -f1)), statistics $out/stats.json, $out/trace-stats.txt," \
+     "comparison $out/compare.json, summary $out/result.json"
+echo "wall time: $((t_end - t0)) s (install+build $((t_build - t0)) s, export $((t_export - t_build)) s," \
+     "compile+run+compare $((t_end - t_export)) s)"

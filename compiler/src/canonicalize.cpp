@@ -79,6 +79,25 @@ void read_geom(Node& n, const Graph& g) {
     c.pr = static_cast<int>(p->second[3]);
   }
   c.group = static_cast<int>(attr_i(n, "group", 1));
+  const auto ap = attr_i(n, "auto_pad", 0);
+  if (ap != 0) {
+    // SAME_*: total padding so that out = ceil(in / stride), the odd pixel at
+    // the end (UPPER) or the beginning (LOWER); VALID: none.
+    const Shape& in = g.val(n.in[0]).shape;
+    const Shape& out = g.val(n.out[0]).shape;
+    auto resolve = [&](std::int64_t i, std::int64_t o, int kk, int s, int d, int& lo, int& hi) {
+      if (ap == kAutoPadValid) {
+        lo = hi = 0;
+        return;
+      }
+      const std::int64_t total = std::max<std::int64_t>(0, (o - 1) * s + (kk - 1) * d + 1 - i);
+      const int small = static_cast<int>(total / 2), big = static_cast<int>(total - total / 2);
+      lo = ap == kAutoPadSameUpper ? small : big;
+      hi = ap == kAutoPadSameUpper ? big : small;
+    };
+    resolve(in.h, out.h, c.kh, c.sh, c.dh, c.pt, c.pb);
+    resolve(in.w, out.w, c.kw, c.sw, c.dw, c.pl, c.pr);
+  }
 }
 
 // Gemm(A, B, C) / MatMul(A, B) with constant B -> Conv with weights [N][K].
@@ -240,7 +259,7 @@ void canonicalize(Graph& g) {
         if (out.h != floor_h || out.w != floor_w)
           throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is not supported");
       }
-      if (n.op == "MaxPool" && n.out.size() > 1 && !g.consumers(n.out[1]).empty())
+      if (n.op == "MaxPool" && n.out.size() > 1 && (!g.consumers(n.out[1]).empty() || is_output(g, n.out[1])))
         throw CompileError("node '" + n.name + "': MaxPool's Indices output is not supported");
     }
   }
@@ -316,9 +335,12 @@ void canonicalize(Graph& g) {
       if (!(g.val(n.in[0]).shape == g.val(n.in[1]).shape))
         throw CompileError("node '" + n.name + "': Add with broadcasting is not supported");
     } else if (n.op == "Concat") {
-      const auto axis = attr_i(n, "axis", 1);
+      // The channel axis of the activation view: 0 of [K], 1 of [B, K] and
+      // of [1, C, H(, W)].
       const auto rank = static_cast<std::int64_t>(g.val(n.out[0]).dims.size());
-      if (!(axis == 1 || (rank == 2 && axis == -1) || (rank == 4 && axis == -3)))
+      auto axis = attr_i(n, "axis", 1);
+      if (axis < 0) axis += rank;
+      if (axis != (rank == 1 ? 0 : 1))
         throw CompileError("node '" + n.name + "': Concat is supported along the channel axis only");
     } else if (n.op == "AveragePool") {
       const ConvGeom& c = n.geom;

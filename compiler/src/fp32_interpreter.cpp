@@ -25,29 +25,68 @@ FTensor conv(const Graph& g, const Node& n, const FTensor& x) {
   const std::int64_t OH = y.shape.h, OW = y.shape.w, H = x.shape.h, W = x.shape.w;
   y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0.f);
   const std::int64_t cg = x.shape.c / c.group, ng = y.shape.c / c.group;
-  // Weight-outer loops with the output row innermost, so the compiler can
-  // vectorize; the valid output columns of each tap are computed once.
-  for (std::int64_t oc = 0; oc < y.shape.c; ++oc) {
-    const std::int64_t grp = oc / ng;
-    float* yo = y.data.data() + oc * OH * OW;
-    for (std::int64_t i = 0; i < OH * OW; ++i) yo[i] = b.data[static_cast<std::size_t>(oc)];
-    for (std::int64_t ic = 0; ic < cg; ++ic)
+  auto wat = [&](std::int64_t oc, std::int64_t ic, int r, int s) {
+    return w.data[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)];
+  };
+  // Blocks of up to 4 output channels x 4 input channels per kernel tap, the
+  // output row innermost: each input row loaded once feeds 4 output rows,
+  // and the 4 output rows stay in cache while the input channels stream
+  // (the calibration pass runs this for every calibration input).
+  for (std::int64_t grp = 0; grp < c.group; ++grp) {
+    for (std::int64_t oc0 = grp * ng; oc0 < (grp + 1) * ng; oc0 += 4) {
+      const std::int64_t nb = std::min<std::int64_t>(4, (grp + 1) * ng - oc0);
+      float* yo[4] = {};
+      for (std::int64_t j = 0; j < nb; ++j) {
+        yo[j] = y.data.data() + (oc0 + j) * OH * OW;
+        std::fill(yo[j], yo[j] + OH * OW, b.data[static_cast<std::size_t>(oc0 + j)]);
+      }
       for (int r = 0; r < c.kh; ++r)
         for (int s = 0; s < c.kw; ++s) {
-          const float wv = w.data[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)];
           const std::int64_t off = std::int64_t{s} * c.dw - c.pl;
           const std::int64_t ow0 = off >= 0 ? 0 : (-off + c.sw - 1) / c.sw;
           const std::int64_t ow1 = std::min<std::int64_t>(OW, W - 1 - off < 0 ? 0 : (W - 1 - off) / c.sw + 1);
-          const float* xc = x.data.data() + (grp * cg + ic) * H * W;
+          if (ow0 >= ow1) continue;
           for (std::int64_t oh = 0; oh < OH; ++oh) {
             const std::int64_t ih = oh * c.sh - c.pt + std::int64_t{r} * c.dh;
             if (ih < 0 || ih >= H) continue;
-            const float* xr = xc + ih * W + off;
-            float* yr = yo + oh * OW;
-            for (std::int64_t ow = ow0; ow < ow1; ++ow) yr[ow] += wv * xr[ow * c.sw];
+            for (std::int64_t ic0 = 0; ic0 < cg; ic0 += 4) {
+              const std::int64_t ib = std::min<std::int64_t>(4, cg - ic0);
+              const float* xr[4];
+              float wv[4][4] = {};
+              for (std::int64_t i = 0; i < 4; ++i) {
+                const std::int64_t ic = ic0 + std::min(i, ib - 1);
+                xr[i] = x.data.data() + (grp * cg + ic) * H * W + ih * W + off;
+                for (std::int64_t j = 0; j < nb && i < ib; ++j) wv[j][i] = wat(oc0 + j, ic, r, s);
+              }
+              // Missing channels of a partial block have weight 0 and read a
+              // valid row, so one loop serves every block.
+              float* y0 = yo[0] + oh * OW;
+              float* y1 = (nb > 1 ? yo[1] : yo[0]) + oh * OW;
+              float* y2 = (nb > 2 ? yo[2] : yo[0]) + oh * OW;
+              float* y3 = (nb > 3 ? yo[3] : yo[0]) + oh * OW;
+              const std::int64_t sw = c.sw;
+              if (nb == 4) {
+                for (std::int64_t ow = ow0; ow < ow1; ++ow) {
+                  const float a0 = xr[0][ow * sw], a1 = xr[1][ow * sw], a2 = xr[2][ow * sw], a3 = xr[3][ow * sw];
+                  y0[ow] += wv[0][0] * a0 + wv[0][1] * a1 + wv[0][2] * a2 + wv[0][3] * a3;
+                  y1[ow] += wv[1][0] * a0 + wv[1][1] * a1 + wv[1][2] * a2 + wv[1][3] * a3;
+                  y2[ow] += wv[2][0] * a0 + wv[2][1] * a1 + wv[2][2] * a2 + wv[2][3] * a3;
+                  y3[ow] += wv[3][0] * a0 + wv[3][1] * a1 + wv[3][2] * a2 + wv[3][3] * a3;
+                }
+              } else {
+                for (std::int64_t j = 0; j < nb; ++j) {
+                  float* yr = yo[j] + oh * OW;
+                  for (std::int64_t ow = ow0; ow < ow1; ++ow)
+                    yr[ow] += wv[j][0] * xr[0][ow * sw] + wv[j][1] * xr[1][ow * sw] + wv[j][2] * xr[2][ow * sw] +
+                              wv[j][3] * xr[3][ow * sw];
+                }
+              }
+            }
           }
         }
-    for (std::int64_t i = 0; i < OH * OW; ++i) yo[i] = act(n, yo[i]);
+      for (std::int64_t j = 0; j < nb; ++j)
+        for (std::int64_t i = 0; i < OH * OW; ++i) yo[j][i] = act(n, yo[j][i]);
+    }
   }
   return y;
 }

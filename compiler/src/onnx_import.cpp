@@ -47,7 +47,8 @@ std::vector<float> tensor_floats(const onnx::TensorProto& t) {
     if (!raw.empty()) from_raw(double{});
     else std::transform(t.double_data().begin(), t.double_data().end(), out.begin(), [](auto v) { return float(v); });
   } else {
-    throw CompileError("initializer '" + t.name() + "' has data type " + std::to_string(dt) +
+    throw CompileError("initializer '" + t.name() + "' has data type " +
+                       onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(dt)) +
                        "; supported: float, double, int32, int64");
   }
   return out;
@@ -94,14 +95,54 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
   g.name = model.graph().name().empty() ? name : model.graph().name();
   for (const auto& op : model.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = static_cast<int>(op.version());
-  if (g.opset < 11 || g.opset > 17)
+  // Unsupported operators first: the most useful thing to tell a user.
+  for (const auto& np : model.graph().node()) {
+    const auto& ops = supported_ops();
+    if (std::find(ops.begin(), ops.end(), np.op_type()) == ops.end()) {
+      std::string list;
+      for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
+      throw CompileError("node '" + np.name() + "' has unsupported op type '" + np.op_type() + "'; supported: " + list);
+    }
+  }
+  if (g.opset < 1 || g.opset > 17)
     throw CompileError(name + ": opset " + std::to_string(g.opset) + " is not supported (opsets 11 to 17 are)");
+  if (g.opset < 11) {
+    // An older opset import is fine when every operator in the graph reads
+    // the same under it as under opset 11: operators with a single version
+    // (GlobalAveragePool), or whose later versions only added types.
+    static const std::vector<std::string> same_since_1 = {"GlobalAveragePool", "Relu", "LeakyRelu", "Identity"};
+    for (const auto& np : model.graph().node())
+      if (std::find(same_since_1.begin(), same_since_1.end(), np.op_type()) == same_since_1.end())
+        throw CompileError(name + ": opset " + std::to_string(g.opset) + " is not supported for node '" + np.name() +
+                           "' (" + np.op_type() + "); opsets 11 to 17 are");
+  }
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
     throw CompileError(name + ": shape inference failed: " + e.what());
   }
   const onnx::GraphProto& gp = model.graph();
+
+  // The chip computes on quantized real numbers: graph inputs and outputs
+  // must be float tensors (their int8 codes are the compiler's business).
+  {
+    std::vector<std::string> init_names;
+    for (const auto& init : gp.initializer()) init_names.push_back(init.name());
+    auto check_float = [&](const onnx::ValueInfoProto& vi, const char* what) {
+      if (std::find(init_names.begin(), init_names.end(), vi.name()) != init_names.end()) return;
+      const auto& tp = vi.type();
+      if (!tp.has_tensor_type())
+        throw CompileError(std::string("graph ") + what + " '" + vi.name() +
+                           "' is not a tensor; only float tensors are supported");
+      const auto et = tp.tensor_type().elem_type();
+      if (et != onnx::TensorProto::FLOAT)
+        throw CompileError(std::string("graph ") + what + " '" + vi.name() + "' has element type " +
+                           onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(et)) +
+                           "; only float (float32) inputs and outputs are supported");
+    };
+    for (const auto& vi : gp.input()) check_float(vi, "input");
+    for (const auto& vi : gp.output()) check_float(vi, "output");
+  }
 
   std::unordered_map<std::string, int> ids;
   auto value_id = [&](const std::string& n) -> int {
@@ -134,12 +175,6 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
   for (const auto& np : gp.node()) {
     if (!np.domain().empty() && np.domain() != "ai.onnx")
       throw CompileError("node '" + np.name() + "': operator domain '" + np.domain() + "' is not supported");
-    const auto& ops = supported_ops();
-    if (std::find(ops.begin(), ops.end(), np.op_type()) == ops.end()) {
-      std::string list;
-      for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
-      throw CompileError("node '" + np.name() + "' has unsupported op type '" + np.op_type() + "'; supported: " + list);
-    }
     if (np.op_type() == "Constant") {
       Value& v = g.val(value_id(np.output(0)));
       v.is_const = true;
@@ -173,8 +208,12 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
       else if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()].assign(a.ints().begin(), a.ints().end());
       else if (a.type() == onnx::AttributeProto::FLOAT) n.floats[a.name()] = a.f();
       else if (a.type() == onnx::AttributeProto::STRING && a.name() == "auto_pad") {
-        if (a.s() != "NOTSET")
-          throw CompileError("node '" + n.name + "': auto_pad " + a.s() + " is not supported; give explicit pads");
+        // Resolved into pads by canonicalize, from the inferred output shape.
+        if (a.s() == "SAME_UPPER") n.ints["auto_pad"] = {kAutoPadSameUpper};
+        else if (a.s() == "SAME_LOWER") n.ints["auto_pad"] = {kAutoPadSameLower};
+        else if (a.s() == "VALID") n.ints["auto_pad"] = {kAutoPadValid};
+        else if (a.s() != "NOTSET")
+          throw CompileError("node '" + n.name + "' (" + n.op + "): auto_pad " + a.s() + " is not supported");
       }
     }
     g.nodes.push_back(std::move(n));

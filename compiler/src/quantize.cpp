@@ -132,9 +132,11 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib) {
       y.scale = x.scale;
       y.nonneg = x.nonneg;
     } else if (n.op == "AveragePool" || n.op == "GlobalAveragePool") {
-      y.scale = x.scale;
+      // The output keeps its own calibrated step: an average spans a much
+      // narrower range than its inputs (ResNet's 7x7 global pooling), and
+      // reusing the input step would leave it few int8 codes.
       const double count = n.op == "GlobalAveragePool" ? double(x.shape.h * x.shape.w) : double(n.geom.kh * n.geom.kw);
-      push_fixed(n.q, 1.0 / count);
+      push_fixed(n.q, x.scale / (count * y.scale));
       y.nonneg = x.nonneg;
     } else if (n.op == "Concat") {
       double s = 0;

@@ -156,10 +156,27 @@ TEST(Errors, UnsupportedOpNamesNodeOpAndList) {
 }
 
 TEST(Errors, OpsetOutsideRange) {
-  OnnxBuilder b("m", 9);
-  auto x = b.input("x", {1, 3, 4, 4});
-  b.output(b.relu(x));
-  EXPECT_THROW(import_onnx_bytes(b.serialize(), "m"), CompileError);
+  {
+    // Conv under opset 9: accepted only for operators unchanged since opset 1.
+    OnnxBuilder b("m", 9);
+    auto x = b.input("x", {1, 3, 4, 4});
+    b.output(b.conv(x, 3, 4, 3, 1, 1));
+    EXPECT_THROW(import_onnx_bytes(b.serialize(), "m"), CompileError);
+  }
+  {
+    OnnxBuilder b("m", 18);
+    auto x = b.input("x", {1, 3, 4, 4});
+    b.output(b.relu(x));
+    EXPECT_THROW(import_onnx_bytes(b.serialize(), "m"), CompileError);
+  }
+  {
+    // GlobalAveragePool and Relu mean the same since opset 1 (the ONNX node
+    // tests carry opset 1 for GlobalAveragePool).
+    OnnxBuilder b("m", 1);
+    auto x = b.input("x", {1, 3, 4, 4});
+    b.output(b.global_avgpool(b.relu(x)));
+    EXPECT_NO_THROW(import_onnx_bytes(b.serialize(), "m"));
+  }
 }
 
 TEST(Errors, NotAModel) { EXPECT_THROW(import_onnx_bytes("\x01\x02garbage", "junk"), CompileError); }

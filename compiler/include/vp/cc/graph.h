@@ -93,6 +93,9 @@ struct ColumnTile {
   std::vector<Part> parts;     // parts[0] is the owner
 };
 
+// Node::ints["auto_pad"] after parse (NOTSET leaves no entry).
+inline constexpr std::int64_t kAutoPadSameUpper = 1, kAutoPadSameLower = 2, kAutoPadValid = 3;
+
 struct Node {
   std::string name;
   std::string op;

@@ -26,6 +26,29 @@ struct Tensor {
 using FTensor = Tensor<float>;
 using QTensor = Tensor<std::int8_t>;
 
+// ONNX row-major data of a value <-> its C x H x W tensor. They differ only
+// for a 2-D [B, K] with B > 1, whose ONNX order is H x C.
+template <typename T>
+Tensor<T> from_onnx_order(const Value& v, const std::vector<T>& data) {
+  Tensor<T> t;
+  t.shape = v.shape;
+  t.data = data;
+  if (v.dims.size() == 2 && v.shape.h > 1)
+    for (std::int64_t h = 0; h < v.shape.h; ++h)
+      for (std::int64_t c = 0; c < v.shape.c; ++c)
+        t.data[static_cast<std::size_t>(c * v.shape.h + h)] = data[static_cast<std::size_t>(h * v.shape.c + c)];
+  return t;
+}
+template <typename T>
+std::vector<T> to_onnx_order(const Value& v, const Tensor<T>& t) {
+  std::vector<T> d = t.data;
+  if (v.dims.size() == 2 && v.shape.h > 1)
+    for (std::int64_t h = 0; h < v.shape.h; ++h)
+      for (std::int64_t c = 0; c < v.shape.c; ++c)
+        d[static_cast<std::size_t>(h * v.shape.c + c)] = t.data[static_cast<std::size_t>(c * v.shape.h + h)];
+  return d;
+}
+
 // ---- parse -------------------------------------------------------------------
 Graph import_onnx(const std::string& path);
 Graph import_onnx_bytes(const std::string& bytes, const std::string& name);

@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""Compile an ONNX model with vp-cc, run it on the platform with vp-run and
+check the result two ways:
+
+  * exactly: the platform's int8 output bytes equal the golden model's
+    (vp-cc --test writes them), for every test input;
+  * against FP32: the dequantized output against ONNX Runtime
+    (scripts/models/run_ort.js), with scripts/models/compare.py: cosine
+    similarity of the logits, top-1, top-5 and the reference's top-1 margin.
+
+  check_model.py MODEL.onnx --out DIR --calib C0.npy ... --test T0.npy ...
+  check_model.py NAME --models DIR --out DIR ...   (export_models.py's DIR/manifest.json
+                                                    gives the file, calibration and test inputs)
+      [--bin BUILD/bin] [--chip sidra-y1] [--trace FILE] [--stats FILE]
+      [--min-cosine C] [--min-top5 F] [--json FILE] [--label NAME]
+      [--vp-run-arg ARG]... [--report]
+
+All test inputs run in one vp-run call (a batch: the firmware deploys the
+weights once, then runs one inference per input). Exit status: 0 when the
+platform equals the golden model and the thresholds hold, 1 otherwise,
+2 on a usage error.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MODELS = os.path.join(ROOT, "scripts", "models")
+
+
+def run(cmd, log=None, **kw):
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+    dt = time.monotonic() - t0
+    if log is not None:
+        with open(log, "a") as f:
+            f.write("$ " + " ".join(cmd) + "\n" + r.stdout)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout)
+        raise SystemExit("check_model: failed (%d): %s" % (r.returncode, " ".join(cmd)))
+    return r.stdout, dt
+
+
+def dequantize(raw, desc):
+    """int8 bytes in the chip's channels-last layout -> float32 in ONNX order."""
+    q = np.frombuffer(raw, dtype=np.int8).astype(np.float64)
+    h, w, c = desc["h"], desc["w"], desc["c"]
+    dims = desc["dims"]
+    if len(dims) >= 3:   # [1, C, H(, W)]: HWC -> CHW
+        y = q.reshape(h, w, c).transpose(2, 0, 1)
+    else:                # [B, K] or [K]: HWC is the ONNX order
+        y = q
+    y = (y * desc["scale"]).reshape(dims)
+    if desc.get("host_softmax"):
+        e = np.exp(y - y.max(axis=-1, keepdims=True))
+        y = e / e.sum(axis=-1, keepdims=True)
+    return y.astype(np.float32)
+
+
+def chip_figures(stats):
+    """Cycles, inferences/s, energy per inference and crossbars from vp-run --stats."""
+    fw = stats.get("firmware", {})
+    run_s = stats.get("run", {})
+    xb = stats.get("crossbar", {})
+    en = stats.get("energy_pj", {})
+    mhz = run_s.get("clock_mhz", 0.0)
+    total_cycles = run_s.get("cycles", 0)
+    inf = fw.get("inference_cycles_mean") or total_cycles
+    n = fw.get("inferences") or 1
+    # Energy of the inferences: everything but the weight deployment (ISPP
+    # pulses and verify reads) and the leakage of the cycles outside the
+    # inferences (load and deployment).
+    total = en.get("total", 0.0)
+    leak = en.get("leakage", 0.0)
+    inf_cycles = sum(fw.get("inference_cycles", [])) or total_cycles
+    outside = max(0, total_cycles - inf_cycles)
+    leak_outside = leak * outside / total_cycles if total_cycles else 0.0
+    e_inf = (total - en.get("ispp", 0.0) - leak_outside) / n
+    return {
+        "clock_mhz": mhz,
+        "cycles_total": total_cycles,
+        "deploy_cycles": fw.get("deploy_cycles"),
+        "inference_cycles": inf,
+        "inferences": n,
+        "inferences_per_s": mhz * 1e6 / inf if inf else 0.0,
+        "energy_per_inference_uj": e_inf / 1e6,
+        "dynamic_energy_per_inference_uj": (total - en.get("ispp", 0.0) - leak) / n / 1e6,
+        "energy_total_uj": total / 1e6,
+        "deploy_energy_uj": en.get("ispp", 0.0) / 1e6,
+        "crossbars_used": xb.get("crossbars_used"),
+        "crossbars_total": xb.get("crossbars_total"),
+        "failed_cells": stats.get("ispp", {}).get("failed_cells"),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--calib", nargs="+", default=[])
+    ap.add_argument("--test", nargs="+", default=[])
+    ap.add_argument("--models", help="directory export_models.py wrote (model given by name)")
+    ap.add_argument("--max-tests", type=int, default=0, help="use only the first N test inputs")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    ap.add_argument("--chip", default="sidra-y1")
+    ap.add_argument("--trace")
+    ap.add_argument("--stats")
+    ap.add_argument("--min-cosine", type=float)
+    ap.add_argument("--min-top5", type=float)
+    ap.add_argument("--min-top1", type=float)
+    ap.add_argument("--json")
+    ap.add_argument("--label")
+    ap.add_argument("--node", default="node")
+    ap.add_argument("--vp-run-arg", action="append", default=[])
+    ap.add_argument("--report", action="store_true", help="print vp-cc's per-layer report")
+    a = ap.parse_args()
+
+    if a.models:
+        man = json.load(open(os.path.join(a.models, "manifest.json")))["models"]
+        if a.model not in man:
+            raise SystemExit("check_model: %s not in %s/manifest.json" % (a.model, a.models))
+        e = man[a.model]
+        a.calib = a.calib or [os.path.join(a.models, f) for f in e["calib"]]
+        a.test = a.test or [os.path.join(a.models, f) for f in e["test"]]
+        a.model = os.path.join(a.models, e["onnx"])
+    if a.max_tests:
+        a.test = a.test[:a.max_tests]
+    if not a.test:
+        raise SystemExit("check_model: no test inputs (--test)")
+    name = a.label or os.path.splitext(os.path.basename(a.model))[0]
+    out = os.path.abspath(a.out)
+    os.makedirs(os.path.join(out, "vp"), exist_ok=True)
+    os.makedirs(os.path.join(out, "ort"), exist_ok=True)
+    log = os.path.join(out, "log.txt")
+    open(log, "w").close()
+    asm = os.path.join(out, name + ".asm")
+    stems = [os.path.splitext(os.path.basename(t))[0] for t in a.test]
+    if len(set(stems)) != len(stems):
+        raise SystemExit("check_model: test inputs need distinct file names")
+
+    # 1. Compile (calibration from --calib), quantized inputs and golden outputs.
+    cmd = [os.path.join(a.bin, "vp-cc"), a.model, "-o", asm, "--chip", a.chip]
+    for c in a.calib:
+        cmd += ["--calib", c]
+    for t in a.test:
+        cmd += ["--test", t]
+    if a.report:
+        cmd.append("--report")
+    text, t_compile = run(cmd, log)
+    if a.report:
+        print(text, end="")
+    io = json.load(open(os.path.join(out, name + ".io.json")))
+    desc = io["outputs"][0]
+
+    # 2. The platform: one run, a batch of the test inputs.
+    y_all = os.path.join(out, "vp", "batch.bin")
+    cmd = [os.path.join(a.bin, "vp-run"), "--chip", a.chip, "--model", asm]
+    for s in stems:
+        cmd += ["--input", os.path.join(out, s + ".in.bin")]
+    cmd += ["--output", y_all, "--stats", a.stats or os.path.join(out, "stats.json")]
+    if a.trace:
+        cmd += ["--trace", a.trace]
+    cmd += a.vp_run_arg
+    run_text, t_sim = run(cmd, log)
+    raw = open(y_all, "rb").read()
+    nb = desc["bytes"]
+    exact = len(raw) == nb * len(stems)
+    mismatched = []
+    for k, s in enumerate(stems):
+        got = raw[k * nb:(k + 1) * nb]
+        want = open(os.path.join(out, s + ".golden.bin"), "rb").read()
+        if got != want:
+            exact = False
+            mismatched.append(s)
+        np.save(os.path.join(out, "vp", s + ".npy"), dequantize(got, desc))
+
+    # 3. ONNX Runtime on the same float inputs, then compare.py.
+    _, t_ort = run([a.node, os.path.join(MODELS, "run_ort.js"), a.model, "--each"] + a.test +
+                   ["--out-dir", os.path.join(out, "ort"), "--threads", "1"], log)
+    cjson = os.path.join(out, "compare.json")
+    cmp = [sys.executable, os.path.join(MODELS, "compare.py"), os.path.join(out, "vp"), os.path.join(out, "ort"),
+           "--label", name, "--json", cjson]
+    if a.min_cosine is not None:
+        cmp += ["--min-cosine", str(a.min_cosine)]
+    if a.min_top5 is not None:
+        cmp += ["--min-top5", str(a.min_top5)]
+    if a.min_top1 is not None:
+        cmp += ["--min-top1", str(a.min_top1)]
+    r = subprocess.run(cmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    summary = r.stdout.splitlines()[0] if r.stdout else ""
+    comp = json.load(open(cjson)) if os.path.exists(cjson) else {}
+
+    stats = json.load(open(a.stats or os.path.join(out, "stats.json")))
+    chip = chip_figures(stats)
+    result = {
+        "model": name, "chip": a.chip, "inputs": len(stems),
+        "platform_equals_golden": exact, "mismatched": mismatched,
+        "compile_s": round(t_compile, 2), "vp_run_s": round(t_sim, 2), "ort_s": round(t_ort, 2),
+        "compare": comp, "chip_figures": chip,
+    }
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1)
+
+    print("%s: platform %s the golden model on %d input(s)" %
+          (name, "equals" if exact else "DIFFERS FROM", len(stems)) +
+          (" (differs: %s)" % ", ".join(mismatched) if mismatched else ""))
+    print(summary)
+    if comp:
+        print("%s vs ONNX Runtime: top-1 %d/%d, top-5 %.2f, cosine (min over inputs) %.6f, "
+              "ORT top-1 margin (min) %.4f, max abs error %.4g (largest |logit| %.4g)" %
+              (name, round(comp.get("top1", 0) * comp.get("top1_rows", 0)), comp.get("top1_rows", 0),
+               comp.get("top5", 0), comp.get("cosine", 0), comp.get("ref_top1_margin_min", 0),
+               comp.get("max_abs", 0), comp.get("ref_max_abs", 0)))
+    print("%s on %s: %s cycles per inference (%.3f ms at %.0f MHz, %.1f inferences/s), "
+          "%.1f uJ per inference (%.1f uJ without leakage), %s of %s crossbars; deployment %s cycles, %.1f uJ" %
+          (name, a.chip, chip["inference_cycles"], chip["inference_cycles"] / chip["clock_mhz"] / 1e3,
+           chip["clock_mhz"], chip["inferences_per_s"], chip["energy_per_inference_uj"],
+           chip["dynamic_energy_per_inference_uj"],
+           chip["crossbars_used"], chip["crossbars_total"], chip["deploy_cycles"], chip["deploy_energy_uj"]))
+    print("%s: host time: compile %.1f s, vp-run %.1f s (%d input(s)), ONNX Runtime %.1f s" %
+          (name, t_compile, t_sim, len(stems), t_ort))
+    return 0 if exact and r.returncode == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

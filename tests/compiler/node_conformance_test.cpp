@@ -1,0 +1,323 @@
+// The ONNX backend node conformance tests (scripts/models/gen_node_tests.py)
+// through the compiler and the platform:
+//
+//   every case: compile (calibrated on the case's own inputs) for the `small`
+//   chip, run with vp-run, require the output bytes to equal the golden
+//   model's, dequantize and compare with the expected output within the
+//   quantization tolerance below;
+//   the cases listed in kExcluded must be rejected with a CompileError whose
+//   message contains the listed text (never a crash, never silently run).
+//
+// Tolerance, in int8 steps of the compiled output (its scale; zero point 0):
+//   * operators without weights (pooling, clamps, LeakyRelu's table,
+//     Concat): 0.5 + 0.5 * s_in / s_out steps. The input's rounding costs at
+//     most half an input step (s_in), which averaging, max, clamps and
+//     copies carry through with a gain of at most 1; the output's own
+//     rounding adds half an output step (s_out). Clamps and MaxPool keep the
+//     input's step (1 step in all); an average has its own, finer step.
+//   * Conv, Gemm, MatMul, BatchNormalization, Mul by a constant: 3 steps. Each output also
+//     carries the per-channel weight rounding (half a weight step) times the
+//     inputs summed over the patch; it grows with the patch length, and is
+//     1.8 steps at most on these cases (a 7x7x3 patch). 3 steps is 2.4% of
+//     a calibrated output's range.
+// Any real arithmetic error (a wrong tap, channel, pad, stride, scale or
+// layout) moves outputs by many steps. The case's own inputs calibrate it,
+// so the output step is its range / 127.
+// VP_NODE_TESTS names the generated directory (list.json inside).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "vp/cc/npy.h"
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kStepsWeights = 3.0;
+
+// Cases the compiler does not support, and the text its error must contain.
+const std::map<std::string, std::string>& excluded() {
+  static const std::map<std::string, std::string> m = {
+      // Batch > 1 of feature maps (a 3-D [N, C, H] or 4-D [N, C, H, W] with N > 1).
+      {"extra_conv_1x1_bias", "only batch 1"},
+      {"test_add", "only batch 1"},
+      {"test_add_bcast", "only batch 1"},
+      {"test_batchnorm_epsilon", "only batch 1"},
+      {"test_batchnorm_example", "only batch 1"},
+      {"test_batchnorm_epsilon_training_mode", "only batch 1"},
+      {"test_batchnorm_example_training_mode", "only batch 1"},
+      {"test_clip", "only batch 1"},
+      {"test_clip_default_max", "only batch 1"},
+      {"test_clip_default_min", "only batch 1"},
+      {"test_concat_2d_axis_0", "along the channel axis only"},
+      {"test_concat_2d_axis_negative_2", "along the channel axis only"},
+      {"test_concat_3d_axis_0", "only batch 1"},
+      {"test_concat_3d_axis_1", "only batch 1"},
+      {"test_concat_3d_axis_2", "only batch 1"},
+      {"test_concat_3d_axis_negative_1", "only batch 1"},
+      {"test_concat_3d_axis_negative_2", "only batch 1"},
+      {"test_concat_3d_axis_negative_3", "only batch 1"},
+      {"test_flatten_axis0", "only batch 1"},
+      {"test_flatten_axis1", "only batch 1"},
+      {"test_flatten_axis2", "only batch 1"},
+      {"test_flatten_axis3", "only batch 1"},
+      {"test_flatten_default_axis", "only batch 1"},
+      {"test_flatten_negative_axis1", "only batch 1"},
+      {"test_flatten_negative_axis2", "only batch 1"},
+      {"test_flatten_negative_axis3", "only batch 1"},
+      {"test_flatten_negative_axis4", "only batch 1"},
+      {"test_leakyrelu", "only batch 1"},
+      {"test_leakyrelu_default", "only batch 1"},
+      {"test_matmul_3d", "only batch 1"},
+      {"test_mul", "only batch 1"},
+      {"test_mul_bcast", "only batch 1"},
+      {"test_relu", "only batch 1"},
+      {"test_reshape_extended_dims", "only batch 1"},
+      {"test_reshape_negative_dim", "only batch 1"},
+      {"test_reshape_negative_extended_dims", "only batch 1"},
+      {"test_reshape_one_dim", "only batch 1"},
+      {"test_reshape_reduced_dims", "only batch 1"},
+      {"test_reshape_reordered_all_dims", "only batch 1"},
+      {"test_reshape_reordered_last_dims", "only batch 1"},
+      {"test_reshape_zero_and_negative_dim", "only batch 1"},
+      {"test_reshape_zero_dim", "only batch 1"},
+      {"test_reshape_allowzero_reordered", "only batch 1"},
+      {"test_softmax_axis_0", "only batch 1"},
+      {"test_softmax_axis_1", "only batch 1"},
+      {"test_softmax_axis_2", "only batch 1"},
+      {"test_softmax_default_axis", "only batch 1"},
+      {"test_softmax_negative_axis", "only batch 1"},
+      // Integer tensors: the chip's inputs and outputs are quantized reals.
+      {"test_add_uint8", "element type UINT8"},
+      {"test_clip_default_int8_inbounds", "element type INT8"},
+      {"test_clip_default_int8_max", "element type INT8"},
+      {"test_clip_default_int8_min", "element type INT8"},
+      {"test_maxpool_2d_uint8", "element type UINT8"},
+      {"test_mul_uint8", "element type UINT8"},
+      // 1-D and 3-D pooling.
+      {"test_averagepool_1d_default", "only 2-D kernels"},
+      {"test_maxpool_1d_default", "only 2-D kernels"},
+      {"test_averagepool_3d_default", "rank 5"},
+      {"test_maxpool_3d_default", "rank 5"},
+      // Partial windows of ceil_mode, and padded averages that exclude the pad.
+      {"test_averagepool_2d_ceil", "ceil_mode=1"},
+      {"test_maxpool_2d_ceil", "ceil_mode=1"},
+      {"test_averagepool_2d_pads", "count_include_pad=1"},
+      {"test_averagepool_2d_precomputed_pads", "count_include_pad=1"},
+      {"test_averagepool_2d_precomputed_same_upper", "count_include_pad=1"},
+      {"test_averagepool_2d_same_lower", "count_include_pad=1"},
+      {"test_averagepool_2d_same_upper", "count_include_pad=1"},
+      // MaxPool's Indices output.
+      {"test_maxpool_with_argmax_2d_precomputed_pads", "'z' has element type INT64"},
+      {"test_maxpool_with_argmax_2d_precomputed_strides", "'z' has element type INT64"},
+      // Gemm forms outside the canonical set.
+      {"test_gemm_all_attributes", "transA=1"},
+      {"test_gemm_transposeA", "transA=1"},
+      {"test_gemm_default_matrix_bias", "bias C must have 1 or N elements"},
+      // MatMul whose weight is a stack of matrices.
+      {"test_matmul_4d", "weight matrix must be 2-D"},
+      // Nothing left for the chip: the output is the input (Identity), or a
+      // Softmax over several rows.
+      {"test_identity", "no operators"},
+      {"test_softmax_example", "no operators"},
+      {"test_softmax_large_number", "over a vector of class scores"},
+  };
+  return m;
+}
+
+std::string bin_dir() {
+  const char* d = std::getenv("VP_BIN_DIR");
+  return d ? d : "build/bin";
+}
+
+struct Outcome {
+  std::string status;   // "pass", "fail", "rejected"
+  std::string detail;
+  double err = 0;       // max |y - expected| in int8 steps of the output
+  double range = 0;     // max |y - expected| / max |expected|
+};
+
+std::vector<std::int8_t> read_bytes(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::vector<char> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  return {b.begin(), b.end()};
+}
+
+void write_bytes(const fs::path& p, const std::vector<std::int8_t>& b) {
+  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+Outcome run_case(const fs::path& root, const nlohmann::json& c, const fs::path& work) {
+  const std::string name = c["name"];
+  const fs::path dir = root / "node" / name;
+  const bool has_const = c.contains("const_model") && c["const_model"].is_string();
+  const fs::path model = dir / (has_const ? c["const_model"].get<std::string>() : std::string("model.onnx"));
+  std::vector<int> in_idx;
+  if (has_const) {
+    for (const auto& k : c["const_inputs"]) in_idx.push_back(k.get<int>());
+  } else {
+    for (std::size_t k = 0; k < c["inputs"].size(); ++k) in_idx.push_back(static_cast<int>(k));
+  }
+  Graph g;
+  std::vector<FTensor> xs;
+  const Target t = load_target("small", {});
+  try {
+    g = import_onnx(model.string());
+    canonicalize(g);
+    if (g.inputs.size() != in_idx.size())
+      return {"fail", "graph has " + std::to_string(g.inputs.size()) + " inputs, list.json " + std::to_string(in_idx.size())};
+    for (std::size_t i = 0; i < in_idx.size(); ++i) {
+      const auto a = read_npy((dir / "test_data_set_0" / ("input_" + std::to_string(in_idx[i]) + ".npy")).string());
+      xs.push_back(from_onnx_order(g.val(g.inputs[i]), a.as_float()));
+    }
+    // Calibrated on the case's own inputs: the conformance question is the
+    // operator's arithmetic, not how representative a calibration set is.
+    quantize(g, {xs});
+    map_crossbars(g, t);
+    plan_memory(g, t);
+    EmitOptions eo;
+    eo.asm_path = (work / "model.asm").string();
+    emit_program(g, t, eo);
+  } catch (const CompileError& e) {
+    return {"rejected", e.what()};
+  }
+  if (g.outputs.size() != 1) return {"fail", "more than one output"};
+  std::vector<QTensor> qs;
+  std::string cmd = bin_dir() + "/vp-run -q --chip small --model " + (work / "model.asm").string();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    qs.push_back(quantize_input(g, static_cast<int>(i), xs[i]));
+    const fs::path f = work / ("x" + std::to_string(i) + ".bin");
+    write_bytes(f, to_hwc(qs.back()));
+    cmd += " --input " + f.string() + "@" + std::to_string(g.input_plain[i]);
+  }
+  const Value& out = g.val(g.outputs[0]);
+  cmd += " --output " + (work / "y.bin").string() + "@" + std::to_string(out.buf.addr) + ":" +
+         std::to_string(out.shape.numel()) + " > " + (work / "log.txt").string() + " 2>&1";
+  if (std::system(cmd.c_str()) != 0) {
+    std::ifstream log(work / "log.txt");
+    std::stringstream ss;
+    ss << log.rdbuf();
+    return {"fail", "vp-run failed: " + ss.str()};
+  }
+  const auto got = read_bytes(work / "y.bin");
+  const auto want = to_hwc(run_golden(g, qs)[0]);
+  if (got != want) return {"fail", "platform output differs from the golden model"};
+
+  // Dequantize, in ONNX order; the host's Softmax where the compiler left it.
+  FTensor y = dequantize(g, g.outputs[0], from_hwc(out.shape, got));
+  std::vector<float> yv = to_onnx_order(out, y);
+  if (g.host_softmax[0]) {
+    const auto C = static_cast<std::size_t>(out.shape.c);
+    for (std::size_t r = 0; r + C <= yv.size(); r += C) {
+      const float mx = *std::max_element(yv.begin() + static_cast<std::ptrdiff_t>(r), yv.begin() + static_cast<std::ptrdiff_t>(r + C));
+      double s = 0;
+      for (std::size_t k = r; k < r + C; ++k) s += std::exp(double(yv[k]) - mx);
+      for (std::size_t k = r; k < r + C; ++k) yv[k] = static_cast<float>(std::exp(double(yv[k]) - mx) / s);
+    }
+  }
+  const auto ref = read_npy((dir / "test_data_set_0" / "output_0.npy").string()).as_float();
+  if (ref.size() != yv.size()) return {"fail", "output has " + std::to_string(yv.size()) + " elements, expected " + std::to_string(ref.size())};
+  double mx = 0, err = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    mx = std::max(mx, std::fabs(double(ref[i])));
+    err = std::max(err, std::fabs(double(yv[i]) - ref[i]));
+  }
+  bool weights = false;
+  for (const auto& op : c["ops"])
+    for (const char* w : {"Conv", "Gemm", "MatMul", "BatchNormalization", "Mul"}) weights = weights || op == w;
+  double s_in = 0;
+  for (int id : g.inputs) s_in = std::max(s_in, g.val(id).scale);
+  const double tol = (weights ? kStepsWeights : 0.5 + 0.5 * s_in / out.scale) + 1e-6;
+  const double steps = err / out.scale;
+  Outcome o{steps <= tol ? "pass" : "fail", "", steps, mx > 0 ? err / mx : err};
+  if (o.status == "fail")
+    o.detail = "max error " + std::to_string(steps) + " int8 steps of the output, tolerance " + std::to_string(tol);
+  return o;
+}
+
+TEST(NodeConformance, AllCases) {
+  const char* d = std::getenv("VP_NODE_TESTS");
+  if (!d) GTEST_SKIP() << "VP_NODE_TESTS not set (the directory gen_node_tests.py generate writes)";
+  const fs::path root(d);
+  std::ifstream lf(root / "list.json");
+  ASSERT_TRUE(lf) << (root / "list.json").string();
+  const auto list = nlohmann::json::parse(lf);
+  const fs::path work = fs::temp_directory_path() / ("vp_cc_node_" + std::to_string(::getpid()));
+  int pass = 0, rejected = 0, failures = 0, rejected_inputs_form = 0;
+  double worst = 0, worst_range = 0;
+  std::string worst_case;
+  for (const auto& c : list["cases"]) {
+    const std::string name = c["name"];
+    fs::remove_all(work);
+    fs::create_directories(work);
+    const Outcome o = run_case(root, c, work);
+    // The form with every weight as a graph input: the compiler needs
+    // constant weights and must say so, never crash or run it.
+    if (c.contains("const_model") && c["const_model"].is_string()) {
+      try {
+        Graph gi = import_onnx((root / "node" / name / "model.onnx").string());
+        canonicalize(gi);
+        ADD_FAILURE() << name << "/model.onnx (weights as graph inputs) was accepted";
+        ++failures;
+      } catch (const CompileError&) {
+        ++rejected_inputs_form;
+      }
+    }
+    const auto ex = excluded().find(name);
+    if (ex != excluded().end()) {
+      if (o.status != "rejected") {
+        ADD_FAILURE() << name << ": listed as unsupported (" << ex->second << ") but " << o.status
+                      << (o.status == "pass" ? "es: take it off the list" : ": " + o.detail);
+        ++failures;
+      } else if (o.detail.find(ex->second) == std::string::npos) {
+        ADD_FAILURE() << name << ": rejected for another reason than '" << ex->second << "': " << o.detail;
+        ++failures;
+      } else {
+        ++rejected;
+        std::cout << "excluded " << name << ": " << o.detail << "\n";
+      }
+      continue;
+    }
+    if (o.status == "pass") {
+      ++pass;
+      if (o.err > worst) {
+        worst = o.err;
+        worst_case = name;
+      }
+      worst_range = std::max(worst_range, o.range);
+      std::printf("pass     %-52s max error %.2f steps (%.2f%% of the largest |expected|)\n", name.c_str(), o.err,
+                  o.range * 100);
+    } else {
+      ++failures;
+      ADD_FAILURE() << name << ": " << o.status << ": " << o.detail;
+    }
+  }
+  fs::remove_all(work);
+  const int total = static_cast<int>(list["cases"].size());
+  int listed = 0;
+  for (const auto& c : list["cases"]) listed += excluded().count(c["name"].get<std::string>()) ? 1 : 0;
+  std::printf("node conformance: %d cases: %d supported, %d pass; %d excluded, %d of them rejected with the "
+              "expected error; %d failures; worst %s at %.2f steps, at most %.2f%% of the largest |expected|\n",
+              total, total - listed, pass, listed, rejected, failures, worst_case.c_str(), worst, worst_range * 100);
+  std::printf("node conformance: %d models with the weights as graph inputs, all rejected with a CompileError\n",
+              rejected_inputs_form);
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(pass + rejected, total);
+}
+
+}  // namespace
+}  // namespace vp::cc
