@@ -83,13 +83,26 @@ std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count,
   return sets;
 }
 
-void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib) {
+void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double percentile) {
   if (calib.empty()) throw CompileError("quantize: no calibration inputs");
+  if (!(percentile > 0 && percentile <= 100)) throw CompileError("quantize: percentile must be in (0, 100]");
   std::vector<float> amax(g.values.size(), 0.f);
+  std::vector<float> mag;
   for (const auto& set : calib) {
     const auto all = run_fp32_all(g, set);
-    for (std::size_t i = 0; i < all.size(); ++i)
-      for (float v : all[i].data) amax[i] = std::max(amax[i], std::fabs(v));
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (all[i].data.empty()) continue;
+      if (percentile >= 100) {
+        for (float v : all[i].data) amax[i] = std::max(amax[i], std::fabs(v));
+        continue;
+      }
+      // The given percentile of |x| over this input; the largest over inputs.
+      mag.resize(all[i].data.size());
+      std::transform(all[i].data.begin(), all[i].data.end(), mag.begin(), [](float v) { return std::fabs(v); });
+      const auto k = std::min(mag.size() - 1, static_cast<std::size_t>(std::ceil(percentile / 100.0 * double(mag.size()))) - 1);
+      std::nth_element(mag.begin(), mag.begin() + static_cast<std::ptrdiff_t>(k), mag.end());
+      amax[i] = std::max(amax[i], mag[k]);
+    }
   }
   for (std::size_t i = 0; i < g.values.size(); ++i)
     if (!g.values[i].is_const) g.values[i].scale = amax[i] > 0 ? amax[i] / 127.0 : 1.0;

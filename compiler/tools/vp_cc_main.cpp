@@ -24,7 +24,8 @@ namespace {
 
 const char* kUsage =
     "usage: vp-cc MODEL.onnx -o OUT.asm [--chip NAME] [--set key=value]... [--calib X.npy[,X2.npy]]...\n"
-    "             [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report] [--io auto|on|off]\n"
+    "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
+    "             [--io auto|on|off]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -33,6 +34,7 @@ const char* kUsage =
     "  --test IN.npy    also write DIR/<stem>.in.bin (the int8 bytes vp-run reads) and\n"
     "                   DIR/<stem>.golden.bin (the golden model's output bytes, as vp-run writes them)\n"
     "  --test-dir DIR   where --test files go (default: the directory of -o)\n"
+    "  --calib-percentile P   activation range = the P-th percentile of |x| (default 100: the maximum)\n"
     "  Compiling also writes OUT.io.json: per input and output the ONNX dims, the chip layout,\n"
     "  int8 scale, zero point, address and bytes.\n";
 
@@ -114,6 +116,7 @@ int main(int argc, char** argv) {
   std::string test_dir;
   std::vector<std::string> sets, calib, tests;
   bool report = false;
+  double percentile = 100.0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -127,6 +130,7 @@ int main(int argc, char** argv) {
     else if (a == "--chip") chip = next();
     else if (a == "--set") sets.push_back(next());
     else if (a == "--calib") calib.push_back(next());
+    else if (a == "--calib-percentile") percentile = std::stod(next());
     else if (a == "--test") tests.push_back(next());
     else if (a == "--test-dir") test_dir = next();
     else if (a == "--dump-ir") dump_dir = next();
@@ -170,7 +174,7 @@ int main(int argc, char** argv) {
     if (sets_in.empty()) sets_in = default_calibration(g);
     const double t_front = since(t0);
     const auto t1 = std::chrono::steady_clock::now();
-    quantize(g, sets_in);
+    quantize(g, sets_in, percentile);
     const double t_quant = since(t1);
     dump(dump_dir, 3, "quantized", g);
 

@@ -70,7 +70,10 @@ std::vector<FTensor> run_fp32(const Graph& g, const std::vector<FTensor>& inputs
 inline constexpr int kDefaultCalibInputs = 4;
 std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count = kDefaultCalibInputs,
                                                       std::uint64_t seed = 20261122);
-void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib);
+// percentile < 100: each activation's range is that percentile of |x| on a
+// calibration input (the largest over inputs) instead of its maximum; values
+// beyond it saturate.
+void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double percentile = 100.0);
 
 // Float input -> the int8 tensor the chip reads (round(x / scale), saturated).
 QTensor quantize_input(const Graph& g, int input_index, const FTensor& x);
