@@ -6,7 +6,7 @@
 # statistics, and compare the output with ONNX Runtime and with the golden
 # model (bit-exact).
 #   VP_MAIN_MODEL=resnet18 bash scripts/run-main.sh   another exported model
-#   VP_MAIN_CALIB=N                                    calibration inputs (default 4)
+#   VP_MAIN_CALIB=N                                    calibration inputs (default 8, as export_models.py)
 # Thresholds: logit cosine >= 0.97 against ONNX Runtime (measured 0.98 on the
 # untrained ResNet-50, see docs/compiler.md "Accuracy") and ORT's top-1 among
 # the top 5; the platform must equal the golden model byte for byte.
@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
 model=${VP_MAIN_MODEL:-resnet50}
-calib=${VP_MAIN_CALIB:-4}
+calib=${VP_MAIN_CALIB:-8}
 
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DVP_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
