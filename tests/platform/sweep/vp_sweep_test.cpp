@@ -109,7 +109,12 @@ class VpSweep : public sweep_test::ScratchTest {
   static std::pair<int, int> before_and_to_run(const std::string& err) {
     int total = 0, before = -1, to_run = -1;
     const std::size_t p = err.find("point(s): ");
-    if (p != std::string::npos) std::sscanf(err.c_str() + err.rfind('\n', p) + 1, "vp-sweep: %d point(s): %d done before, %d to run", &total, &before, &to_run);
+    if (p != std::string::npos) {
+      // The summary line starts after the previous newline, or at the start.
+      const std::size_t nl = err.rfind('\n', p);
+      const std::size_t line = nl == std::string::npos ? 0 : nl + 1;
+      std::sscanf(err.c_str() + line, "vp-sweep: %d point(s): %d done before, %d to run", &total, &before, &to_run);
+    }
     return {before, to_run};
   }
 };
