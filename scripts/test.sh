@@ -3,7 +3,9 @@
 #   1. install the dependencies (idempotent),
 #   2. release build with gcc, warnings as errors: every test,
 #   3. clang build with AddressSanitizer + UndefinedBehaviorSanitizer: every
-#      test again, plus the libFuzzer targets for a bounded time each.
+#      test again except those labelled `slow` (whole torchvision models
+#      against ONNX Runtime, minutes under an unoptimised sanitizer build;
+#      they ran in step 2), plus the libFuzzer targets for a bounded time each.
 # Set VP_SKIP_SANITIZE=1 to run only step 2 (quick local iterations).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,5 +21,5 @@ if [ "${VP_SKIP_SANITIZE:-0}" != 1 ]; then
     -DVP_SANITIZE=ON -DVP_FUZZ=ON -DVP_BENCH=OFF
   (cd build-asan &&
    ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0 UBSAN_OPTIONS=print_stacktrace=1 \
-   ctest --output-on-failure -j "$jobs")
+   ctest --output-on-failure -j "$jobs" -LE slow)
 fi
