@@ -11,6 +11,7 @@
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/crossbar_config.h"
 #include "vp/hw/crossbar/non_ideality.h"
+#include "vp/hw/rtl/rtl_clocking.h"
 #include "vp/hw/rtl/rtl_trace.h"
 #include "vp/hw/rtl/rtl_wide.h"
 
@@ -49,25 +50,13 @@ RtlIsppWritePath::RtlIsppWritePath(const IsppConfig& cfg, const std::string& tra
   if (cfg_.tolerance_levels >= 256.0) throw std::invalid_argument("ispp.tolerance_levels: above the RTL's range");
   tolerance_fx_ = level_to_fixed(cfg_.tolerance_levels);
   m_ = std::make_unique<Model>(trace_path);
-  Vispp_row_controller& t = *m_->top;
-  t.rst_n = 0;
-  t.clk = 0;
-  t.eval();
-  t.rst_n = 1;
-  t.eval();
+  reset_block(*m_->top);
 }
 
 RtlIsppWritePath::~RtlIsppWritePath() = default;
 
 void RtlIsppWritePath::tick() {
-  Vispp_row_controller& t = *m_->top;
-  t.clk = 1;
-  t.eval();
-  m_->trace.dump(2 * stepped_);
-  t.clk = 0;
-  t.eval();
-  m_->trace.dump(2 * stepped_ + 1);
-  ++stepped_;
+  clock_cycle(*m_->top, m_->trace, stepped_);
 }
 
 IsppRowResult RtlIsppWritePath::program_row(Crossbar& xb, int row, int col_begin,

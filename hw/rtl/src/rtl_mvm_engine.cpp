@@ -10,6 +10,7 @@
 
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/non_ideality.h"
+#include "vp/hw/rtl/rtl_clocking.h"
 #include "vp/hw/rtl/rtl_trace.h"
 #include "vp/hw/rtl/rtl_wide.h"
 
@@ -65,25 +66,13 @@ RtlMvmEngine::RtlMvmEngine(const CrossbarConfig& cfg, const MvmTimingConfig& tim
                                 std::to_string(kOutputPathLanes));
   }
   m_ = std::make_unique<Model>(trace_path);
-  Vcolumn_output_path& t = *m_->top;
-  t.rst_n = 0;
-  t.clk = 0;
-  t.eval();
-  t.rst_n = 1;
-  t.eval();
+  reset_block(*m_->top);
 }
 
 RtlMvmEngine::~RtlMvmEngine() = default;
 
 void RtlMvmEngine::tick() {
-  Vcolumn_output_path& t = *m_->top;
-  t.clk = 1;
-  t.eval();
-  m_->trace.dump(2 * stepped_);
-  t.clk = 0;
-  t.eval();
-  m_->trace.dump(2 * stepped_ + 1);
-  ++stepped_;
+  clock_cycle(*m_->top, m_->trace, stepped_);
 }
 
 // MvmEngine::run's analog steps for one (DAC step, row group), in the same
