@@ -20,6 +20,7 @@ add_library(vp_hw STATIC
   src/cluster/cluster_bus.cpp
   src/cluster/cluster.cpp
   src/chip/crossbar_bank.cpp
+  src/chip/core_control.cpp
   src/chip/message_fabric.cpp
   src/chip/chip.cpp)
 target_link_libraries(vp_hw PUBLIC vp_hw_core vp_hw_crossbar vp_hw_noc vp_systemc)

@@ -1,12 +1,13 @@
-// Host cost of one NoC transfer: the platform calls MeshNoc::send once per
-// SEND instruction and GlobalMemoryPath once per global-memory DMA.
+// Host cost of one NoC transfer: the message fabric calls MeshNoc::send once
+// per SEND instruction; the cluster bus serves a global-memory read with a
+// request packet, the memory channel and a data packet.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <random>
 #include <vector>
 
-#include "vp/hw/noc/global_memory_path.h"
+#include "vp/hw/noc/bandwidth_channel.h"
 #include "vp/hw/noc/mesh_noc.h"
 
 namespace {
@@ -54,16 +55,18 @@ BENCHMARK(BM_MeshNocSend)->Arg(4)->Arg(8)->Arg(16);
 
 void BM_GlobalMemoryRead(benchmark::State& state) {
   vp::hw::noc::MeshNoc noc(mesh(4));
-  vp::hw::noc::GlobalMemoryConfig g;
-  g.channel = vp::hw::noc::gmem_channel_config(100, 64, 1000);
-  vp::hw::noc::GlobalMemoryPath path(noc, g);
+  vp::hw::noc::BandwidthChannel channel(vp::hw::noc::gmem_channel_config(100, 64, 1000));
+  const vp::hw::noc::Endpoint controller = noc.attach_device(0, "gmem");
   const std::vector<Call> work = calls(16);
   std::size_t i = 0;
   Cycle now = 0;
   for (auto _ : state) {
     const Call& c = work[i++ & (work.size() - 1)];
     now += 50;
-    benchmark::DoNotOptimize(path.read(c.src, c.bytes, now));
+    const vp::hw::noc::Endpoint here = noc.cluster_endpoint(c.src);
+    const Cycle at_memory = noc.send(here, controller, 0, now).arrival_cycle;
+    const Cycle served = channel.transfer(c.bytes, at_memory).end_cycle;
+    benchmark::DoNotOptimize(noc.send(controller, here, c.bytes, served));
   }
   state.SetItemsProcessed(state.iterations());
 }

@@ -41,7 +41,7 @@ Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace
   std::vector<noc::Endpoint> endpoints;
   for (uint32_t c = 0; c < cfg.clusters; ++c) {
     const std::string n = "cluster" + std::to_string(c);
-    clusters_.push_back(std::make_unique<Cluster>(n.c_str(), *this, cfg, c, noc_, gmem_port_));
+    clusters_.push_back(std::make_unique<Cluster>(n.c_str(), cfg, c, noc_, gmem_port_, trace));
     clusters_.back()->bus().to_global.bind(gmem_->socket);
     for (uint32_t u = 0; u < cfg.cus_per_cluster; ++u) {
       cores_.push_back(&clusters_.back()->cu(u));
@@ -53,24 +53,35 @@ Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace
   cp_bus_ = std::make_unique<ClusterBus>("cp_bus", attach, noc_, gmem_port_);
   cp_bus_->to_global.bind(gmem_->socket);
   cp_bus_->to_sram.bind(clusters_[attach]->sram().socket);
-  cp_ = std::make_unique<CoreModule>("cp", *this, core_identity(cfg, -1, -1), cfg.cp_core, cfg.memory.cp_dmem_bytes,
-                                     cfg.memory.cp_imem_words);
+  cp_ = std::make_unique<CoreModule>("cp", core_identity(cfg, -1, -1), cfg.cp_core, cfg.memory.cp_dmem_bytes,
+                                     cfg.memory.cp_imem_words, trace);
   cp_->dma_socket.bind(cp_bus_->cores);
   endpoints.push_back(cp_port_);
   fabric_ = std::make_unique<MessageFabric>("fabric", noc_, endpoints, cfg.core.barrier_cycles);
+  control_ = std::make_unique<CoreControl>(cores_, cfg.memory.cp_load_bytes_per_cycle);
+
+  for (auto& cluster : clusters_) {
+    cluster->crossbars.bind(crossbars_);
+    cluster->fabric.bind(*fabric_);
+    cluster->run_control.bind(*this);
+  }
+  cp_->crossbars.bind(crossbars_);
+  cp_->fabric.bind(*fabric_);
+  cp_->control.bind(*control_);
+  cp_->run_control.bind(*this);
 }
 
 Chip::~Chip() = default;
 
-void Chip::on_core_stopped(CoreModule& core) {
-  const CoreState s = core.core().state();
+void Chip::on_core_stopped(const ExecutionCore& core) {
+  const CoreState s = core.state();
   if ((s == CoreState::Faulted || s == CoreState::Trapped) && !stop_requested_) {
     stop_requested_ = true;
     sc_core::sc_stop();
   }
 }
 
-void Chip::on_max_cycles(CoreModule&) {
+void Chip::on_max_cycles(const ExecutionCore&) {
   if (!stop_requested_) {
     max_cycles_hit_ = true;
     stop_requested_ = true;

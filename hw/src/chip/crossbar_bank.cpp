@@ -99,4 +99,47 @@ void CrossbarBank::read_row(uint32_t id, uint32_t row, uint8_t* out) {
   stats_.rows_read++;
 }
 
+uint64_t CrossbarBank::mvm(uint32_t xbar, const int32_t* input, uint32_t input_bits, int64_t* output,
+                           CoreFault& fault) {
+  try {
+    return mvm(xbar, input, static_cast<int>(input_bits), output);
+  } catch (const std::exception& e) {
+    fault = {true, std::string("mvm: ") + e.what()};
+    return 0;
+  }
+}
+
+uint64_t CrossbarBank::program_row(uint32_t xbar, uint32_t row, const uint8_t* levels, ProgramStatus& status,
+                                   CoreFault& fault) {
+  if (xbar >= count() || row >= static_cast<uint32_t>(cfg_.xbar.rows)) {
+    fault = {true, "xprog row " + std::to_string(row) + " of crossbar " + std::to_string(xbar) + ": the chip has " +
+                       std::to_string(count()) + " crossbars of " + std::to_string(cfg_.xbar.rows) + " rows"};
+    return 0;
+  }
+  const uint32_t max_level = (1u << cfg_.xbar.cell_bits) - 1;
+  for (int c = 0; c < cfg_.xbar.cols; ++c)
+    if (levels[c] > max_level) {
+      fault = {true, "xprog level " + std::to_string(levels[c]) + " at column " + std::to_string(c) +
+                         " exceeds the highest cell level " + std::to_string(max_level)};
+      return 0;
+    }
+  // The bank counts pulses and failures chip-wide; this row's share is the
+  // difference (cores run one at a time in SystemC, so nothing interleaves).
+  const CrossbarBankStats before = stats_;
+  const uint64_t cycles = program_row(xbar, row, levels, 0, static_cast<uint32_t>(cfg_.xbar.cols));
+  const uint64_t per_round = ispp_.cycles_per_iteration();
+  status = {stats_.ispp_pulses - before.ispp_pulses, stats_.ispp_failed_cells - before.ispp_failed_cells,
+            per_round ? cycles / per_round : 0};
+  return cycles;
+}
+
+uint64_t CrossbarBank::read_row(uint32_t xbar, uint32_t row, uint8_t* levels, CoreFault& fault) {
+  if (xbar >= count() || row >= static_cast<uint32_t>(cfg_.xbar.rows)) {
+    fault = {true, "xread row " + std::to_string(row) + " of crossbar " + std::to_string(xbar) + " does not exist"};
+    return 0;
+  }
+  read_row(xbar, row, levels);
+  return readback_cycles();
+}
+
 }  // namespace vp::hw

@@ -21,9 +21,9 @@ CoreIdentity core_identity(const ChipConfig& cfg, int32_t cluster, int32_t cu) {
   return id;
 }
 
-Cluster::Cluster(sc_core::sc_module_name name, Chip& chip, const ChipConfig& cfg, uint32_t index, noc::MeshNoc& noc,
-                 noc::Endpoint gmem_port)
-    : sc_module(name), index_(index) {
+Cluster::Cluster(sc_core::sc_module_name name, const ChipConfig& cfg, uint32_t index, noc::MeshNoc& noc,
+                 noc::Endpoint gmem_port, TraceSink* trace)
+    : sc_module(name), crossbars("crossbars"), fabric("fabric"), run_control("run_control"), index_(index) {
   noc::BandwidthChannelConfig ch;
   ch.name = "sram" + std::to_string(index);
   ch.latency_cycles = cfg.memory.sram_latency_cycles;
@@ -33,10 +33,14 @@ Cluster::Cluster(sc_core::sc_module_name name, Chip& chip, const ChipConfig& cfg
   bus_->to_sram.bind(sram_->socket);
   for (uint32_t u = 0; u < cfg.cus_per_cluster; ++u) {
     const std::string n = "cu" + std::to_string(u);
-    cus_.push_back(std::make_unique<CoreModule>(n.c_str(), chip, core_identity(cfg, static_cast<int32_t>(index),
-                                                                               static_cast<int32_t>(u)),
-                                                cfg.core, cfg.memory.spad_bytes, cfg.memory.imem_words));
-    cus_.back()->dma_socket.bind(bus_->cores);
+    cus_.push_back(std::make_unique<CoreModule>(
+        n.c_str(), core_identity(cfg, static_cast<int32_t>(index), static_cast<int32_t>(u)), cfg.core,
+        cfg.memory.spad_bytes, cfg.memory.imem_words, trace));
+    CoreModule& cu = *cus_.back();
+    cu.dma_socket.bind(bus_->cores);
+    cu.crossbars.bind(crossbars);
+    cu.fabric.bind(fabric);
+    cu.run_control.bind(run_control);
   }
 }
 

@@ -3,18 +3,22 @@
 #include <algorithm>
 #include <cstring>
 
-#include "vp/hw/chip/chip.h"
 #include "vp/hw/cluster/cluster_bus.h"
 #include "vp/hw/memory/shared_memory.h"
 
 namespace vp::hw {
 
-CoreModule::CoreModule(sc_core::sc_module_name name, Chip& chip, const CoreIdentity& id, const CoreTiming& timing,
-                       uint64_t spad_bytes, uint64_t imem_words)
+CoreModule::CoreModule(sc_core::sc_module_name name, const CoreIdentity& id, const CoreTiming& timing,
+                       uint64_t spad_bytes, uint64_t imem_words, TraceSink* trace)
     : sc_module(name),
       dma_socket("dma_socket"),
-      chip_(chip),
+      crossbars("crossbars"),
+      fabric("fabric"),
+      control("control"),
+      run_control("run_control"),
       core_(id, timing, spad_bytes, imem_words),
+      trace_(trace),
+      quantum_(std::max<uint64_t>(1, timing.quantum_cycles)),
       participant_(id.is_control() ? id.ncores : id.core) {
   SC_HAS_PROCESS(CoreModule);
   SC_THREAD(run);
@@ -37,26 +41,25 @@ void CoreModule::sync(uint64_t cycle) {
 }
 
 void CoreModule::run() {
-  const uint64_t quantum = std::max<uint64_t>(1, core_.identity().is_control() ? chip_.config().cp_core.quantum_cycles
-                                                                              : chip_.config().core.quantum_cycles);
   for (;;) {
     while (!core_.running()) sc_core::wait(start_);
     synced_ = std::max(synced_, now_cycles());
     uint64_t counted = 0;
     while (core_.running()) {
-      core_.step(*this, chip_.trace_sink());
-      if ((++counted & 1023) == 0) chip_.count_progress(1024);
-      if (chip_.max_cycles() && core_.cycle() > chip_.max_cycles()) {
-        chip_.on_max_cycles(*this);
+      core_.step(*this, trace_);
+      if ((++counted & 1023) == 0) run_control->count_progress(1024);
+      const uint64_t limit = run_control->max_cycles();
+      if (limit && core_.cycle() > limit) {
+        run_control->on_max_cycles(core_);
         return;
       }
       // Temporal decoupling: run ahead at most one quantum, then let the
       // other processes catch up.
-      if (core_.cycle() >= synced_ + quantum) sync(core_.cycle());
+      if (core_.cycle() >= synced_ + quantum_) sync(core_.cycle());
     }
     sync(core_.end_cycle());
     stopped_.notify(sc_core::SC_ZERO_TIME);
-    chip_.on_core_stopped(*this);
+    run_control->on_core_stopped(core_);
   }
 }
 
@@ -115,72 +118,48 @@ uint64_t CoreModule::dma(DmaDirection dir, uint64_t dst, uint64_t src, uint64_t 
 uint64_t CoreModule::send(uint32_t dst_core, uint32_t tag, const uint8_t* data, uint64_t bytes, uint64_t ready,
                           CoreFault& fault) {
   sync(ready);
-  return chip_.fabric().send(participant_, dst_core, tag, data, bytes, ready, fault);
+  return fabric->send(participant_, dst_core, tag, data, bytes, ready, fault);
 }
 
 uint64_t CoreModule::recv(uint32_t src_core, uint32_t tag, uint8_t* data, uint64_t bytes, uint64_t ready,
                           CoreFault& fault) {
   sync(ready);
-  return chip_.fabric().recv(participant_, src_core, tag, data, bytes, ready, fault);
+  return fabric->recv(participant_, src_core, tag, data, bytes, ready, fault);
 }
 
 uint64_t CoreModule::barrier(uint32_t id, uint32_t count, uint64_t ready, CoreFault& fault) {
   sync(ready);
-  return chip_.fabric().barrier(participant_, id, count, ready, fault);
+  return fabric->barrier(participant_, id, count, ready, fault);
 }
 
 uint64_t CoreModule::mvm(const MvmRequest& req, CoreFault& fault) {
   const CoreIdentity& id = core_.identity();
-  const uint32_t global = id.core * chip_.config().xbars_per_cu + req.xbar;
-  try {
-    return chip_.crossbars().mvm(global, req.input, static_cast<int>(req.input_bits), req.output);
-  } catch (const std::exception& e) {
-    fault = {true, std::string("mvm: ") + e.what()};
-    return 0;
-  }
+  return crossbars->mvm(id.core * id.xbars + req.xbar, req.input, req.input_bits, req.output, fault);
 }
 
 uint64_t CoreModule::program_row(uint32_t xbar_global, uint32_t row, const uint8_t* levels, uint64_t,
                                  CoreFault& fault) {
-  CrossbarBank& bank = chip_.crossbars();
-  if (xbar_global >= bank.count() || row >= static_cast<uint32_t>(chip_.config().xbar.rows)) {
-    fault = {true, "xprog row " + std::to_string(row) + " of crossbar " + std::to_string(xbar_global) +
-                       ": the chip has " + std::to_string(bank.count()) + " crossbars of " +
-                       std::to_string(chip_.config().xbar.rows) + " rows"};
-    return 0;
-  }
-  const uint32_t max_level = (1u << chip_.config().xbar.cell_bits) - 1;
-  for (int c = 0; c < chip_.config().xbar.cols; ++c)
-    if (levels[c] > max_level) {
-      fault = {true, "xprog level " + std::to_string(levels[c]) + " at column " + std::to_string(c) +
-                         " exceeds the highest cell level " + std::to_string(max_level)};
-      return 0;
-    }
-  // The bank counts pulses and failures chip-wide; this row's share is the
-  // difference (cores run one at a time in SystemC, so nothing interleaves).
-  const CrossbarBankStats before = bank.stats();
-  const uint64_t cycles = bank.program_row(xbar_global, row, levels, 0, static_cast<uint32_t>(chip_.config().xbar.cols));
-  const CrossbarBankStats& after = bank.stats();
-  const uint64_t per_round = IsppWritePath(chip_.config().ispp).cycles_per_iteration();
-  last_program_ = {after.ispp_pulses - before.ispp_pulses, after.ispp_failed_cells - before.ispp_failed_cells,
-                   per_round ? cycles / per_round : 0};
+  ProgramStatus status;
+  const uint64_t cycles = crossbars->program_row(xbar_global, row, levels, status, fault);
+  if (!fault.set) last_program_ = status;
   return cycles;
 }
 
 uint64_t CoreModule::read_row(uint32_t xbar_global, uint32_t row, uint8_t* levels, uint64_t, CoreFault& fault) {
-  CrossbarBank& bank = chip_.crossbars();
-  if (xbar_global >= bank.count() || row >= static_cast<uint32_t>(chip_.config().xbar.rows)) {
-    fault = {true, "xread row " + std::to_string(row) + " of crossbar " + std::to_string(xbar_global) + " does not exist"};
-    return 0;
-  }
-  bank.read_row(xbar_global, row, levels);
-  return bank.readback_cycles();
+  return crossbars->read_row(xbar_global, row, levels, fault);
+}
+
+bool CoreModule::has_control(const char* op, CoreFault& fault) {
+  if (control.size() > 0) return true;
+  fault = {true, std::string(op) + " runs on the control processor"};
+  return false;
 }
 
 uint64_t CoreModule::load_core(uint32_t core, uint64_t global_addr, uint64_t words, uint64_t ready,
                                CoreFault& fault) {
-  if (core >= chip_.cores()) {
-    fault = {true, "cload of core " + std::to_string(core) + ", but the chip has " + std::to_string(chip_.cores())};
+  if (!has_control("cload", fault)) return ready;
+  if (core >= control->cores()) {
+    fault = {true, "cload of core " + std::to_string(core) + ", but the chip has " + std::to_string(control->cores())};
     return ready;
   }
   std::vector<uint8_t> buf(words * 8);
@@ -189,45 +168,47 @@ uint64_t CoreModule::load_core(uint32_t core, uint64_t global_addr, uint64_t wor
   std::vector<uint64_t> w(words);
   std::memcpy(w.data(), buf.data(), buf.size());
   std::string why;
-  if (!chip_.core(core).core().load_program(w.data(), words, 0, &why)) {
+  uint64_t write_cycles = 0;
+  if (!control->load_program(core, w.data(), words, write_cycles, why)) {
     fault = {true, "cload into core " + std::to_string(core) + ": " + why};
     return ready;
   }
-  const double bpc = chip_.config().memory.cp_load_bytes_per_cycle;
-  return fetched + static_cast<uint64_t>(static_cast<double>(buf.size()) / bpc + 0.999999);
+  return fetched + write_cycles;
 }
 
 uint64_t CoreModule::start_core(uint32_t core, uint32_t pc, uint64_t ready, CoreFault& fault) {
-  if (core >= chip_.cores()) {
+  if (!has_control("cstart", fault)) return ready;
+  if (core >= control->cores()) {
     fault = {true, "cstart of core " + std::to_string(core) + ", which does not exist"};
     return ready;
   }
   sync(ready);
-  chip_.core(core).start(pc, ready + 1);
+  control->start(core, pc, ready + 1);
   return ready + 1;
 }
 
 uint64_t CoreModule::wait_core(uint32_t core, uint64_t ready, CoreFault& fault) {
-  if (core >= chip_.cores()) {
+  if (!has_control("cwait", fault)) return ready;
+  if (core >= control->cores()) {
     fault = {true, "cwait on core " + std::to_string(core) + ", which does not exist"};
     return ready;
   }
   sync(ready);
-  CoreModule& other = chip_.core(core);
-  while (other.core().state() == CoreState::Running) sc_core::wait(other.stopped_event());
-  if (other.core().state() == CoreState::Faulted) {
-    fault = {true, "core " + std::to_string(core) + " faulted: " + other.core().fault_message()};
+  control->wait_stopped(core);
+  if (control->state(core) == CoreState::Faulted) {
+    fault = {true, "core " + std::to_string(core) + " faulted: " + control->fault_message(core)};
     return ready;
   }
-  return std::max(ready, other.core().end_cycle());
+  return std::max(ready, control->end_cycle(core));
 }
 
 uint32_t CoreModule::core_state(uint32_t core, CoreFault& fault) {
-  if (core >= chip_.cores()) {
+  if (!has_control("cstat", fault)) return 0;
+  if (core >= control->cores()) {
     fault = {true, "cstat of core " + std::to_string(core) + ", which does not exist"};
     return 0;
   }
-  return static_cast<uint32_t>(chip_.core(core).core().state());
+  return static_cast<uint32_t>(control->state(core));
 }
 
 }  // namespace vp::hw

@@ -1,7 +1,10 @@
 // The whole chip: clusters of CUs on a 2D-mesh NoC, each cluster with its
 // SRAM and bus, global memory at one router of the mesh edge, the control
 // processor beside it, and every crossbar. Built from a ChipConfig; the
-// platform loads programs and data into it and calls run().
+// platform loads programs and data into it and calls run(). The chip binds
+// every processor's ports: the clusters' (crossbars, message fabric, run
+// supervision) and the control processor's, which also reaches the CUs
+// through the control path.
 #pragma once
 
 #include <atomic>
@@ -13,8 +16,10 @@
 #include <systemc>
 
 #include "vp/hw/chip/chip_config.h"
+#include "vp/hw/chip/core_control.h"
 #include "vp/hw/chip/crossbar_bank.h"
 #include "vp/hw/chip/message_fabric.h"
+#include "vp/hw/chip/run_control_if.h"
 #include "vp/hw/cluster/cluster.h"
 #include "vp/hw/cluster/cluster_bus.h"
 #include "vp/hw/cu/core_module.h"
@@ -34,7 +39,7 @@ struct RunResult {
   uint32_t trap_code = 0;
 };
 
-class Chip : public sc_core::sc_module {
+class Chip : public sc_core::sc_module, public RunControlIf {
  public:
   Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace = nullptr);
   ~Chip() override;
@@ -63,12 +68,12 @@ class Chip : public sc_core::sc_module {
   // cores deadlock, or max_cycles (0 = no limit) is reached.
   RunResult run(uint64_t max_cycles);
 
-  // Called by a core's thread.
-  void on_core_stopped(CoreModule& core);
-  uint64_t max_cycles() const { return max_cycles_; }
-  void on_max_cycles(CoreModule& core);
+  // RunControlIf: called by a core's thread through its run_control port.
+  void on_core_stopped(const ExecutionCore& core) override;
+  uint64_t max_cycles() const override { return max_cycles_; }
+  void on_max_cycles(const ExecutionCore& core) override;
+  void count_progress(uint64_t n) override { progress_.fetch_add(n, std::memory_order_relaxed); }
   // Instructions executed so far, readable from another thread (progress line).
-  void count_progress(uint64_t n) { progress_.fetch_add(n, std::memory_order_relaxed); }
   uint64_t progress_instructions() const { return progress_.load(std::memory_order_relaxed); }
 
  private:
@@ -84,6 +89,7 @@ class Chip : public sc_core::sc_module {
   std::unique_ptr<MessageFabric> fabric_;
   std::vector<CoreModule*> cores_;  // owned by their clusters
   std::unique_ptr<CoreModule> cp_;
+  std::unique_ptr<CoreControl> control_;
   uint64_t max_cycles_ = 0;
   bool stop_requested_ = false;
   bool max_cycles_hit_ = false;

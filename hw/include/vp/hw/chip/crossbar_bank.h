@@ -5,6 +5,8 @@
 // so the pulses a row needs do not depend on the order rows are programmed.
 // The ISPP controller and the MVM back end can each be the RTL (hw/rtl,
 // ChipConfig::rtl) instead of the TLM model, with the same results.
+// Processors reach the bank through CrossbarBankIf, which checks their
+// indices and levels; the platform uses the unchecked calls directly.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "vp/hw/chip/chip_config.h"
+#include "vp/hw/chip/crossbar_bank_if.h"
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/device_model.h"
 #include "vp/hw/crossbar/ispp_write_path.h"
@@ -38,10 +41,10 @@ struct CrossbarBankStats {
   uint64_t rows_read = 0;
 };
 
-class CrossbarBank {
+class CrossbarBank : public CrossbarBankIf {
  public:
   explicit CrossbarBank(const ChipConfig& cfg);
-  ~CrossbarBank();
+  ~CrossbarBank() override;
 
   uint32_t count() const { return total_; }
   uint32_t logical_cols() const { return static_cast<uint32_t>(lcols_); }
@@ -56,6 +59,14 @@ class CrossbarBank {
   // Read back integer levels of one row.
   void read_row(uint32_t id, uint32_t row, uint8_t* out);
   uint64_t readback_cycles() const { return readback_cycles_; }
+
+  // CrossbarBankIf: the same operations for a processor, faulting instead of
+  // throwing on a crossbar, row or level the chip does not have.
+  uint64_t mvm(uint32_t xbar, const int32_t* input, uint32_t input_bits, int64_t* output,
+               CoreFault& fault) override;
+  uint64_t program_row(uint32_t xbar, uint32_t row, const uint8_t* levels, ProgramStatus& status,
+                       CoreFault& fault) override;
+  uint64_t read_row(uint32_t xbar, uint32_t row, uint8_t* levels, CoreFault& fault) override;
 
   const CrossbarBankStats& stats() const { return stats_; }
   // Failed cells per crossbar id, for the statistics report.

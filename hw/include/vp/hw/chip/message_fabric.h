@@ -15,12 +15,13 @@
 
 #include <systemc>
 
+#include "vp/hw/chip/message_fabric_if.h"
 #include "vp/hw/cu/core_environment.h"
 #include "vp/hw/noc/mesh_noc.h"
 
 namespace vp::hw {
 
-class MessageFabric : public sc_core::sc_module {
+class MessageFabric : public sc_core::sc_module, public MessageFabricIf {
  public:
   // `endpoints[i]` is where participant i (cores, then the control
   // processor) attaches to the mesh.
@@ -29,11 +30,12 @@ class MessageFabric : public sc_core::sc_module {
 
   uint32_t participants() const { return static_cast<uint32_t>(endpoints_.size()); }
 
+  // MessageFabricIf
   uint64_t send(uint32_t src, uint32_t dst, uint32_t tag, const uint8_t* data, uint64_t bytes, uint64_t ready,
-                CoreFault& fault);
+                CoreFault& fault) override;
   uint64_t recv(uint32_t dst, uint32_t src, uint32_t tag, uint8_t* data, uint64_t bytes, uint64_t ready,
-                CoreFault& fault);
-  uint64_t barrier(uint32_t who, uint32_t id, uint32_t count, uint64_t ready, CoreFault& fault);
+                CoreFault& fault) override;
+  uint64_t barrier(uint32_t who, uint32_t id, uint32_t count, uint64_t ready, CoreFault& fault) override;
 
   // Packets delivered but never received, for the end-of-run report.
   uint64_t undelivered() const;

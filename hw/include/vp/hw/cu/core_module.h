@@ -2,30 +2,41 @@
 // control processor. It wraps an ExecutionCore in one SC_THREAD that runs
 // ahead of simulated time (temporal decoupling) and synchronises when the
 // core touches something shared, when it blocks, and at least every
-// quantum. Its DMA engine is a TLM-2.0 initiator on the cluster bus.
+// quantum. Its DMA engine is a TLM-2.0 initiator on the cluster bus; the
+// crossbars, the message fabric, the control path to other cores (control
+// processor only) and the run's supervisor are ports its parent binds.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include "vp/hw/chip/core_control_if.h"
+#include "vp/hw/chip/crossbar_bank_if.h"
+#include "vp/hw/chip/message_fabric_if.h"
+#include "vp/hw/chip/run_control_if.h"
 #include "vp/hw/cu/core_environment.h"
 #include "vp/hw/cu/execution_core.h"
 
 namespace vp::hw {
 
-class Chip;
-
 class CoreModule : public sc_core::sc_module, public CoreEnvironment {
  public:
   tlm_utils::simple_initiator_socket<CoreModule> dma_socket;
+  sc_core::sc_port<CrossbarBankIf> crossbars;  // mvm, xprog, xread
+  sc_core::sc_port<MessageFabricIf> fabric;    // send, recv, bar
+  // cload, cstart, cwait, cstat: bound on the control processor only.
+  sc_core::sc_port<CoreControlIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> control;
+  sc_core::sc_port<RunControlIf> run_control;
 
-  CoreModule(sc_core::sc_module_name name, Chip& chip, const CoreIdentity& id, const CoreTiming& timing,
-             uint64_t spad_bytes, uint64_t imem_words);
+  // `trace` (may be null) receives every retired instruction.
+  CoreModule(sc_core::sc_module_name name, const CoreIdentity& id, const CoreTiming& timing, uint64_t spad_bytes,
+             uint64_t imem_words, TraceSink* trace = nullptr);
 
   ExecutionCore& core() { return core_; }
   const ExecutionCore& core() const { return core_; }
@@ -60,8 +71,12 @@ class CoreModule : public sc_core::sc_module, public CoreEnvironment {
   uint64_t transport(bool read, uint64_t addr, uint8_t* data, uint64_t bytes, uint64_t ready, CoreFault& fault,
                      const char* space);
 
-  Chip& chip_;
+  // Fault unless the control port is bound (it is on the control processor).
+  bool has_control(const char* op, CoreFault& fault);
+
   ExecutionCore core_;
+  TraceSink* trace_;
+  uint64_t quantum_;
   uint32_t participant_;
   sc_core::sc_event start_;
   sc_core::sc_event stopped_;

@@ -1,0 +1,134 @@
+// The chip's crossbar bank as a processor reaches it (CrossbarBankIf): an
+// MVM equals the integer product of the programmed weights in ideal mode and
+// takes the pipelined MVM latency; a row programmed through the ISPP write
+// path takes rounds x (pulse + verify) and reports its pulses and rounds;
+// readback returns the levels after xbar.readback_ns_per_row; a crossbar,
+// row or level the chip does not have is a fault, not an exception.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "vp/hw/chip/crossbar_bank.h"
+#include "vp/hw/crossbar/weight_encoding.h"
+
+namespace vp::hw {
+namespace {
+
+// Two CUs of two 16 x 16 crossbars (2-bit cells, offset slices: 4 weights a
+// row), a deterministic device of 0.25 levels per pulse.
+ChipConfig small() {
+  ChipConfig c;
+  c.clusters = 1;
+  c.mesh_cols = 1;
+  c.cus_per_cluster = 2;
+  c.xbars_per_cu = 2;
+  c.xbar.rows = 16;
+  c.xbar.cols = 16;
+  c.device.step_levels_mean = 0.25;
+  c.device.step_levels_sigma = 0.0;
+  c.ispp.pulse_ns = 60;
+  c.ispp.verify_ns = 40;
+  c.readback_ns_per_row = 150;
+  c.clock_mhz = 1000;
+  c.ispp.clock_mhz = 1000;
+  return c;
+}
+
+TEST(CrossbarBank, MvmOfProgrammedRowsIsTheIntegerProduct) {
+  const ChipConfig cfg = small();
+  CrossbarBank bank(cfg);
+  CrossbarBankIf& port = bank;
+  const WeightEncoding enc(cfg.xbar);
+  const int rows = cfg.xbar.rows, lcols = enc.logical_cols(cfg.xbar.cols);
+  ASSERT_EQ(bank.count(), 4u);
+  ASSERT_EQ(lcols, 4);
+
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> w8(enc.min_weight(), enc.max_weight()), x8(-128, 127);
+  std::vector<int32_t> w(static_cast<size_t>(rows * lcols)), x(static_cast<size_t>(rows));
+  for (auto& v : w) v = w8(rng);
+  for (auto& v : x) v = x8(rng);
+  std::vector<uint8_t> levels(static_cast<size_t>(cfg.xbar.cols));
+  for (int r = 0; r < rows; ++r) {
+    enc.encode_row(w.data() + r * lcols, lcols, levels.data());
+    ProgramStatus st;
+    CoreFault f;
+    port.program_row(3, static_cast<uint32_t>(r), levels.data(), st, f);
+    ASSERT_FALSE(f.set) << f.message;
+    ASSERT_EQ(st.failed, 0u);
+  }
+  std::vector<int64_t> y(static_cast<size_t>(lcols), -1);
+  CoreFault f;
+  const uint64_t cycles = port.mvm(3, x.data(), 8, y.data(), f);
+  ASSERT_FALSE(f.set) << f.message;
+  EXPECT_EQ(cycles, MvmTiming(cfg.xbar, cfg.mvm_timing).cycles(8));
+  for (int n = 0; n < lcols; ++n) {
+    int64_t want = 0;
+    for (int r = 0; r < rows; ++r) want += int64_t{w[static_cast<size_t>(r * lcols + n)]} * x[static_cast<size_t>(r)];
+    EXPECT_EQ(y[static_cast<size_t>(n)], want) << "column " << n;
+  }
+  EXPECT_EQ(bank.stats().mvms, 1u);
+  EXPECT_EQ(bank.stats().crossbars_used, 1u);
+}
+
+TEST(CrossbarBank, ProgramRowReportsPulsesAndRounds) {
+  const ChipConfig cfg = small();
+  CrossbarBank bank(cfg);
+  CrossbarBankIf& port = bank;
+  // Levels 0..3: 0, 4, 8 and 12 pulses of 0.25 (within 0.1 of the target).
+  std::vector<uint8_t> levels(16);
+  for (size_t c = 0; c < levels.size(); ++c) levels[c] = static_cast<uint8_t>(c % 4);
+  ProgramStatus st;
+  CoreFault f;
+  const uint64_t cycles = port.program_row(1, 5, levels.data(), st, f);
+  ASSERT_FALSE(f.set) << f.message;
+  EXPECT_EQ(st.rounds, 12u);
+  EXPECT_EQ(cycles, 12u * (60 + 40));
+  EXPECT_EQ(st.pulses, 4u * (0 + 4 + 8 + 12));
+  EXPECT_EQ(st.failed, 0u);
+  EXPECT_EQ(bank.stats().ispp_pulses, st.pulses);
+  // A second row reports only its own pulses.
+  std::vector<uint8_t> ones(16, 1);
+  port.program_row(1, 6, ones.data(), st, f);
+  EXPECT_EQ(st.pulses, 16u * 4);
+  EXPECT_EQ(st.rounds, 4u);
+
+  std::vector<uint8_t> back(16, 0xFF);
+  EXPECT_EQ(port.read_row(1, 5, back.data(), f), 150u);
+  ASSERT_FALSE(f.set) << f.message;
+  EXPECT_EQ(back, levels);
+  EXPECT_EQ(bank.stats().rows_read, 1u);
+}
+
+TEST(CrossbarBank, OutOfRangeRequestsFault) {
+  const ChipConfig cfg = small();
+  CrossbarBank bank(cfg);
+  CrossbarBankIf& port = bank;
+  std::vector<uint8_t> levels(16, 0);
+  std::vector<int32_t> x(16, 1);
+  std::vector<int64_t> y(4, 0);
+  ProgramStatus st{7, 7, 7};
+
+  CoreFault mvm;
+  EXPECT_EQ(port.mvm(4, x.data(), 8, y.data(), mvm), 0u);
+  EXPECT_TRUE(mvm.set);
+  EXPECT_EQ(mvm.message, "mvm: crossbar 4 does not exist");
+
+  CoreFault xbar, row, level, read;
+  port.program_row(4, 0, levels.data(), st, xbar);
+  EXPECT_EQ(xbar.message, "xprog row 0 of crossbar 4: the chip has 4 crossbars of 16 rows");
+  port.program_row(0, 16, levels.data(), st, row);
+  EXPECT_TRUE(row.set);
+  levels[9] = 4;  // 2-bit cells: highest level 3
+  port.program_row(0, 0, levels.data(), st, level);
+  EXPECT_EQ(level.message, "xprog level 4 at column 9 exceeds the highest cell level 3");
+  EXPECT_EQ(st.pulses, 7u);  // a refused row leaves the status alone
+  port.read_row(0, 16, levels.data(), read);
+  EXPECT_EQ(read.message, "xread row 16 of crossbar 0 does not exist");
+  EXPECT_EQ(bank.stats().rows_programmed, 0u);
+}
+
+}  // namespace
+}  // namespace vp::hw
