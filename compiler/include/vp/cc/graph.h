@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "vp/cc/operators.h"
+
 namespace vp::cc {
 
 // Any error the compiler reports to its user: unsupported operators, models
@@ -98,7 +100,7 @@ inline constexpr std::int64_t kAutoPadSameUpper = 1, kAutoPadSameLower = 2, kAut
 
 struct Node {
   std::string name;
-  std::string op;
+  OpKind op = OpKind::Identity;  // operators.def; canonicalize turns to_conv kinds into Conv
   std::vector<int> in, out;    // value ids
   std::map<std::string, std::vector<std::int64_t>> ints;  // raw ONNX int attributes
   std::map<std::string, float> floats;                    // raw ONNX float attributes
@@ -142,9 +144,5 @@ struct Graph {
 
 // Activation view of ONNX dims: [1,C,H,W] -> C,H,W; [B,K] -> C=K, H=B; [K] -> C=K.
 Shape shape_of_dims(const std::vector<std::int64_t>& dims, const std::string& name);
-
-// Operators the compiler accepts from ONNX; anything else is a CompileError
-// naming the node, its op type and this list.
-const std::vector<std::string>& supported_ops();
 
 }  // namespace vp::cc
