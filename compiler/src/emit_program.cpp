@@ -93,8 +93,8 @@ std::string base_name(const std::string& p) {
   return s == std::string::npos ? p : p.substr(s + 1);
 }
 
-// Cell levels of every crossbar of every Conv (the op_crossbar operator), appended to the image; the
-// .xbar directives that include them go to `cells`.
+// Cell levels of every crossbar of every Conv (the op_crossbar operator),
+// appended to the image; the .xbar directives that include them go to `cells`.
 std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, std::ostringstream& cells,
                          const std::string& image_name) {
   hw::CrossbarConfig cfg;

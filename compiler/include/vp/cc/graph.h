@@ -1,10 +1,10 @@
 // The one graph IR every vp-cc stage reads and annotates.
 //
 // Parse fills values and nodes from ONNX; canonicalize rewrites nodes into
-// the small operator set below; quantize adds scales and integer parameters;
-// map adds crossbar placements; plan adds global-memory buffers. Each stage
-// only adds or rewrites, so a JSON dump after any stage shows everything
-// known so far (ir_json.cpp).
+// the few chip operators (role `chip` in operators.def); quantize adds scales
+// and integer parameters; map adds crossbar placements; plan adds
+// global-memory buffers. Each stage only adds or rewrites, so a JSON dump
+// after any stage shows everything known so far (ir_json.cpp).
 //
 // Activations have batch 1 and are seen as C x H x W; a 2-D tensor [B, K]
 // is C = K, H = B, W = 1, which in the chip's channels-last layout (HWC) is
