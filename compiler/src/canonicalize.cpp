@@ -9,8 +9,9 @@
 //                                        depthwise 1x1 Conv
 //   Relu / Clip after Conv or Add     -> fused activation (ReLU6 is Clip 0..6)
 //
-// Afterwards only Conv, Add, Mul (by a constant), Relu, Clip, LeakyRelu,
-// MaxPool, AveragePool, GlobalAveragePool, Concat and Softmax remain.
+// Afterwards only the operators whose role in operators.def is `chip` remain:
+// Conv, Add, Mul (by a constant), Relu, Clip, LeakyRelu, MaxPool,
+// AveragePool, GlobalAveragePool and Concat.
 #include <algorithm>
 #include <cmath>
 
@@ -47,19 +48,19 @@ int sole_consumer(const Graph& g, int v) {
 
 const Value& need_const(const Graph& g, const Node& n, std::size_t i, const char* what) {
   if (i >= n.in.size() || n.in[i] < 0 || !g.val(n.in[i]).is_const)
-    throw CompileError("node '" + n.name + "' (" + n.op + "): " + what + " must be a constant initializer");
+    throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): " + what + " must be a constant initializer");
   return g.val(n.in[i]);
 }
 
 void read_geom(Node& n, const Graph& g) {
   ConvGeom& c = n.geom;
   std::vector<std::int64_t> k = n.ints.count("kernel_shape") ? n.ints["kernel_shape"] : std::vector<std::int64_t>{};
-  if (k.empty() && n.op == "Conv") {
+  if (k.empty() && n.op == OpKind::Conv) {
     const auto& wd = g.val(n.in[1]).dims;
     if (wd.size() != 4) throw CompileError("node '" + n.name + "': only 2-D convolutions are supported");
     k = {wd[2], wd[3]};
   }
-  if (k.size() != 2) throw CompileError("node '" + n.name + "' (" + n.op + "): only 2-D kernels are supported");
+  if (k.size() != 2) throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): only 2-D kernels are supported");
   c.kh = static_cast<int>(k[0]);
   c.kw = static_cast<int>(k[1]);
   auto two = [&](const char* key, int& a, int& b) {
@@ -102,7 +103,7 @@ void read_geom(Node& n, const Graph& g) {
 
 // Gemm(A, B, C) / MatMul(A, B) with constant B -> Conv with weights [N][K].
 void gemm_to_conv(Graph& g, Node& n) {
-  const bool gemm = n.op == "Gemm";
+  const bool gemm = n.op == OpKind::Gemm;
   if (gemm && attr_i(n, "transA", 0) != 0) throw CompileError("node '" + n.name + "': Gemm with transA=1 is not supported");
   const Value& b = need_const(g, n, 1, "the weight matrix B");
   if (b.dims.size() != 2) throw CompileError("node '" + n.name + "': weight matrix must be 2-D");
@@ -127,7 +128,7 @@ void gemm_to_conv(Graph& g, Node& n) {
   int kh = 1, kw = 1;
   std::int64_t cin = K;
   const int p = g.producer(x);
-  if (p >= 0 && (g.nodes[p].op == "Flatten" || g.nodes[p].op == "Reshape")) {
+  if (p >= 0 && (g.nodes[p].op == OpKind::Flatten || g.nodes[p].op == OpKind::Reshape)) {
     const Value& src = g.val(g.nodes[p].in[0]);
     if (src.dims.size() == 4 && src.shape.numel() == K) {
       x = g.nodes[p].in[0];
@@ -147,7 +148,7 @@ void gemm_to_conv(Graph& g, Node& n) {
   bv.dims = {N};
   bv.data = std::move(bias);
   const int wid = g.add_value(std::move(wv)), bid = g.add_value(std::move(bv));
-  n.op = "Conv";
+  n.op = OpKind::Conv;
   n.in = {x, wid, bid};
   n.geom = ConvGeom{};
   n.geom.kh = kh;
@@ -189,7 +190,7 @@ void fold_batchnorm(Graph& g, std::size_t bi) {
   bn_coeffs(g, bn, scale, shift);
   const int x = bn.in[0];
   const int p = g.producer(x);
-  if (p >= 0 && g.nodes[p].op == "Conv" && g.nodes[p].act == Act::none && sole_consumer(g, x) == static_cast<int>(bi)) {
+  if (p >= 0 && g.nodes[p].op == OpKind::Conv && g.nodes[p].act == Act::none && sole_consumer(g, x) == static_cast<int>(bi)) {
     Node& conv = g.nodes[p];
     Value& w = g.val(conv.in[1]);
     Value& b = g.val(conv.in[2]);
@@ -215,7 +216,7 @@ void fold_batchnorm(Graph& g, std::size_t bi) {
   bv.dims = {C};
   bv.data = shift;
   const int wid = g.add_value(std::move(wv)), bid = g.add_value(std::move(bv));
-  bn.op = "Conv";
+  bn.op = OpKind::Conv;
   bn.in = {x, wid, bid};
   bn.geom = ConvGeom{};
   bn.geom.group = static_cast<int>(C);
@@ -237,19 +238,19 @@ void canonicalize(Graph& g) {
   // 1. Aliases: Identity always; Flatten/Reshape when the bytes do not move.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
-    if (n.op == "Identity") {
+    if (n.op == OpKind::Identity) {
       replace_uses(g, n.out[0], n.in[0]);
       n.out.clear();
     }
   }
   // 2. Gemm/MatMul -> Conv (may absorb a Flatten), Conv geometry and bias.
   for (auto& n : g.nodes) {
-    if (n.op == "Gemm" || n.op == "MatMul") gemm_to_conv(g, n);
-    else if (n.op == "Conv") {
+    if (n.op == OpKind::Gemm || n.op == OpKind::MatMul) gemm_to_conv(g, n);
+    else if (n.op == OpKind::Conv) {
       need_const(g, n, 1, "the weight");
       read_geom(n, g);
       conv_bias(g, n);
-    } else if (n.op == "MaxPool" || n.op == "AveragePool") {
+    } else if (op_has(n.op, op_window)) {  // the pools: geometry from attributes
       read_geom(n, g);
       if (attr_i(n, "ceil_mode", 0) != 0) {
         const Shape& in = g.val(n.in[0]).shape;
@@ -259,19 +260,19 @@ void canonicalize(Graph& g) {
         if (out.h != floor_h || out.w != floor_w)
           throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is not supported");
       }
-      if (n.op == "MaxPool" && n.out.size() > 1 && (!g.consumers(n.out[1]).empty() || is_output(g, n.out[1])))
+      if (n.op == OpKind::MaxPool && n.out.size() > 1 && (!g.consumers(n.out[1]).empty() || is_output(g, n.out[1])))
         throw CompileError("node '" + n.name + "': MaxPool's Indices output is not supported");
     }
   }
   // 3. Remaining Flatten/Reshape must be byte no-ops in the channels-last layout.
   for (auto& n : g.nodes) {
-    if (n.op != "Flatten" && n.op != "Reshape") continue;
+    if (n.op != OpKind::Flatten && n.op != OpKind::Reshape) continue;
     const Value& in = g.val(n.in[0]);
     const Value& out = g.val(n.out[0]);
     const bool used = !g.consumers(n.out[0]).empty() || is_output(g, n.out[0]);
     if (!used) continue;
     if (in.shape.h * in.shape.w != 1 && in.shape.c != 1 && !(in.shape == out.shape))
-      throw CompileError("node '" + n.name + "' (" + n.op + "): reorders a " + std::to_string(in.shape.c) + "x" +
+      throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reorders a " + std::to_string(in.shape.c) + "x" +
                          std::to_string(in.shape.h) + "x" + std::to_string(in.shape.w) +
                          " feature map for an operator other than Gemm/MatMul; not supported");
     if (!(in.shape.numel() == out.shape.numel()))
@@ -282,22 +283,22 @@ void canonicalize(Graph& g) {
   g.remove_dead_nodes();
   // 4. BatchNormalization: fold or turn into a depthwise Conv.
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
-    if (g.nodes[i].op == "BatchNormalization") fold_batchnorm(g, i);
+    if (g.nodes[i].op == OpKind::BatchNormalization) fold_batchnorm(g, i);
   g.remove_dead_nodes();
-  // 5. Fuse Relu / Clip into the Conv or Add before them.
+  // 5. Fuse activations (Relu / Clip) into the Conv or Add before them.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
-    if (n.op != "Relu" && n.op != "Clip") continue;
+    if (!op_has(n.op, op_activation)) continue;
     float lo = 0, hi = 0;
-    if (n.op == "Clip") clip_bounds(g, n, lo, hi);
+    if (n.op == OpKind::Clip) clip_bounds(g, n, lo, hi);
     n.clip_lo = lo;
     n.clip_hi = hi;
     const int x = n.in[0];
     const int p = g.producer(x);
     if (p < 0 || sole_consumer(g, x) != static_cast<int>(i)) continue;
     Node& prev = g.nodes[p];
-    if ((prev.op != "Conv" && prev.op != "Add") || prev.act != Act::none) continue;
-    prev.act = n.op == "Relu" ? Act::relu : Act::clip;
+    if (!op_has(prev.op, op_takes_activation) || prev.act != Act::none) continue;
+    prev.act = n.op == OpKind::Relu ? Act::relu : Act::clip;
     prev.clip_lo = lo;
     prev.clip_hi = hi;
     prev.out = n.out;
@@ -307,7 +308,7 @@ void canonicalize(Graph& g) {
   // 6. A Softmax that produces a graph output runs on the host.
   g.host_softmax.assign(g.outputs.size(), false);
   for (auto& n : g.nodes) {
-    if (n.op != "Softmax") continue;
+    if (op_def(n.op).role != OpRole::host) continue;
     const auto it = std::find(g.outputs.begin(), g.outputs.end(), n.out[0]);
     if (it == g.outputs.end() || !g.consumers(n.out[0]).empty())
       throw CompileError("node '" + n.name + "': Softmax is supported only as a graph output (it runs on the host)");
@@ -321,7 +322,9 @@ void canonicalize(Graph& g) {
   // 7. What is left must be in the canonical set; check the cases the back
   //    end does not cover so nothing is silently approximated.
   for (auto& n : g.nodes) {
-    if (n.op == "Mul") {
+    if (!op_def(n.op).on_chip())
+      throw CompileError("node '" + n.name + "': " + op_name(n.op) + " is left after canonicalization; not supported here");
+    if (n.op == OpKind::Mul) {
       const bool c0 = g.val(n.in[0]).is_const, c1 = g.val(n.in[1]).is_const;
       if (c0 == c1) throw CompileError("node '" + n.name + "': Mul is supported only by a constant");
       if (c0) std::swap(n.in[0], n.in[1]);
@@ -329,12 +332,12 @@ void canonicalize(Graph& g) {
       const auto C = static_cast<std::size_t>(g.val(n.in[0]).shape.c);
       if (k.data.size() != 1 && k.data.size() != C)
         throw CompileError("node '" + n.name + "': Mul constant must be a scalar or one value per channel");
-    } else if (n.op == "Add") {
+    } else if (n.op == OpKind::Add) {
       if (g.val(n.in[0]).is_const || g.val(n.in[1]).is_const)
         throw CompileError("node '" + n.name + "': Add of a constant is not supported (only of two activations)");
       if (!(g.val(n.in[0]).shape == g.val(n.in[1]).shape))
         throw CompileError("node '" + n.name + "': Add with broadcasting is not supported");
-    } else if (n.op == "Concat") {
+    } else if (n.op == OpKind::Concat) {
       // The channel axis of the activation view: 0 of [K], 1 of [B, K] and
       // of [1, C, H(, W)].
       const auto rank = static_cast<std::int64_t>(g.val(n.out[0]).dims.size());
@@ -342,19 +345,15 @@ void canonicalize(Graph& g) {
       if (axis < 0) axis += rank;
       if (axis != (rank == 1 ? 0 : 1))
         throw CompileError("node '" + n.name + "': Concat is supported along the channel axis only");
-    } else if (n.op == "AveragePool") {
+    } else if (n.op == OpKind::AveragePool) {
       const ConvGeom& c = n.geom;
       if ((c.pt || c.pl || c.pb || c.pr) && attr_i(n, "count_include_pad", 0) == 0)
         throw CompileError("node '" + n.name + "': AveragePool with padding needs count_include_pad=1");
-    } else if (n.op == "Conv") {
+    } else if (n.op == OpKind::Conv) {
       const Value& w = g.val(n.in[1]);
       const Shape& in = g.val(n.in[0]).shape;
       if (w.dims.size() != 4 || w.dims[1] * n.geom.group != in.c)
         throw CompileError("node '" + n.name + "': weight shape does not match input channels and group");
-    } else if (n.op == "GlobalAveragePool" || n.op == "MaxPool" || n.op == "Relu" || n.op == "Clip" ||
-               n.op == "LeakyRelu") {
-    } else {
-      throw CompileError("node '" + n.name + "': " + n.op + " is left after canonicalization; not supported here");
     }
   }
   for (int in : g.inputs)

@@ -220,7 +220,7 @@ void emit_pool(Ctx& e, const Node& n) {
   const Value& out = e.g.val(n.out[0]);
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape);
   const int c = n.cores[0];
-  const bool max = n.op == "MaxPool";
+  const bool max = n.op == OpKind::MaxPool;
   e.scratch_reset(c);
   const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
   const std::int64_t win = e.scratch(c, k * C), outb = e.scratch(c, C), acc = max ? 0 : e.scratch(c, 4 * C);
@@ -326,13 +326,13 @@ void emit_unary(Ctx& e, const Node& n) {
   const std::int64_t buf = e.scratch(c, E);
   e.li(c, 1, buf);
   e.li(c, 6, E);
-  if (n.op == "LeakyRelu") e.li(c, 2, e.bytes(c, n.q.lut));
+  if (n.op == OpKind::LeakyRelu) e.li(c, 2, e.bytes(c, n.q.lut));
   pixel_loop(e, c, y.shape.h, 1, {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
              [&] {
                for (std::int64_t off = 0; off < W * C; off += E) {
                  e.ins(c, "addi r10, r24, " + std::to_string(off));
                  e.ins(c, "dma.gl r1, r10, r6");
-                 if (n.op == "LeakyRelu") e.ins(c, "vlut r1, r1, r6, r2");
+                 if (n.op == OpKind::LeakyRelu) e.ins(c, "vlut r1, r1, r6, r2");
                  else clamp_out(e, c, n, 1, 6);
                  e.ins(c, "addi r11, r25, " + std::to_string(off));
                  e.ins(c, "dma.lg r11, r1, r6");
@@ -346,7 +346,7 @@ void emit_rescale(Ctx& e, const Node& n) {
   const std::int64_t Cy = y.shape.c;
   // Mul: one input, per-channel pairs; Concat: each input at its channel
   // offset with its own (M, S).
-  const std::size_t inputs = n.op == "Concat" ? n.in.size() : 1;
+  const std::size_t inputs = n.op == OpKind::Concat ? n.in.size() : 1;
   std::int64_t coff = 0;
   for (std::size_t k = 0; k < inputs; ++k) {
     const Value& x = e.g.val(n.in[k]);
@@ -355,7 +355,7 @@ void emit_rescale(Ctx& e, const Node& n) {
     const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
     std::vector<std::int32_t> rq;
     for (std::int64_t ch = 0; ch < C; ++ch) {
-      const std::size_t i = n.op == "Concat" ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
+      const std::size_t i = n.op == OpKind::Concat ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
       rq.push_back(n.q.mult[i]);
       rq.push_back(n.q.shift[i]);
     }

@@ -93,8 +93,8 @@ std::string base_name(const std::string& p) {
   return s == std::string::npos ? p : p.substr(s + 1);
 }
 
-// Cell levels of every crossbar of every Conv, appended to the image; the
-// .xbar directives that include them go to `cells`.
+// Cell levels of every crossbar of every Conv (the op_crossbar operator),
+// appended to the image; the .xbar directives that include them go to `cells`.
 std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, std::ostringstream& cells,
                          const std::string& image_name) {
   hw::CrossbarConfig cfg;
@@ -106,7 +106,7 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
   const hw::WeightEncoding enc(cfg);
   std::int64_t offset = 0;
   for (const Node& n : g.nodes) {
-    if (n.op != "Conv") continue;
+    if (!op_has(n.op, op_crossbar)) continue;
     const ConvGeom& geo = n.geom;
     const int Cin = static_cast<int>(g.val(n.in[0]).shape.c), N = static_cast<int>(g.val(n.out[0]).shape.c);
     const int Cg = Cin / geo.group, Ng = N / geo.group;
@@ -185,13 +185,20 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   }
   for (const Node& n : g.nodes) {
     begin_layer(n.name, n.cores);
-    if (n.op == "Conv") emit::emit_conv(e, n);
-    else if (n.op == "MaxPool" || n.op == "AveragePool") emit::emit_pool(e, n);
-    else if (n.op == "GlobalAveragePool") emit::emit_global_pool(e, n);
-    else if (n.op == "Add") emit::emit_add(e, n);
-    else if (n.op == "Relu" || n.op == "Clip" || n.op == "LeakyRelu") emit::emit_unary(e, n);
-    else if (n.op == "Mul" || n.op == "Concat") emit::emit_rescale(e, n);
-    else throw CompileError("emit: node '" + n.name + "' has op " + n.op);
+    switch (n.op) {
+      case OpKind::Conv: emit::emit_conv(e, n); break;
+      case OpKind::MaxPool:
+      case OpKind::AveragePool: emit::emit_pool(e, n); break;
+      case OpKind::GlobalAveragePool: emit::emit_global_pool(e, n); break;
+      case OpKind::Add: emit::emit_add(e, n); break;
+      case OpKind::Relu:
+      case OpKind::Clip:
+      case OpKind::LeakyRelu: emit::emit_unary(e, n); break;
+      case OpKind::Mul:
+      case OpKind::Concat: emit::emit_rescale(e, n); break;
+      default:  // not a chip operator (operators.def): canonicalize removes it
+        throw CompileError("emit: node '" + n.name + "' has op " + op_name(n.op));
+    }
     end_layer();
   }
   for (int c : active) e.ins(c, "halt");

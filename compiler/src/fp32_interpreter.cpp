@@ -137,43 +137,61 @@ std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& in
     const FTensor& x = v[static_cast<std::size_t>(n.in[0])];
     FTensor y;
     y.shape = g.val(n.out[0]).shape;
-    if (n.op == "Conv") {
-      y = conv(g, n, x);
-    } else if (n.op == "Add") {
-      const FTensor& b = v[static_cast<std::size_t>(n.in[1])];
-      y.data.resize(x.data.size());
-      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = act(n, x.data[i] + b.data[i]);
-    } else if (n.op == "Mul") {
-      const auto& k = g.val(n.in[1]).data;
-      const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
-      y.data.resize(x.data.size());
-      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[k.size() == 1 ? 0 : i / hw];
-    } else if (n.op == "Relu" || n.op == "Clip") {
-      y.data.resize(x.data.size());
-      for (std::size_t i = 0; i < x.data.size(); ++i)
-        y.data[i] = n.op == "Relu" ? std::max(x.data[i], 0.f) : std::min(std::max(x.data[i], n.clip_lo), n.clip_hi);
-    } else if (n.op == "LeakyRelu") {
-      const auto it = n.floats.find("alpha");
-      const float a = it == n.floats.end() ? 0.01f : it->second;
-      y.data.resize(x.data.size());
-      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] >= 0 ? x.data[i] : a * x.data[i];
-    } else if (n.op == "MaxPool" || n.op == "AveragePool") {
-      y = pool(g, n, x, n.op == "MaxPool", n.ints.count("count_include_pad") && n.ints.at("count_include_pad")[0] != 0);
-    } else if (n.op == "GlobalAveragePool") {
-      const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
-      y.data.assign(static_cast<std::size_t>(x.shape.c), 0.f);
-      for (std::size_t c = 0; c < y.data.size(); ++c) {
-        double s = 0;
-        for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
-        y.data[c] = static_cast<float>(s / static_cast<double>(hw));
+    switch (n.op) {
+      case OpKind::Conv:
+        y = conv(g, n, x);
+        break;
+      case OpKind::Add: {
+        const FTensor& b = v[static_cast<std::size_t>(n.in[1])];
+        y.data.resize(x.data.size());
+        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = act(n, x.data[i] + b.data[i]);
+        break;
       }
-    } else if (n.op == "Concat") {
-      for (int in : n.in) {
-        const auto& d = v[static_cast<std::size_t>(in)].data;
-        y.data.insert(y.data.end(), d.begin(), d.end());
+      case OpKind::Mul: {
+        const auto& k = g.val(n.in[1]).data;
+        const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+        y.data.resize(x.data.size());
+        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[k.size() == 1 ? 0 : i / hw];
+        break;
       }
-    } else {
-      throw CompileError("FP32 interpreter: node '" + n.name + "' has op " + n.op);
+      case OpKind::Relu:
+        y.data.resize(x.data.size());
+        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::max(x.data[i], 0.f);
+        break;
+      case OpKind::Clip:
+        y.data.resize(x.data.size());
+        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::min(std::max(x.data[i], n.clip_lo), n.clip_hi);
+        break;
+      case OpKind::LeakyRelu: {
+        const auto it = n.floats.find("alpha");
+        const float a = it == n.floats.end() ? 0.01f : it->second;
+        y.data.resize(x.data.size());
+        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] >= 0 ? x.data[i] : a * x.data[i];
+        break;
+      }
+      case OpKind::MaxPool:
+      case OpKind::AveragePool:
+        y = pool(g, n, x, n.op == OpKind::MaxPool,
+                 n.ints.count("count_include_pad") && n.ints.at("count_include_pad")[0] != 0);
+        break;
+      case OpKind::GlobalAveragePool: {
+        const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+        y.data.assign(static_cast<std::size_t>(x.shape.c), 0.f);
+        for (std::size_t c = 0; c < y.data.size(); ++c) {
+          double s = 0;
+          for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
+          y.data[c] = static_cast<float>(s / static_cast<double>(hw));
+        }
+        break;
+      }
+      case OpKind::Concat:
+        for (int in : n.in) {
+          const auto& d = v[static_cast<std::size_t>(in)].data;
+          y.data.insert(y.data.end(), d.begin(), d.end());
+        }
+        break;
+      default:  // not a chip operator (operators.def): canonicalize removes it
+        throw CompileError("FP32 interpreter: node '" + n.name + "' has op " + op_name(n.op));
     }
     v[static_cast<std::size_t>(n.out[0])] = std::move(y);
   }

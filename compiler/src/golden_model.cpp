@@ -95,37 +95,49 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
     QTensor y;
     y.shape = g.val(n.out[0]).shape;
     const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
-    if (n.op == "Conv") {
-      y = conv(g, n, x);
-    } else if (n.op == "Add") {
-      const QTensor& b = v[static_cast<std::size_t>(n.in[1])];
-      for (std::size_t i = 0; i < x.data.size(); ++i) {
-        const I s = sat32(sat32(I{x.data[i]} * n.q.mult[0]) + sat32(I{b.data[i]} * n.q.mult[1]));
-        y.data.push_back(clamp_q(n, requant(s, 1, n.q.shift[0])));
+    switch (n.op) {
+      case OpKind::Conv:
+        y = conv(g, n, x);
+        break;
+      case OpKind::Add: {
+        const QTensor& b = v[static_cast<std::size_t>(n.in[1])];
+        for (std::size_t i = 0; i < x.data.size(); ++i) {
+          const I s = sat32(sat32(I{x.data[i]} * n.q.mult[0]) + sat32(I{b.data[i]} * n.q.mult[1]));
+          y.data.push_back(clamp_q(n, requant(s, 1, n.q.shift[0])));
+        }
+        break;
       }
-    } else if (n.op == "Mul") {
-      for (std::size_t i = 0; i < x.data.size(); ++i) {
-        const std::size_t k = n.q.mult.size() == 1 ? 0 : i / hw;
-        y.data.push_back(static_cast<std::int8_t>(requant(x.data[i], n.q.mult[k], n.q.shift[k])));
-      }
-    } else if (n.op == "Relu" || n.op == "Clip") {
-      for (auto q : x.data) y.data.push_back(clamp_q(n, q));
-    } else if (n.op == "LeakyRelu") {
-      for (auto q : x.data) y.data.push_back(n.q.lut[static_cast<std::size_t>(q + 128)]);
-    } else if (n.op == "MaxPool" || n.op == "AveragePool") {
-      y = pool(g, n, x, n.op == "MaxPool");
-    } else if (n.op == "GlobalAveragePool") {
-      for (std::size_t c = 0; c < static_cast<std::size_t>(x.shape.c); ++c) {
-        I s = 0;
-        for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
-        y.data.push_back(static_cast<std::int8_t>(requant(sat32(s), n.q.mult[0], n.q.shift[0])));
-      }
-    } else if (n.op == "Concat") {
-      for (std::size_t k = 0; k < n.in.size(); ++k)
-        for (auto q : v[static_cast<std::size_t>(n.in[k])].data)
-          y.data.push_back(static_cast<std::int8_t>(requant(q, n.q.mult[k], n.q.shift[k])));
-    } else {
-      throw CompileError("golden model: node '" + n.name + "' has op " + n.op);
+      case OpKind::Mul:
+        for (std::size_t i = 0; i < x.data.size(); ++i) {
+          const std::size_t k = n.q.mult.size() == 1 ? 0 : i / hw;
+          y.data.push_back(static_cast<std::int8_t>(requant(x.data[i], n.q.mult[k], n.q.shift[k])));
+        }
+        break;
+      case OpKind::Relu:
+      case OpKind::Clip:
+        for (auto q : x.data) y.data.push_back(clamp_q(n, q));
+        break;
+      case OpKind::LeakyRelu:
+        for (auto q : x.data) y.data.push_back(n.q.lut[static_cast<std::size_t>(q + 128)]);
+        break;
+      case OpKind::MaxPool:
+      case OpKind::AveragePool:
+        y = pool(g, n, x, n.op == OpKind::MaxPool);
+        break;
+      case OpKind::GlobalAveragePool:
+        for (std::size_t c = 0; c < static_cast<std::size_t>(x.shape.c); ++c) {
+          I s = 0;
+          for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
+          y.data.push_back(static_cast<std::int8_t>(requant(sat32(s), n.q.mult[0], n.q.shift[0])));
+        }
+        break;
+      case OpKind::Concat:
+        for (std::size_t k = 0; k < n.in.size(); ++k)
+          for (auto q : v[static_cast<std::size_t>(n.in[k])].data)
+            y.data.push_back(static_cast<std::int8_t>(requant(q, n.q.mult[k], n.q.shift[k])));
+        break;
+      default:  // not a chip operator (operators.def): canonicalize removes it
+        throw CompileError("golden model: node '" + n.name + "' has op " + op_name(n.op));
     }
     v[static_cast<std::size_t>(n.out[0])] = std::move(y);
   }

@@ -35,11 +35,4 @@ void Graph::remove_dead_nodes() {
   nodes = std::move(kept);
 }
 
-const std::vector<std::string>& supported_ops() {
-  static const std::vector<std::string> ops = {
-      "Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Add", "Mul", "MaxPool", "AveragePool",
-      "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization", "Concat", "Identity", "Softmax", "Constant"};
-  return ops;
-}
-
 }  // namespace vp::cc

@@ -29,7 +29,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
   }
   j["nodes"] = json::array();
   for (const Node& n : g.nodes) {
-    json o{{"name", n.name}, {"op", n.op}};
+    json o{{"name", n.name}, {"op", op_name(n.op)}};
     for (int i : n.in) {
       if (i < 0) continue;
       const Value& v = g.val(i);
@@ -37,7 +37,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       else o["inputs"].push_back(value(i));
     }
     for (int i : n.out) o["outputs"].push_back(value(i));
-    if (n.op == "Conv" || n.op == "MaxPool" || n.op == "AveragePool") {
+    if (op_has(n.op, op_window)) {
       const ConvGeom& c = n.geom;
       o["kernel"] = {c.kh, c.kw};
       o["strides"] = {c.sh, c.sw};

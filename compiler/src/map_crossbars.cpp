@@ -1,4 +1,5 @@
-// Map: every Conv (Gemm and MatMul are Convs by now) becomes a weight matrix
+// Map: every operator with crossbar weights (operators.def: Conv, which
+// Gemm, MatMul and BatchNormalization have become) becomes a weight matrix
 // of K = kh*kw*Cin rows by N output channels, tiled into crossbar blocks of
 // rows x lcols and placed on (cluster, CU, crossbar).
 //
@@ -23,7 +24,7 @@ void map_crossbars(Graph& g, const Target& t) {
   for (Node& n : g.nodes) {
     n.tiles.clear();
     n.cores.clear();
-    if (n.op != "Conv") continue;
+    if (!op_has(n.op, op_crossbar)) continue;
     const Shape in = g.val(n.in[0]).shape;
     const int N = static_cast<int>(g.val(n.out[0]).shape.c);
     const int G = n.geom.group, Cg = static_cast<int>(in.c) / G, Ng = N / G;
@@ -65,7 +66,7 @@ void map_crossbars(Graph& g, const Target& t) {
   // Operators without weights run on the first CU of the layer that feeds
   // them (their input is freshest there), or on CU 0.
   for (Node& n : g.nodes) {
-    if (n.op == "Conv") continue;
+    if (op_has(n.op, op_crossbar)) continue;
     const int p = g.producer(n.in[0]);
     n.cores = {p >= 0 && !g.nodes[static_cast<std::size_t>(p)].cores.empty() ? g.nodes[static_cast<std::size_t>(p)].cores[0]
                                                                              : 0};

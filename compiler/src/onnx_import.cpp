@@ -97,8 +97,8 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
     if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = static_cast<int>(op.version());
   // Unsupported operators first: the most useful thing to tell a user.
   for (const auto& np : model.graph().node()) {
-    const auto& ops = supported_ops();
-    if (std::find(ops.begin(), ops.end(), np.op_type()) == ops.end()) {
+    if (!op_from_onnx(np.op_type())) {
+      const auto& ops = supported_ops();
       std::string list;
       for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
       throw CompileError("node '" + np.name() + "' has unsupported op type '" + np.op_type() + "'; supported: " + list);
@@ -110,9 +110,8 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
     // An older opset import is fine when every operator in the graph reads
     // the same under it as under opset 11: operators with a single version
     // (GlobalAveragePool), or whose later versions only added types.
-    static const std::vector<std::string> same_since_1 = {"GlobalAveragePool", "Relu", "LeakyRelu", "Identity"};
     for (const auto& np : model.graph().node())
-      if (std::find(same_since_1.begin(), same_since_1.end(), np.op_type()) == same_since_1.end())
+      if (!op_has(*op_from_onnx(np.op_type()), op_since_opset1))
         throw CompileError(name + ": opset " + std::to_string(g.opset) + " is not supported for node '" + np.name() +
                            "' (" + np.op_type() + "); opsets 11 to 17 are");
   }
@@ -175,7 +174,8 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
   for (const auto& np : gp.node()) {
     if (!np.domain().empty() && np.domain() != "ai.onnx")
       throw CompileError("node '" + np.name() + "': operator domain '" + np.domain() + "' is not supported");
-    if (np.op_type() == "Constant") {
+    const OpKind kind = *op_from_onnx(np.op_type());
+    if (op_def(kind).role == OpRole::constant) {
       Value& v = g.val(value_id(np.output(0)));
       v.is_const = true;
       for (const auto& a : np.attribute()) {
@@ -200,7 +200,7 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
     }
     Node n;
     n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(unnamed++) : np.name();
-    n.op = np.op_type();
+    n.op = kind;
     for (const auto& i : np.input()) n.in.push_back(i.empty() ? -1 : value_id(i));
     for (const auto& o : np.output()) n.out.push_back(value_id(o));
     for (const auto& a : np.attribute()) {
@@ -213,7 +213,7 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
         else if (a.s() == "SAME_LOWER") n.ints["auto_pad"] = {kAutoPadSameLower};
         else if (a.s() == "VALID") n.ints["auto_pad"] = {kAutoPadValid};
         else if (a.s() != "NOTSET")
-          throw CompileError("node '" + n.name + "' (" + n.op + "): auto_pad " + a.s() + " is not supported");
+          throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): auto_pad " + a.s() + " is not supported");
       }
     }
     g.nodes.push_back(std::move(n));

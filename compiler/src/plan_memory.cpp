@@ -20,12 +20,12 @@ void plan_memory(Graph& g, const Target& t) {
     bool zero = false, neg = false;
     for (int c : g.consumers(static_cast<int>(id))) {
       const Node& n = g.nodes[static_cast<std::size_t>(c)];
-      if (n.op != "Conv" && n.op != "MaxPool" && n.op != "AveragePool") continue;
+      if (!op_has(n.op, op_window)) continue;
       if (n.in[0] != static_cast<int>(id)) continue;
       const int p = std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
       if (p == 0) continue;
       v.buf.pad = std::max(v.buf.pad, p);
-      if (n.op == "MaxPool" && !v.nonneg) neg = true;
+      if (n.op == OpKind::MaxPool && !v.nonneg) neg = true;
       else zero = true;
     }
     if (zero && neg)

@@ -111,58 +111,75 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
     const Value& x = g.val(n.in[0]);
     Value& y = g.val(n.out[0]);
     n.q = QuantParams{};
-    if (n.op == "Conv") {
-      quantize_conv(g, n);
-    } else if (n.op == "Add") {
-      const Value& b = g.val(n.in[1]);
-      n.q.mult = {static_cast<std::int32_t>(std::llround(std::ldexp(x.scale / y.scale, kAddShift))),
-                  static_cast<std::int32_t>(std::llround(std::ldexp(b.scale / y.scale, kAddShift)))};
-      n.q.shift = {kAddShift};
-      set_act_bounds(n, y);
-      y.nonneg = n.q.lo >= 0;
-    } else if (n.op == "Mul") {
-      const auto& k = g.val(n.in[1]).data;
-      for (float c : k) push_fixed(n.q, x.scale * c / y.scale);
-      y.nonneg = x.nonneg && std::all_of(k.begin(), k.end(), [](float c) { return c >= 0; });
-    } else if (n.op == "Relu" || n.op == "Clip") {
-      // Same step as the input: the activation is a clamp of int8 codes.
-      y.scale = x.scale;
-      if (n.op == "Relu") n.q.lo = 0;
-      else {
-        n.q.lo = q_bound(n.clip_lo, y.scale);
-        n.q.hi = q_bound(n.clip_hi, y.scale);
+    switch (n.op) {
+      case OpKind::Conv:
+        quantize_conv(g, n);
+        break;
+      case OpKind::Add: {
+        const Value& b = g.val(n.in[1]);
+        n.q.mult = {static_cast<std::int32_t>(std::llround(std::ldexp(x.scale / y.scale, kAddShift))),
+                    static_cast<std::int32_t>(std::llround(std::ldexp(b.scale / y.scale, kAddShift)))};
+        n.q.shift = {kAddShift};
+        set_act_bounds(n, y);
+        y.nonneg = n.q.lo >= 0;
+        break;
       }
-      y.nonneg = n.q.lo >= 0 || x.nonneg;
-    } else if (n.op == "LeakyRelu") {
-      const auto it = n.floats.find("alpha");
-      const float a = it == n.floats.end() ? 0.01f : it->second;
-      for (int code = -128; code < 128; ++code) {
-        const double v = code * x.scale;
-        n.q.lut.push_back(static_cast<std::int8_t>(sat8(std::llround((v >= 0 ? v : a * v) / y.scale))));
+      case OpKind::Mul: {
+        const auto& k = g.val(n.in[1]).data;
+        for (float c : k) push_fixed(n.q, x.scale * c / y.scale);
+        y.nonneg = x.nonneg && std::all_of(k.begin(), k.end(), [](float c) { return c >= 0; });
+        break;
       }
-      y.nonneg = a >= 0 && x.nonneg;
-    } else if (n.op == "MaxPool") {
-      y.scale = x.scale;
-      y.nonneg = x.nonneg;
-    } else if (n.op == "AveragePool" || n.op == "GlobalAveragePool") {
-      // The output keeps its own calibrated step: an average spans a much
-      // narrower range than its inputs (ResNet's 7x7 global pooling), and
-      // reusing the input step would leave it few int8 codes.
-      const double count = n.op == "GlobalAveragePool" ? double(x.shape.h * x.shape.w) : double(n.geom.kh * n.geom.kw);
-      push_fixed(n.q, x.scale / (count * y.scale));
-      y.nonneg = x.nonneg;
-    } else if (n.op == "Concat") {
-      double s = 0;
-      bool nn = true;
-      for (int in : n.in) {
-        s = std::max(s, g.val(in).scale);
-        nn = nn && g.val(in).nonneg;
+      case OpKind::Relu:
+      case OpKind::Clip:
+        // Same step as the input: the activation is a clamp of int8 codes.
+        y.scale = x.scale;
+        if (n.op == OpKind::Relu) n.q.lo = 0;
+        else {
+          n.q.lo = q_bound(n.clip_lo, y.scale);
+          n.q.hi = q_bound(n.clip_hi, y.scale);
+        }
+        y.nonneg = n.q.lo >= 0 || x.nonneg;
+        break;
+      case OpKind::LeakyRelu: {
+        const auto it = n.floats.find("alpha");
+        const float a = it == n.floats.end() ? 0.01f : it->second;
+        for (int code = -128; code < 128; ++code) {
+          const double v = code * x.scale;
+          n.q.lut.push_back(static_cast<std::int8_t>(sat8(std::llround((v >= 0 ? v : a * v) / y.scale))));
+        }
+        y.nonneg = a >= 0 && x.nonneg;
+        break;
       }
-      y.scale = s;
-      for (int in : n.in) push_fixed(n.q, g.val(in).scale / s);
-      y.nonneg = nn;
-    } else {
-      throw CompileError("quantize: node '" + n.name + "' has op " + n.op);
+      case OpKind::MaxPool:
+        y.scale = x.scale;
+        y.nonneg = x.nonneg;
+        break;
+      case OpKind::AveragePool:
+      case OpKind::GlobalAveragePool: {
+        // The output keeps its own calibrated step: an average spans a much
+        // narrower range than its inputs (ResNet's 7x7 global pooling), and
+        // reusing the input step would leave it few int8 codes.
+        const double count = n.op == OpKind::GlobalAveragePool ? double(x.shape.h * x.shape.w)
+                                                               : double(n.geom.kh * n.geom.kw);
+        push_fixed(n.q, x.scale / (count * y.scale));
+        y.nonneg = x.nonneg;
+        break;
+      }
+      case OpKind::Concat: {
+        double s = 0;
+        bool nn = true;
+        for (int in : n.in) {
+          s = std::max(s, g.val(in).scale);
+          nn = nn && g.val(in).nonneg;
+        }
+        y.scale = s;
+        for (int in : n.in) push_fixed(n.q, g.val(in).scale / s);
+        y.nonneg = nn;
+        break;
+      }
+      default:  // not a chip operator (operators.def): canonicalize removes it
+        throw CompileError("quantize: node '" + n.name + "' has op " + op_name(n.op));
     }
   }
 }

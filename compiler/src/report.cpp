@@ -23,7 +23,7 @@ std::string layer_report(const Graph& g, const Target& t) {
     std::int64_t macs = 0, xbars = 0, cyc = 0;
     double util = 0;
     const std::int64_t pixels = s.h * s.w;
-    if (n.op == "Conv") {
+    if (op_has(n.op, op_crossbar)) {
       const Value& w = g.val(n.in[1]);
       macs = static_cast<std::int64_t>(w.data.size()) * pixels;
       std::int64_t runs = 0;
@@ -48,7 +48,7 @@ std::string layer_report(const Graph& g, const Target& t) {
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.c), static_cast<long long>(s.h),
                   static_cast<long long>(s.w));
-    std::snprintf(line, sizeof line, "%-28.28s %-18s %-16s %14lld %7lld %5.1f%% %12lld\n", n.name.c_str(), n.op.c_str(),
+    std::snprintf(line, sizeof line, "%-28.28s %-18s %-16s %14lld %7lld %5.1f%% %12lld\n", n.name.c_str(), op_name(n.op).c_str(),
                   shape, static_cast<long long>(macs), static_cast<long long>(xbars), util * 100,
                   static_cast<long long>(cyc));
     o << line;

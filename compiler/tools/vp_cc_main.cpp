@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
           const int c = q[static_cast<std::size_t>(id)].data[i];
           sat += c == 127 || c == -128;
         }
-        std::printf("%-40.40s %-18s %10.6f %10.4g %8.2f%% %8.3f%%\n", n.name.c_str(), n.op.c_str(),
+        std::printf("%-40.40s %-18s %10.6f %10.4g %8.2f%% %8.3f%%\n", n.name.c_str(), op_name(n.op).c_str(),
                     aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 1.0, err, mx > 0 ? 100 * err / mx : 0.0,
                     r.empty() ? 0.0 : 100.0 * double(sat) / double(r.size()));
       }

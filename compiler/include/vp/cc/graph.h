@@ -1,10 +1,10 @@
 // The one graph IR every vp-cc stage reads and annotates.
 //
 // Parse fills values and nodes from ONNX; canonicalize rewrites nodes into
-// the small operator set below; quantize adds scales and integer parameters;
-// map adds crossbar placements; plan adds global-memory buffers. Each stage
-// only adds or rewrites, so a JSON dump after any stage shows everything
-// known so far (ir_json.cpp).
+// the few chip operators (role `chip` in operators.def); quantize adds scales
+// and integer parameters; map adds crossbar placements; plan adds
+// global-memory buffers. Each stage only adds or rewrites, so a JSON dump
+// after any stage shows everything known so far (ir_json.cpp).
 //
 // Activations have batch 1 and are seen as C x H x W; a 2-D tensor [B, K]
 // is C = K, H = B, W = 1, which in the chip's channels-last layout (HWC) is
@@ -16,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "vp/cc/operators.h"
 
 namespace vp::cc {
 
@@ -98,7 +100,7 @@ inline constexpr std::int64_t kAutoPadSameUpper = 1, kAutoPadSameLower = 2, kAut
 
 struct Node {
   std::string name;
-  std::string op;
+  OpKind op = OpKind::Identity;  // operators.def; canonicalize turns to_conv kinds into Conv
   std::vector<int> in, out;    // value ids
   std::map<std::string, std::vector<std::int64_t>> ints;  // raw ONNX int attributes
   std::map<std::string, float> floats;                    // raw ONNX float attributes
@@ -142,9 +144,5 @@ struct Graph {
 
 // Activation view of ONNX dims: [1,C,H,W] -> C,H,W; [B,K] -> C=K, H=B; [K] -> C=K.
 Shape shape_of_dims(const std::vector<std::int64_t>& dims, const std::string& name);
-
-// Operators the compiler accepts from ONNX; anything else is a CompileError
-// naming the node, its op type and this list.
-const std::vector<std::string>& supported_ops();
 
 }  // namespace vp::cc

@@ -1,0 +1,243 @@
+// The operator table (operators.def) against the passes: names round-trip,
+// properties agree with roles, and every row's kind goes through a tiny
+// graph, through every pass its role names (import, canonicalize, FP32
+// interpreter, quantize, golden model, map, plan, emit, reports).
+#include <gtest/gtest.h>
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+#include "vp/cc/onnx_builder.h"
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<OpKind> all_kinds() {
+  std::vector<OpKind> v;
+  for (const OpDef& d : kOpTable) v.push_back(d.kind);
+  return v;
+}
+
+int count_kind(const Graph& g, OpKind k) {
+  return static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.op == k; }));
+}
+
+// A Mul by a per-channel constant whose constant comes from a Constant node
+// instead of an initializer.
+std::string constant_node_model() {
+  OnnxBuilder b("constant");
+  auto x = b.input("x", {1, 4, 5, 5});
+  b.output(b.mul_const(x, {0.5f, 1.f, -1.5f, 2.f}, {1, 4, 1, 1}));
+  onnx::ModelProto m;
+  if (!m.ParseFromString(b.serialize())) throw std::runtime_error("builder model does not parse");
+  auto* gp = m.mutable_graph();
+  const std::string k = gp->node(0).input(1);
+  auto* inits = gp->mutable_initializer();
+  const auto it = std::find_if(inits->begin(), inits->end(), [&](const onnx::TensorProto& t) { return t.name() == k; });
+  if (it == inits->end()) throw std::runtime_error("no initializer " + k);
+  onnx::NodeProto c;
+  c.set_op_type("Constant");
+  c.set_name("k_const");
+  c.add_output(k);
+  auto* a = c.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = *it;
+  inits->erase(it);
+  *gp->add_node() = gp->node(0);
+  *gp->mutable_node(0) = c;
+  std::string out;
+  m.SerializeToString(&out);
+  return out;
+}
+
+// One tiny graph per operator, where it survives import and, for chip
+// operators, canonicalization (Relu and Clip standalone, not fused).
+const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
+  using F = std::function<std::string(OnnxBuilder&, const std::string&)>;
+  auto image = [](F f) {
+    return [f] {
+      OnnxBuilder b("tiny");
+      b.output(f(b, b.input("x", {1, 4, 6, 6})));
+      return b.serialize();
+    };
+  };
+  auto vector = [](F f) {
+    return [f] {
+      OnnxBuilder b("tiny");
+      b.output(f(b, b.input("x", {2, 16})));
+      return b.serialize();
+    };
+  };
+  static const std::map<OpKind, std::function<std::string()>> graphs = {
+      {OpKind::Conv, image([](OnnxBuilder& b, const std::string& x) { return b.conv(x, 4, 8, 3, 1, 1); })},
+      {OpKind::Gemm, vector([](OnnxBuilder& b, const std::string& x) { return b.gemm(x, 16, 8); })},
+      {OpKind::MatMul, vector([](OnnxBuilder& b, const std::string& x) { return b.matmul(x, 16, 8); })},
+      {OpKind::Relu, image([](OnnxBuilder& b, const std::string& x) { return b.relu(x); })},
+      {OpKind::Clip, image([](OnnxBuilder& b, const std::string& x) { return b.clip(x, -0.5f, 1.f); })},
+      {OpKind::LeakyRelu, image([](OnnxBuilder& b, const std::string& x) { return b.leaky_relu(x, 0.1f); })},
+      {OpKind::Add,
+       [] {
+         OnnxBuilder b("tiny");
+         b.output(b.add(b.input("a", {1, 4, 6, 6}), b.input("b", {1, 4, 6, 6})));
+         return b.serialize();
+       }},
+      {OpKind::Mul, image([](OnnxBuilder& b, const std::string& x) {
+         return b.mul_const(x, {0.5f, 1.f, -1.5f, 2.f}, {1, 4, 1, 1});
+       })},
+      {OpKind::MaxPool, image([](OnnxBuilder& b, const std::string& x) { return b.maxpool(x, 3, 2, 1); })},
+      {OpKind::AveragePool, image([](OnnxBuilder& b, const std::string& x) { return b.avgpool(x, 2, 2); })},
+      {OpKind::GlobalAveragePool, image([](OnnxBuilder& b, const std::string& x) { return b.global_avgpool(x); })},
+      {OpKind::Flatten,
+       image([](OnnxBuilder& b, const std::string& x) { return b.flatten(b.global_avgpool(x)); })},
+      {OpKind::Reshape,
+       image([](OnnxBuilder& b, const std::string& x) { return b.reshape(b.global_avgpool(x), {1, 4}); })},
+      {OpKind::BatchNormalization, image([](OnnxBuilder& b, const std::string& x) { return b.batchnorm(x, 4); })},
+      {OpKind::Concat,
+       [] {
+         OnnxBuilder b("tiny");
+         b.output(b.concat({b.input("a", {1, 4, 6, 6}), b.input("b", {1, 2, 6, 6})}));
+         return b.serialize();
+       }},
+      {OpKind::Identity, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.identity(x)); })},
+      {OpKind::Softmax,
+       [] {
+         // Over one vector of class scores: the host applies it.
+         OnnxBuilder b("tiny");
+         b.output(b.softmax(b.gemm(b.input("x", {1, 16}), 16, 8)));
+         return b.serialize();
+       }},
+      {OpKind::Constant, constant_node_model},
+  };
+  return graphs;
+}
+
+TEST(OperatorTable, NamesRoundTripAndAreUnique) {
+  std::set<std::string> names;
+  for (const OpDef& d : kOpTable) {
+    EXPECT_TRUE(names.insert(d.onnx).second) << "duplicate op type " << d.onnx;
+    EXPECT_EQ(op_name(d.kind), d.onnx);
+    const auto k = op_from_onnx(d.onnx);
+    ASSERT_TRUE(k.has_value()) << d.onnx;
+    EXPECT_EQ(*k, d.kind) << d.onnx;
+    EXPECT_EQ(&op_def(d.kind), &d);
+    std::ostringstream os;
+    os << d.kind;
+    EXPECT_EQ(os.str(), d.onnx);
+  }
+  EXPECT_FALSE(op_from_onnx("Sigmoid").has_value());
+  EXPECT_FALSE(op_from_onnx("conv").has_value());
+  EXPECT_FALSE(op_from_onnx("").has_value());
+  // The importer's supported list is the table, in its order.
+  ASSERT_EQ(supported_ops().size(), kOpCount);
+  for (std::size_t i = 0; i < kOpCount; ++i) EXPECT_EQ(supported_ops()[i], kOpTable[i].onnx);
+  EXPECT_EQ(supported_ops().front(), "Conv");
+  EXPECT_EQ(supported_ops().back(), "Constant");
+}
+
+TEST(OperatorTable, PropertiesAgreeWithRoles) {
+  int crossbar = 0;
+  for (const OpDef& d : kOpTable) {
+    // Only operators that stay on the chip have back-end properties.
+    for (unsigned f : {op_crossbar, op_window, op_activation, op_takes_activation})
+      if (d.has(f)) {
+        EXPECT_TRUE(d.on_chip()) << d.onnx << " has a chip property but role " << int(d.role);
+      }
+    EXPECT_FALSE(d.has(op_activation) && d.has(op_takes_activation)) << d.onnx;
+    EXPECT_EQ(d.flags & ~(op_crossbar | op_window | op_activation | op_takes_activation | op_since_opset1), 0u)
+        << d.onnx << " has an unknown flag";
+    crossbar += d.has(op_crossbar);
+  }
+  // canonicalize rewrites to_conv operators into the one crossbar operator.
+  EXPECT_EQ(crossbar, 1);
+  EXPECT_TRUE(op_has(OpKind::Conv, op_crossbar));
+  EXPECT_EQ(op_def(OpKind::Conv).role, OpRole::chip);
+}
+
+TEST(OperatorTable, EveryKindHasATinyGraph) {
+  for (const OpDef& d : kOpTable)
+    EXPECT_TRUE(tiny_graphs().count(d.kind)) << "operators.def row " << d.onnx << " has no tiny graph in this test";
+}
+
+class OperatorThroughPasses : public ::testing::TestWithParam<OpKind> {};
+
+TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
+  const OpKind k = GetParam();
+  const OpDef& d = op_def(k);
+  const auto it = tiny_graphs().find(k);
+  ASSERT_NE(it, tiny_graphs().end());
+  Graph g = import_onnx_bytes(it->second(), "tiny");
+  if (d.role == OpRole::constant) {
+    EXPECT_EQ(count_kind(g, k), 0) << "a constant operator becomes a value, not a node";
+    EXPECT_TRUE(std::any_of(g.values.begin(), g.values.end(), [](const Value& v) { return v.is_const && !v.data.empty(); }));
+  } else {
+    EXPECT_EQ(count_kind(g, k), 1);
+  }
+  canonicalize(g);
+  EXPECT_EQ(count_kind(g, k), d.on_chip() ? 1 : 0);
+  if (d.role == OpRole::to_conv) {
+    EXPECT_EQ(count_kind(g, OpKind::Conv), 1);
+  }
+  if (d.role == OpRole::host) {
+    EXPECT_TRUE(std::find(g.host_softmax.begin(), g.host_softmax.end(), true) != g.host_softmax.end());
+  }
+  for (const Node& n : g.nodes) EXPECT_TRUE(op_def(n.op).on_chip()) << n.name << " (" << n.op << ") left";
+
+  const auto calib = default_calibration(g);
+  quantize(g, calib);
+  const Target t = load_target("sidra-y1");
+  map_crossbars(g, t);
+  plan_memory(g, t);
+  for (const Node& n : g.nodes) {
+    EXPECT_EQ(n.tiles.empty(), !op_has(n.op, op_crossbar)) << n.name;
+    EXPECT_FALSE(n.cores.empty()) << n.name;
+  }
+  const fs::path dir = fs::temp_directory_path() / ("vp_cc_op_" + op_name(k) + "_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  EmitOptions eo;
+  eo.asm_path = (dir / "tiny.asm").string();
+  const EmitResult res = emit_program(g, t, eo);
+  EXPECT_GT(res.instructions, 0);
+  const bool weights = std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return op_has(n.op, op_crossbar); });
+  EXPECT_EQ(res.image_bytes > 0, weights);
+  fs::remove_all(dir);
+
+  const std::string ir = ir_json(g, "5-planned");
+  for (const Node& n : g.nodes) EXPECT_NE(ir.find("\"op\": \"" + op_name(n.op) + "\""), std::string::npos) << ir;
+  EXPECT_NE(layer_report(g, t).find(op_name(g.nodes.at(0).op)), std::string::npos);
+
+  // The golden model and the FP32 interpreter agree within a few output
+  // steps: half a step of rounding for the operators without weights, the
+  // weight rounding summed over a 36-tap patch for Conv (at most 1.5 steps
+  // measured on these graphs).
+  std::vector<QTensor> q;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) q.push_back(quantize_input(g, static_cast<int>(i), calib[0][i]));
+  const auto ref = run_fp32(g, calib[0]);
+  const auto got = run_golden(g, q);
+  ASSERT_EQ(got.size(), g.outputs.size());
+  for (std::size_t o = 0; o < g.outputs.size(); ++o) {
+    const FTensor y = dequantize(g, g.outputs[o], got[o]);
+    ASSERT_EQ(y.data.size(), ref[o].data.size());
+    const double step = g.val(g.outputs[o]).scale;
+    double worst = 0;
+    for (std::size_t i = 0; i < y.data.size(); ++i) worst = std::max(worst, std::fabs(double(y.data[i]) - ref[o].data[i]));
+    EXPECT_LE(worst / step, 3.0) << "output " << o;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, OperatorThroughPasses, ::testing::ValuesIn(all_kinds()),
+                         [](const ::testing::TestParamInfo<OpKind>& p) { return op_name(p.param); });
+
+}  // namespace
+}  // namespace vp::cc
