@@ -8,9 +8,20 @@ endif()
 add_library(vp_hw_core STATIC
   src/cu/scoreboard.cpp
   src/cu/execution_core.cpp
-  src/cu/vector_unit.cpp)
-target_include_directories(vp_hw_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
-target_link_libraries(vp_hw_core PUBLIC vp_isa)
+  src/cu/executors/timing_column.cpp
+  src/cu/executors/dispatch.cpp
+  src/cu/executors/scalar_alu.cpp
+  src/cu/executors/load_store.cpp
+  src/cu/executors/branch_unit.cpp
+  src/cu/executors/dma_unit.cpp
+  src/cu/executors/crossbar_unit.cpp
+  src/cu/executors/vector_unit.cpp
+  src/cu/executors/noc_port.cpp
+  src/cu/executors/sync_unit.cpp
+  src/cu/executors/control.cpp)
+target_include_directories(vp_hw_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
+                                      PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/cu)
+target_link_libraries(vp_hw_core PUBLIC vp_isa PRIVATE vp_isa_operands)
 vp_target_defaults(vp_hw_core)
 
 add_library(vp_hw STATIC

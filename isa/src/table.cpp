@@ -14,6 +14,7 @@ namespace {
 
 struct RawInst {
   Opcode op;
+  const char* name;
   const char* mnemonic;
   Unit unit;
   const char* fields;
@@ -30,7 +31,7 @@ struct RawEnum {
 
 constexpr RawInst kRaw[] = {
 #define VP_INST(NAME, CODE, MNEM, UNIT, FIELDS, TIMING, SEM) \
-  {Opcode::NAME, MNEM, Unit::UNIT, FIELDS, TIMING, SEM},
+  {Opcode::NAME, #NAME, MNEM, Unit::UNIT, FIELDS, TIMING, SEM},
 #include "vp/isa/instructions.def"
 };
 
@@ -82,7 +83,7 @@ struct Tables {
   }
 
   InstrInfo parse(const RawInst& r) {
-    InstrInfo info{r.op, r.mnemonic, r.unit, {}, r.timing, r.semantics, 0};
+    InstrInfo info{r.op, r.mnemonic, r.unit, {}, r.timing, r.semantics, 0, r.name};
     std::string_view spec = r.fields;
     int next_bit = kOpcodeShift;  // fields fill downwards from bit 55
     while (!spec.empty()) {
@@ -150,19 +151,6 @@ const Tables& tables() {
 }
 
 }  // namespace
-
-std::string_view unit_name(Unit u) {
-  switch (u) {
-    case Unit::Scalar: return "scalar";
-    case Unit::Crossbar: return "xbar";
-    case Unit::Vector: return "vector";
-    case Unit::Dma: return "dma";
-    case Unit::Noc: return "noc";
-    case Unit::Sync: return "sync";
-    case Unit::Control: return "ctrl";
-  }
-  return "?";
-}
 
 std::string_view field_kind_name(FieldKind k) {
   switch (k) {

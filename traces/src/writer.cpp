@@ -8,10 +8,27 @@
 #include <stdexcept>
 #include <unistd.h>
 
+#include "vp/isa/isa.h"
+
 namespace vp::trace {
 namespace {
 
-constexpr std::string_view kUnitNames[] = {"scalar", "xbar", "vector", "dma", "noc", "sync", "ctrl", "cp"};
+// The units are the ISA's (units.def), in its order, then the control
+// processor, which the trace shows as one unit of its own.
+constexpr std::string_view kUnitNames[] = {
+#define VP_UNIT(NAME, TRACE_NAME, WAIT_BIT) TRACE_NAME,
+#include "vp/isa/units.def"
+    "cp"};
+static_assert(static_cast<int>(Unit::Cp) == isa::kUnitCount && std::size(kUnitNames) == isa::kUnitCount + 1,
+              "trace::Unit lists the units of vp/isa/units.def, then Cp");
+static_assert(static_cast<int>(Unit::Scalar) == static_cast<int>(isa::Unit::Scalar) &&
+                  static_cast<int>(Unit::Xbar) == static_cast<int>(isa::Unit::Crossbar) &&
+                  static_cast<int>(Unit::Vector) == static_cast<int>(isa::Unit::Vector) &&
+                  static_cast<int>(Unit::Dma) == static_cast<int>(isa::Unit::Dma) &&
+                  static_cast<int>(Unit::Noc) == static_cast<int>(isa::Unit::Noc) &&
+                  static_cast<int>(Unit::Sync) == static_cast<int>(isa::Unit::Sync) &&
+                  static_cast<int>(Unit::Ctrl) == static_cast<int>(isa::Unit::Control),
+              "each trace::Unit has the number of the isa::Unit it shows");
 
 bool is_bare_word(std::string_view s) {
   if (s.empty()) return false;

@@ -4,7 +4,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstddef>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,9 +16,32 @@ namespace vp::isa {
 
 // The unit of a compute unit (or the control processor) that executes an
 // instruction; the CU's scoreboard tracks one busy-until time per unit.
-enum class Unit : uint8_t { Scalar, Crossbar, Vector, Dma, Noc, Sync, Control };
-inline constexpr int kUnitCount = 7;
-std::string_view unit_name(Unit u);
+enum class Unit : uint8_t {
+#define VP_UNIT(NAME, TRACE_NAME, WAIT_BIT) NAME,
+#include "vp/isa/units.def"
+};
+inline constexpr int kUnitCount = 0
+#define VP_UNIT(NAME, TRACE_NAME, WAIT_BIT) +1
+#include "vp/isa/units.def"
+    ;
+// The unit's name in traces and listings ("xbar", "dma", ...).
+constexpr std::string_view unit_name(Unit u) {
+  constexpr std::string_view kNames[] = {
+#define VP_UNIT(NAME, TRACE_NAME, WAIT_BIT) TRACE_NAME,
+#include "vp/isa/units.def"
+  };
+  const auto k = static_cast<size_t>(u);
+  return k < std::size(kNames) ? kNames[k] : std::string_view("?");
+}
+// The unit's bit in the `wait` instruction's mask; 0 when it has none.
+constexpr uint32_t wait_bit(Unit u) {
+  constexpr uint32_t kBits[] = {
+#define VP_UNIT(NAME, TRACE_NAME, WAIT_BIT) WAIT_BIT,
+#include "vp/isa/units.def"
+  };
+  const auto k = static_cast<size_t>(u);
+  return k < std::size(kBits) ? kBits[k] : 0;
+}
 
 enum class Opcode : uint8_t {
 #define VP_INST(NAME, CODE, MNEM, UNIT, FIELDS, TIMING, SEM) NAME = CODE,
@@ -77,6 +102,7 @@ struct InstrInfo {
   std::string timing_param;  // name of the parameter that prices it
   std::string semantics;     // one line, as in docs/isa.md
   uint64_t reserved_mask;    // bits that must be zero
+  std::string name;          // its Opcode enumerator ("DMA_GL")
 };
 
 // Every instruction in opcode order; built once from instructions.def.
@@ -110,5 +136,10 @@ std::string disassemble(const Instruction& inst, const LabelLookup& label_for = 
 
 // Markdown reference of the whole set (docs/isa.md is this text).
 std::string reference_markdown();
+
+// C++ header of named operand accessors, one struct per instruction and one
+// enum per set of named choices (`vp-isa --operands-header`; the simulator's
+// executors are compiled against it).
+std::string operands_header();
 
 }  // namespace vp::isa

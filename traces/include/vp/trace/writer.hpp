@@ -19,7 +19,9 @@
 
 namespace vp::trace {
 
-// The executing unit, as named in the 'unit' field.
+// The executing unit, as named in the 'unit' field: the ISA's units
+// (vp/isa/units.def) in their order, then the control processor; writer.cpp
+// checks the correspondence at compile time.
 enum class Unit : std::uint8_t { Scalar, Xbar, Vector, Dma, Noc, Sync, Ctrl, Cp };
 std::string_view unit_name(Unit unit);
 bool parse_unit(std::string_view name, Unit& out);

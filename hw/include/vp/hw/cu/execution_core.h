@@ -49,6 +49,8 @@ struct CoreStats {
   uint64_t first_cycle = 0, last_cycle = 0;
 };
 
+class Issue;
+
 class ExecutionCore {
  public:
   ExecutionCore(const CoreIdentity& id, const CoreTiming& timing, uint64_t spad_bytes, uint64_t imem_words);
@@ -81,12 +83,15 @@ class ExecutionCore {
   uint64_t program_size() const { return program_.size(); }
 
  private:
+  friend class Issue;  // the per-unit executors' view of the core
+
   void fault(const std::string& what);
   bool check_range(uint64_t addr, uint64_t len, const char* what);
-  void exec_vector(const isa::Instruction& in, uint64_t& latency, MemRange* rd, int& nrd, MemRange* wr, int& nwr);
 
   CoreIdentity id_;
   CoreTiming timing_;
+  // Each opcode's cycles, resolved once from the table's timing column.
+  std::array<uint32_t, 256> latency_{};
   Scratchpad spad_;
   uint64_t imem_words_;
   std::vector<isa::Instruction> program_;

@@ -1,0 +1,117 @@
+// The crossbar unit: matrix-vector products on the CU's programmed
+// crossbars, and row programming and read-back of any crossbar on the chip
+// (the control processor's deployment path). The environment runs the
+// analog models and prices them.
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "executors/issue.h"
+
+namespace vp::hw {
+
+void exec_MVM(Issue& is, const isa::ops::MVM& o) {
+  const CoreIdentity& id = is.id();
+  if (id.is_control()) return is.fault("mvm runs on a compute unit, not the control processor");
+  const uint32_t xb = o.xb, mask = o.mask, ib = o.ib, ob = o.ob;
+  const bool concat = o.mode == isa::Mvmmode::concat, acc = o.acc == 1;
+  if (ib < 1 || ib > 16) return is.fault("mvm input bits must be 1..16, got " + std::to_string(ib));
+  if (ob < 1 || ob > 32) return is.fault("mvm output bits must be 1..32, got " + std::to_string(ob));
+  if (mask == 0) return is.fault("mvm crossbar mask is empty");
+  const uint32_t nx = static_cast<uint32_t>(__builtin_popcount(mask));
+  const uint32_t top = xb + 31 - static_cast<uint32_t>(__builtin_clz(mask));
+  if (top >= id.xbars)
+    return is.fault("mvm uses crossbar " + std::to_string(top) + " but the CU has " + std::to_string(id.xbars));
+  const uint64_t esize = ib <= 8 ? 1 : 2;
+  const uint64_t in_addr = is.reg(o.rs1), out_addr = is.reg(o.rd);
+  const uint64_t in_bytes = (concat ? 1 : nx) * id.rows * esize;
+  const uint64_t out_elems = (concat ? nx : 1) * id.lcols;
+  if (!is.reads(in_addr, in_bytes, "mvm reads") || !is.writes(out_addr, out_elems * 4, "mvm writes")) return;
+  // With acc the old results are read too (in range: just checked as written).
+  if (acc && !is.reads(out_addr, out_elems * 4, "mvm writes")) return;
+
+  Scratchpad& spad = is.spad();
+  std::vector<int32_t>& x = is.mvm_in();
+  std::vector<int64_t>& sum = is.mvm_acc();
+  std::vector<int64_t>& part = is.mvm_part();
+  sum.assign(out_elems, 0);
+  x.resize(id.rows);
+  uint64_t xbar_latency = 0;
+  uint32_t k = 0;
+  for (uint32_t bit = 0; bit < 16; ++bit) {
+    if (!(mask >> bit & 1)) continue;
+    const uint8_t* src = spad.at(in_addr + (concat ? 0 : k * id.rows * esize));
+    for (uint32_t r = 0; r < id.rows; ++r) {
+      if (esize == 1) {
+        x[r] = static_cast<int8_t>(src[r]);
+      } else {
+        int16_t v;
+        std::memcpy(&v, src + 2 * r, 2);
+        x[r] = v;
+      }
+    }
+    CoreFault f;
+    // A crossbar writes its lcols results; in `sum` mode every crossbar
+    // after the first writes to a scratch row that is then added.
+    const bool add = !concat && k > 0;
+    if (add) part.assign(id.lcols, 0);
+    MvmRequest req{xb + bit, x.data(), ib, add ? part.data() : sum.data() + (concat ? k * id.lcols : 0)};
+    // Crossbars of a group fire in parallel: the group takes as long as one.
+    xbar_latency = std::max(xbar_latency, is.env().mvm(req, f));
+    if (!is.ok(f)) return;
+    if (add)
+      for (uint32_t i = 0; i < id.lcols; ++i) sum[i] += part[i];
+    ++k;
+  }
+  const int64_t hi = ob == 32 ? std::numeric_limits<int32_t>::max() : (int64_t{1} << (ob - 1)) - 1;
+  const int64_t lo = -hi - 1;
+  for (uint64_t i = 0; i < out_elems; ++i) {
+    int64_t v = sum[i];
+    if (acc) v += spad.load32(out_addr + 4 * i);
+    spad.store32(out_addr + 4 * i, static_cast<int32_t>(std::clamp(v, lo, hi)));
+  }
+  // Summing the partial results of a row-split group costs one pass of
+  // the vector lanes per extra crossbar.
+  const uint32_t lanes = is.timing().vector_lanes;
+  const uint64_t merge = (!concat && nx > 1) ? (nx - 1) * ((id.lcols + lanes - 1) / lanes) : 0;
+  is.set_latency(xbar_latency + merge);
+  CoreStats& st = is.stats();
+  st.mvm_instructions++;
+  st.xbar_activations += nx;
+  st.mvm_macs += uint64_t{nx} * id.rows * id.lcols;
+}
+
+void exec_XPROG(Issue& is, const isa::ops::XPROG& o) {
+  const uint64_t addr = is.reg(o.rs1);
+  if (!is.reads(addr, is.id().cols, "xprog reads")) return;
+  is.wait_for_memory();
+  CoreFault f;
+  const uint64_t cycles = is.env().program_row(is.reg(o.rx), is.reg(o.rr), is.spad().at(addr), is.start(), f);
+  if (!is.ok(f)) return;
+  is.set_latency(cycles);
+  is.stats().rows_programmed++;
+}
+
+void exec_XREAD(Issue& is, const isa::ops::XREAD& o) {
+  const uint64_t addr = is.reg(o.rd);
+  if (!is.writes(addr, is.id().cols, "xread writes")) return;
+  is.wait_for_memory();
+  CoreFault f;
+  const uint64_t cycles = is.env().read_row(is.reg(o.rx), is.reg(o.rr), is.spad().at(addr), is.start(), f);
+  if (!is.ok(f)) return;
+  is.set_latency(cycles);
+  is.stats().rows_read++;
+}
+
+void exec_XSTAT(Issue& is, const isa::ops::XSTAT& o) {
+  const ProgramStatus st = is.env().last_program_status();
+  uint64_t v = 0;
+  switch (o.sel) {
+    case isa::Xstat::pulses: v = st.pulses; break;
+    case isa::Xstat::failed: v = st.failed; break;
+    case isa::Xstat::rounds: v = st.rounds; break;
+  }
+  is.write(o.rd, static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)));
+}
+
+}  // namespace vp::hw
