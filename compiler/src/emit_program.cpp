@@ -19,6 +19,7 @@
 #include "int_arith.h"
 #include "vp/hw/crossbar/crossbar_config.h"
 #include "vp/hw/crossbar/weight_encoding.h"
+#include "vp/isa/isa.h"
 
 namespace vp::cc {
 namespace emit {
@@ -165,9 +166,14 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   if (active.empty()) throw CompileError("emit: the model has no operators");
   const int count = static_cast<int>(active.size());
 
+  // `wait` on every unit that has a wait bit: nothing of the layer may still
+  // be in flight when the cores meet at the barrier.
+  uint32_t all_units = 0;
+  for (int u = 0; u < isa::kUnitCount; ++u) all_units |= isa::wait_bit(static_cast<isa::Unit>(u));
+  const std::string wait_all = "wait " + std::to_string(all_units);
   auto end_layer = [&] {
     for (int c : active) {
-      e.ins(c, "wait 15");
+      e.ins(c, wait_all);
       e.ins(c, "bar " + std::to_string(e.layer % 256) + ", " + std::to_string(count));
     }
   };
