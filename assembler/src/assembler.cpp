@@ -27,6 +27,7 @@
 #include <unordered_set>
 
 #include "vp/as/assembler.h"
+#include "vp/common/suggest.h"
 #include "vp/isa/isa.h"
 
 namespace vp::as {
@@ -77,30 +78,10 @@ bool iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string closest(std::string_view word, const std::vector<std::string_view>& candidates) {
-  size_t best = SIZE_MAX;
-  std::string_view pick;
-  for (auto c : candidates) {
-    const size_t d = edit_distance(word, c);
-    if (d < best) {
-      best = d;
-      pick = c;
-    }
-  }
-  if (pick.empty() || best > std::max<size_t>(2, word.size() / 2)) return {};
-  return std::string(pick);
+  vp::common::Nearest nearest(word, std::max<size_t>(2, word.size() / 2), vp::common::Case::kInsensitive);
+  for (auto c : candidates) nearest.offer(c);
+  return nearest.best();
 }
 
 std::string quote(std::string_view s) {
