@@ -20,7 +20,7 @@ add_library(vp_sweep STATIC
 target_include_directories(vp_sweep PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(vp_sweep
   PUBLIC vp_config nlohmann_json::nlohmann_json
-  PRIVATE vp_isa vp_traces yaml-cpp fmt::fmt)
+  PRIVATE vp_common vp_isa vp_traces yaml-cpp fmt::fmt)
 vp_target_defaults(vp_sweep)
 
 add_executable(vp-sweep tools/vp_sweep_main.cpp)

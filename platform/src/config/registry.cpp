@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "param_table.h"
+#include "vp/common/suggest.h"
 #include "vp/config/config_error.h"
 
 namespace vp::config {
@@ -80,21 +81,6 @@ const Index& index() {
   return idx;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string_view last_component(std::string_view name) {
   const auto dot = name.rfind('.');
   return dot == std::string_view::npos ? name : name.substr(dot + 1);
@@ -127,16 +113,9 @@ std::string suggest_param(std::string_view unknown) {
   }
   if (!same_leaf.empty() && same_leaf.size() <= 3) return fmt::format("{}", fmt::join(same_leaf, " or "));
 
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, unknown.size() / 4) + 1;
-  for (const auto& d : registry()) {
-    const std::size_t dist = edit_distance(unknown, d.name);
-    if (dist < best_distance) {
-      best_distance = dist;
-      best = d.name;
-    }
-  }
-  return best;
+  common::Nearest nearest(unknown, std::max<std::size_t>(2, unknown.size() / 4));
+  for (const auto& d : registry()) nearest.offer(d.name);
+  return nearest.best();
 }
 
 std::size_t param_index(std::string_view name, const std::string& where) {

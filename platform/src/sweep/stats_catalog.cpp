@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "vp/common/suggest.h"
 #include "vp/isa/isa.h"
 
 namespace vp::sweep {
@@ -65,21 +66,6 @@ std::vector<StatPath> build() {
   return out;
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 }  // namespace
 
 const std::vector<StatPath>& stat_catalog() {
@@ -94,22 +80,17 @@ const StatPath* find_stat(const std::string& path) {
 }
 
 std::string suggest_stat(const std::string& path) {
-  std::string best;
-  std::size_t best_distance = std::max<std::size_t>(2, path.size() / 4) + 1;
-  auto consider = [&](const std::string& candidate) {
-    const std::size_t d = edit_distance(path, candidate);
-    if (d < best_distance) best_distance = d, best = candidate;
-  };
-  for (const auto& s : stat_catalog()) consider(s.path);
-  for (const auto& d : derived_metric_names()) consider(d);
+  common::Nearest nearest(path, std::max<std::size_t>(2, path.size() / 4));
+  for (const auto& s : stat_catalog()) nearest.offer(s.path);
+  for (const auto& d : derived_metric_names()) nearest.offer(d);
   // A leaf name alone ("cycles") finds its full path.
-  if (best.empty()) {
+  if (nearest.best().empty()) {
     for (const auto& s : stat_catalog()) {
       const std::size_t dot = s.path.rfind('.');
       if (s.path.compare(dot == std::string::npos ? 0 : dot + 1, std::string::npos, path) == 0) return s.path;
     }
   }
-  return best;
+  return nearest.best();
 }
 
 const std::vector<std::string>& derived_metric_names() {

@@ -1,0 +1,296 @@
+#include "expression.h"
+
+#include <cstdint>
+
+#include "lexer.h"
+
+namespace vp::as::detail {
+namespace {
+
+void skip_ws(const char*& p, const char* e) {
+  while (p < e && is_space(*p)) ++p;
+}
+
+// The binding strength of the operator at p (and its length), -1 when p is
+// not at a binary operator.
+int precedence(const char* p, const char* e, int* len) {
+  *len = 1;
+  switch (*p) {
+    case '|': return 1;
+    case '^': return 2;
+    case '&': return 3;
+    case '<':
+    case '>':
+      if (p + 1 < e && p[1] == p[0]) {
+        *len = 2;
+        return 4;
+      }
+      return -1;
+    case '+':
+    case '-': return 5;
+    case '*':
+    case '/':
+    case '%': return 6;
+    default: return -1;
+  }
+}
+
+}  // namespace
+
+Ev Evaluator::eval(const Line& line, const char* p, const char* e, int scope, int64_t* out, bool immediate) {
+  State s{p, e, line, scope, final_pass_, immediate};
+  const Ev r = eval_in(s, out);
+  if (r == Ev::Unresolved && immediate && !final_pass_) {
+    diag_.error(line, p,
+                "expression " + quote(trim(std::string_view(p, e - p))) +
+                    " depends on names defined later; this directive needs its value here");
+    return Ev::Error;
+  }
+  return r;
+}
+
+void Evaluator::define_equ(const Line& line, std::string_view name, const char* at, const char* b, const char* e,
+                           int scope) {
+  if (symbols_.is_label(name)) {
+    diag_.error(line, at, quote(name) + " is already defined as a label");
+    return;
+  }
+  if (symbols_.is_equ(name)) {
+    diag_.error(line, at, ".equ " + quote(name) + " is already defined");
+    return;
+  }
+  Equ q;
+  q.expr_b = b;
+  q.expr_e = e;
+  q.line = line;
+  q.scope = scope;
+  int64_t v = 0;
+  const Ev r = eval(line, b, e, scope, &v);
+  if (r == Ev::Error) q.bad = true;
+  if (r == Ev::Ok) {
+    q.value = v;
+    q.resolved = true;
+  }
+  symbols_.add_equ(name, q);
+}
+
+void Evaluator::expr_error(State& s, const char* at, std::string msg) {
+  if (s.failed) return;
+  s.failed = true;
+  diag_.error(s.line, at, std::move(msg));
+}
+
+Ev Evaluator::eval_in(State& s, int64_t* out) {
+  const char* start = s.p;
+  skip_ws(s.p, s.e);
+  if (s.p == s.e) {
+    expr_error(s, s.p, "expected an expression");
+    return Ev::Error;
+  }
+  const int64_t v = binary(s, 0);
+  skip_ws(s.p, s.e);
+  if (!s.failed && s.p < s.e)
+    expr_error(s, s.p, "unexpected " + quote(std::string_view(s.p, s.e - s.p)) + " in expression " +
+                           quote(trim(std::string_view(start, s.e - start))));
+  if (s.failed) return Ev::Error;
+  if (s.unresolved) return Ev::Unresolved;
+  *out = v;
+  return Ev::Ok;
+}
+
+int64_t Evaluator::binary(State& s, int min_prec) {
+  int64_t lhs = unary(s);
+  while (!s.failed) {
+    skip_ws(s.p, s.e);
+    if (s.p >= s.e) break;
+    int len;
+    const int prec = precedence(s.p, s.e, &len);
+    if (prec < 0 || prec < min_prec) break;
+    const char* op = s.p;
+    s.p += len;
+    const int64_t rhs = binary(s, prec + 1);
+    if (s.failed) return 0;
+    const auto ul = static_cast<uint64_t>(lhs), ur = static_cast<uint64_t>(rhs);
+    switch (*op) {
+      case '|': lhs = static_cast<int64_t>(ul | ur); break;
+      case '^': lhs = static_cast<int64_t>(ul ^ ur); break;
+      case '&': lhs = static_cast<int64_t>(ul & ur); break;
+      case '+': lhs = static_cast<int64_t>(ul + ur); break;
+      case '-': lhs = static_cast<int64_t>(ul - ur); break;
+      case '*': lhs = static_cast<int64_t>(ul * ur); break;
+      case '/':
+      case '%':
+        if (s.unresolved) break;
+        if (rhs == 0) {
+          expr_error(s, op, "division by zero");
+          return 0;
+        }
+        if (rhs == -1) lhs = *op == '/' ? static_cast<int64_t>(0 - ul) : 0;
+        else lhs = *op == '/' ? lhs / rhs : lhs % rhs;
+        break;
+      case '<':
+      case '>':
+        if (s.unresolved) break;
+        if (rhs < 0 || rhs > 63) {
+          expr_error(s, op, "shift count " + std::to_string(rhs) + " outside 0..63");
+          return 0;
+        }
+        lhs = *op == '<' ? static_cast<int64_t>(ul << rhs) : (lhs >> rhs);
+        break;
+      default: break;
+    }
+  }
+  return lhs;
+}
+
+int64_t Evaluator::unary(State& s) {
+  skip_ws(s.p, s.e);
+  if (s.p >= s.e) {
+    expr_error(s, s.p, "expected a number, name or '(' at the end of the expression");
+    return 0;
+  }
+  const char c = *s.p;
+  if (c == '-') {
+    ++s.p;
+    return static_cast<int64_t>(0 - static_cast<uint64_t>(unary(s)));
+  }
+  if (c == '+') {
+    ++s.p;
+    return unary(s);
+  }
+  if (c == '~') {
+    ++s.p;
+    return static_cast<int64_t>(~static_cast<uint64_t>(unary(s)));
+  }
+  return primary(s);
+}
+
+int64_t Evaluator::primary(State& s) {
+  const char c = *s.p;
+  if (c == '(') {
+    const char* open = s.p;
+    ++s.p;
+    const int64_t v = binary(s, 0);
+    skip_ws(s.p, s.e);
+    if (s.failed) return 0;
+    if (s.p >= s.e || *s.p != ')') {
+      expr_error(s, open, "missing ')' for this '('");
+      return 0;
+    }
+    ++s.p;
+    return v;
+  }
+  if (is_digit(c)) return number(s);
+  if (c == '\'') {
+    const char* at = s.p;
+    ++s.p;
+    int v = 0;
+    if (s.p >= s.e || !unescape(s.p, s.e, &v) || s.p >= s.e || *s.p != '\'') {
+      expr_error(s, at, "malformed character literal");
+      return 0;
+    }
+    ++s.p;
+    return v;
+  }
+  if (is_ident_start(c)) {
+    const char* b = s.p;
+    while (s.p < s.e && is_ident_char(*s.p)) ++s.p;
+    return lookup(s, std::string_view(b, s.p - b), b);
+  }
+  expr_error(s, s.p, "expected a number, name or '(', got " + quote(std::string_view(s.p, s.e - s.p)));
+  return 0;
+}
+
+int64_t Evaluator::number(State& s) {
+  const char* b = s.p;
+  uint64_t v = 0;
+  int base = 10;
+  if (*s.p == '0' && s.p + 1 < s.e && (lower(s.p[1]) == 'x' || lower(s.p[1]) == 'b')) {
+    base = lower(s.p[1]) == 'x' ? 16 : 2;
+    s.p += 2;
+  }
+  const char* digits = s.p;
+  bool overflow = false;
+  while (s.p < s.e) {
+    const char ch = lower(*s.p);
+    int d;
+    if (is_digit(ch)) d = ch - '0';
+    else if (ch >= 'a' && ch <= 'f' && base == 16) d = ch - 'a' + 10;
+    else if (ch == '_') {
+      ++s.p;
+      continue;
+    } else break;
+    if (d >= base) break;
+    if (v > (UINT64_MAX - static_cast<uint64_t>(d)) / static_cast<uint64_t>(base)) overflow = true;
+    v = v * static_cast<uint64_t>(base) + static_cast<uint64_t>(d);
+    ++s.p;
+  }
+  if (s.p < s.e && is_ident_char(*s.p)) {
+    while (s.p < s.e && is_ident_char(*s.p)) ++s.p;
+    expr_error(s, b, "malformed number " + quote(std::string_view(b, s.p - b)));
+    return 0;
+  }
+  if (s.p == digits) {
+    expr_error(s, b, "malformed number " + quote(std::string_view(b, s.p - b)));
+    return 0;
+  }
+  if (overflow) {
+    expr_error(s, b, "number " + quote(std::string_view(b, s.p - b)) + " does not fit in 64 bits");
+    return 0;
+  }
+  return static_cast<int64_t>(v);
+}
+
+int64_t Evaluator::lookup(State& s, std::string_view name, const char* at) {
+  if (s.scope >= 0) {
+    const auto& labels = symbols_.labels(s.scope);
+    auto it = labels.find(name);
+    if (it != labels.end()) return it->second;
+  }
+  if (Equ* found = symbols_.find_equ(name)) {
+    Equ& q = *found;
+    if (q.resolved) return q.value;
+    if (q.bad) {
+      s.failed = true;  // already reported where it was defined
+      return 0;
+    }
+    if (q.busy) {
+      expr_error(s, at, ".equ " + quote(name) + " is defined in terms of itself");
+      return 0;
+    }
+    // Evaluate the pending definition where it was written.
+    q.busy = true;
+    State inner{q.expr_b, q.expr_e, q.line, q.scope, s.final_pass, false};
+    int64_t v = 0;
+    const Ev r = eval_in(inner, &v);
+    q.busy = false;
+    if (r == Ev::Ok) {
+      q.resolved = true;
+      q.value = v;
+      return v;
+    }
+    if (r == Ev::Error) {
+      q.bad = true;
+      s.failed = true;  // reported at the definition
+      return 0;
+    }
+    s.unresolved = true;
+    return 0;
+  }
+  if (s.final_pass || s.immediate) {
+    std::string msg = "undefined name " + quote(name);
+    if (s.immediate && !s.final_pass) msg += " (this directive needs names defined before it)";
+    for (size_t c = 0; c < symbols_.scope_count(); ++c)
+      if (static_cast<int>(c) != s.scope && symbols_.labels(static_cast<int>(c)).count(name)) {
+        msg += "; " + quote(name) + " is a label of core " + core_name(symbols_.scope_core(static_cast<int>(c))) +
+               " (labels are per core)";
+        break;
+      }
+    expr_error(s, at, msg);
+    return 0;
+  }
+  s.unresolved = true;
+  return 0;
+}
+
+}  // namespace vp::as::detail
