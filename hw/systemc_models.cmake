@@ -10,7 +10,7 @@ add_library(vp_hw_core STATIC
   src/cu/execution_core.cpp
   src/cu/vector_unit.cpp)
 target_include_directories(vp_hw_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
-target_link_libraries(vp_hw_core PUBLIC vp_isa)
+target_link_libraries(vp_hw_core PUBLIC vp_isa vp_config)
 vp_target_defaults(vp_hw_core)
 
 add_library(vp_hw STATIC

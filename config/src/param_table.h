@@ -1,5 +1,5 @@
-// Private: the raw rows of the parameter table, turned into ParamDefs by
-// registry.cpp. Kept as plain literals so the table reads like a datasheet.
+// Private: the raw rows of the parameter table (vp/config/params.def),
+// turned into ParamDefs by registry.cpp.
 #pragma once
 
 namespace vp::config::detail {

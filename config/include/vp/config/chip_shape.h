@@ -1,5 +1,6 @@
 // The chip's size as the models and the compiler need it, derived once from
-// a ParamSet so nobody recomputes mesh rows or crossbar counts by hand.
+// a ParamSet so nobody recomputes mesh rows or crossbar counts by hand. The
+// compiler's Target (compiler/include/vp/cc/target.h) is filled from it.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,12 @@ struct ChipShape {
   bool differential = false;          // xbar.signed_encoding == differential
   std::int64_t rows_per_dac_step = 0; // dac.rows_per_step capped at xbar.rows
   std::int64_t adcs_per_xbar = 0;     // ceil(cols / adc.columns_per_adc)
+  // Memories the compiler places data in, in bytes or instruction words.
+  std::int64_t spad_bytes = 0;        // cu.spad_kib
+  std::int64_t sram_bytes = 0;        // cluster.sram_kib
+  std::int64_t gmem_bytes = 0;        // gmem.size_mib
+  std::int64_t imem_words = 0;        // cu.imem_kinstr
+  std::int64_t gmem_attach_cluster = 0;
 
   std::int64_t total_cus() const { return clusters * cus_per_cluster; }
   std::int64_t total_crossbars() const { return total_cus() * xbars_per_cu; }

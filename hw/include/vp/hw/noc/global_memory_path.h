@@ -26,7 +26,7 @@
 namespace vp::hw::noc {
 
 struct GlobalMemoryConfig {
-  std::uint32_t attach_cluster = 0;   // gmem.attach [cluster index] router of the controller
+  std::uint32_t attach_cluster = param_default::gmem_attach_cluster;  // gmem.attach_cluster [index]: its router
   BandwidthChannelConfig channel;     // gmem.latency_ns, gmem.bandwidth_gbps (gmem_channel_config)
   bool read_request_packet = true;    // reads send a header-only request over the mesh first
 };
