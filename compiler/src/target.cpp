@@ -2,16 +2,12 @@
 // can never disagree about the chip's shape.
 #include "vp/cc/target.h"
 
-#include <cstdlib>
-
-#include "vp/config/chip_shape.h"
 #include "vp/config/loader.h"
 
 namespace vp::cc {
 
 int Target::hops(int core_a, int core_b) const {
-  const int ca = cluster_of(core_a), cb = cluster_of(core_b);
-  return std::abs(ca % mesh_cols - cb % mesh_cols) + std::abs(ca / mesh_cols - cb / mesh_cols);
+  return static_cast<int>(config::mesh_hops(cluster_of(core_a), cluster_of(core_b), mesh_cols));
 }
 
 Target target_from(const std::string& name, const config::ChipShape& s) {

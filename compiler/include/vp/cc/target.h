@@ -8,11 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "vp/config/chip_shape.h"
 #include "vp/config/param_defaults.h"
-
-namespace vp::config {
-struct ChipShape;
-}
 
 namespace vp::cc {
 
@@ -33,8 +30,10 @@ struct Target {
   int imem_instructions = config::unit::kinstr_to_words(config::param_default::cu_imem_kinstr);
   int gmem_attach_cluster = config::param_default::gmem_attach_cluster;
 
-  int slices() const { return (weight_bits + cell_bits - 1) / cell_bits; }
-  int cols_per_weight() const { return slices() * (differential ? 2 : 1); }
+  int slices() const { return static_cast<int>(config::weight_slices(weight_bits, cell_bits)); }
+  int cols_per_weight() const {
+    return static_cast<int>(config::weight_columns(weight_bits, cell_bits, differential));
+  }
   int lcols() const { return cols / cols_per_weight(); }
   int cores() const { return clusters * cus_per_cluster; }
   std::int64_t crossbars() const { return std::int64_t{cores()} * xbars_per_cu; }

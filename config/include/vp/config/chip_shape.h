@@ -9,6 +9,22 @@
 
 namespace vp::config {
 
+// The arithmetic of the shape, shared with the compiler's Target.
+// Bit slices of one signed weight over adjacent columns.
+constexpr std::int64_t weight_slices(std::int64_t weight_bits, std::int64_t cell_bits) {
+  return ceil_div(weight_bits, cell_bits);
+}
+// Columns one signed weight occupies: its slices, doubled for a differential pair.
+constexpr std::int64_t weight_columns(std::int64_t weight_bits, std::int64_t cell_bits, bool differential) {
+  return weight_slices(weight_bits, cell_bits) * (differential ? 2 : 1);
+}
+// Router hops between two clusters of the row-major mesh (XY routing).
+constexpr std::int64_t mesh_hops(std::int64_t cluster_a, std::int64_t cluster_b, std::int64_t mesh_cols) {
+  const std::int64_t dx = cluster_a % mesh_cols - cluster_b % mesh_cols;
+  const std::int64_t dy = cluster_a / mesh_cols - cluster_b / mesh_cols;
+  return (dx < 0 ? -dx : dx) + (dy < 0 ? -dy : dy);
+}
+
 struct ChipShape {
   std::int64_t clusters = 0;
   std::int64_t mesh_cols = 0;
@@ -35,9 +51,7 @@ struct ChipShape {
   std::int64_t total_cells() const { return total_crossbars() * cells_per_crossbar(); }
   // Columns one signed weight occupies: its bit slices over adjacent columns,
   // doubled for a differential pair.
-  std::int64_t columns_per_weight() const {
-    return ceil_div(weight_bits, cell_bits) * (differential ? 2 : 1);
-  }
+  std::int64_t columns_per_weight() const { return weight_columns(weight_bits, cell_bits, differential); }
   // Levels a cell distinguishes: 2^cell_bits.
   std::int64_t cell_levels() const { return std::int64_t{1} << cell_bits; }
   // Mesh coordinates of a cluster (row-major, cluster 0 at the north-west).
