@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 
+#include "param_table.h"
 #include "param_tree.h"
 #include "vp/config/chip_shape.h"
 #include "vp/config/report.h"
@@ -157,7 +158,9 @@ std::string markdown_reference(const std::string& presets_dir) {
       "their origin); *derived* is arithmetic on cited figures; *chosen* marks a value that\n"
       "no public source gives, picked for this model and meant to be swept. *recompile*\n"
       "marks the parameters the compiler reads: changing one needs a new program; every\n"
-      "other parameter changes only timing, energy or analog behaviour of the same program.\n\n";
+      "other parameter changes only timing, energy or analog behaviour of the same program.\n"
+      "*model field* is the member of `hw::ChipConfig c` the chip builder sets from the\n"
+      "value, with the conversion from the parameter's unit when there is one.\n\n";
   presets_section(presets_dir, out);
 
   std::string group;
@@ -167,13 +170,13 @@ std::string markdown_reference(const std::string& presets_dir) {
       const auto title = kGroupTitles.find(group);
       out += fmt::format("## `{}`: {}\n\n", group,
                          title == kGroupTitles.end() ? group : title->second);
-      out += "| name | type | unit | default | range | description | source | recompile |\n";
-      out += "|---|---|---|---|---|---|---|---|\n";
+      out += "| name | type | unit | default | range | description | source | recompile | model field |\n";
+      out += "|---|---|---|---|---|---|---|---|---|\n";
     }
-    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} |\n", def.name, type_label(def),
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", def.name, type_label(def),
                        md_cell(def.unit), md_cell(shown_value(def, def.default_value)),
                        md_cell(range_text(def)), md_cell(def.description), md_cell(def.source),
-                       def.affects_program ? "yes" : "");
+                       def.affects_program ? "yes" : "", md_cell(detail::model_field_text(def.name)));
     const auto next = &def + 1;
     if (next == registry().data() + registry().size() || group_of(next->name) != group) out += "\n";
   }

@@ -12,7 +12,7 @@ namespace {
 
 const RawParam kTable[] = {
 #define VP_PARAM(id, name, type, unit, def, lo, hi, use, desc, src, field) \
-  {name, VP_PARAM_TYPE_TEXT_##type, unit, VP_PARAM_DEFAULT_TEXT_##type(def), lo, hi, desc, src},
+  {name, VP_PARAM_TYPE_TEXT_##type, unit, VP_PARAM_DEFAULT_TEXT_##type(def), lo, hi, desc, src, #field},
 #include "vp/config/params.def"
 };
 
