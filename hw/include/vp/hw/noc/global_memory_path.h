@@ -4,7 +4,7 @@
 //
 // Why this shape:
 // - The memory controller sits at the mesh edge on its own local port of the
-//   router of cluster gmem.attach (default 0, the north-west corner), so
+//   router of cluster gmem.attach_cluster (default 0, the north-west corner), so
 //   memory traffic contends with cluster traffic on mesh links but not on the
 //   attached cluster's own port. The ports are named "gmem->r(x,y)" and
 //   "r(x,y)->gmem" in the link statistics.
