@@ -2,26 +2,17 @@
 // can never disagree about the chip's shape.
 #include "vp/cc/target.h"
 
-#include <cstdlib>
-
-#include "vp/config/chip_shape.h"
 #include "vp/config/loader.h"
 
 namespace vp::cc {
 
 int Target::hops(int core_a, int core_b) const {
-  const int ca = cluster_of(core_a), cb = cluster_of(core_b);
-  return std::abs(ca % mesh_cols - cb % mesh_cols) + std::abs(ca / mesh_cols - cb / mesh_cols);
+  return static_cast<int>(config::mesh_hops(cluster_of(core_a), cluster_of(core_b), mesh_cols));
 }
 
-Target load_target(const std::string& preset, const std::vector<std::string>& sets) {
-  config::LoadRequest req;
-  req.preset = preset;
-  req.sets = sets;
-  const config::ParamSet p = config::load_config(req);
-  const config::ChipShape s = config::chip_shape(p);
+Target target_from(const std::string& name, const config::ChipShape& s) {
   Target t;
-  t.name = p.get_string("chip.name");
+  t.name = name;
   t.clusters = static_cast<int>(s.clusters);
   t.mesh_cols = static_cast<int>(s.mesh_cols);
   t.cus_per_cluster = static_cast<int>(s.cus_per_cluster);
@@ -31,12 +22,20 @@ Target load_target(const std::string& preset, const std::vector<std::string>& se
   t.cell_bits = static_cast<int>(s.cell_bits);
   t.weight_bits = static_cast<int>(s.weight_bits);
   t.differential = s.differential;
-  t.spad_bytes = p.get_int("cu.spad_kib") << 10;
-  t.sram_bytes = p.get_int("cluster.sram_kib") << 10;
-  t.gmem_bytes = p.get_int("gmem.size_mib") << 20;
-  t.imem_instructions = static_cast<int>(p.get_int("cu.imem_kinstr") * 1024);
-  t.gmem_attach_cluster = static_cast<int>(p.get_int("gmem.attach_cluster"));
+  t.spad_bytes = s.spad_bytes;
+  t.sram_bytes = s.sram_bytes;
+  t.gmem_bytes = s.gmem_bytes;
+  t.imem_instructions = static_cast<int>(s.imem_words);
+  t.gmem_attach_cluster = static_cast<int>(s.gmem_attach_cluster);
   return t;
+}
+
+Target load_target(const std::string& preset, const std::vector<std::string>& sets) {
+  config::LoadRequest req;
+  req.preset = preset;
+  req.sets = sets;
+  const config::ParamSet p = config::load_config(req);
+  return target_from(p.get_string("chip.name"), config::chip_shape(p));
 }
 
 }  // namespace vp::cc

@@ -108,6 +108,7 @@ TEST(IsppWritePath, RowArithmeticForADeterministicDevice) {
   ic.pulse_energy_pj = 2.0;
   ic.verify_energy_pj = 0.5;
   ic.clock_mhz = 1000.0;
+  ic.tolerance_levels = 0.1;
   const IsppWritePath ispp(ic);
   Crossbar xb(4, 256, 2);
   DeviceModel dev(fixed_step(0.2), 1);
@@ -190,9 +191,13 @@ TEST(IsppWritePath, SameSeedSameRowDifferentSeedDifferentPulses) {
 
 TEST(IsppWritePath, StochasticDeviceMostlyConvergesInsideTheWindow) {
   IsppConfig ic;  // tolerance 0.1, cap 30
+  ic.tolerance_levels = 0.1;
+  ic.max_pulses = 30;
   ic.keep_residual = true;
   const IsppWritePath ispp(ic);
   DeviceConfig dc;
+  dc.step_levels_mean = 0.2;
+  dc.step_levels_sigma = 0.05;
   dc.start_sigma = 0.05;
   Crossbar xb(64, 256, 2);
   DeviceModel dev(dc, 5);

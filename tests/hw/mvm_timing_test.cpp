@@ -11,6 +11,14 @@ using vp::hw::CrossbarConfig;
 using vp::hw::MvmTiming;
 using vp::hw::MvmTimingConfig;
 
+// The crossbar these hand-worked counts assume: the default 256x256 with
+// 8 columns per ADC (32 ADCs), set explicitly.
+CrossbarConfig eight_columns_per_adc() {
+  CrossbarConfig x;
+  x.adc_columns_per_adc = 8;
+  return x;
+}
+
 TEST(NsToCycles, RoundsUpButNotOnExactMultiples) {
   EXPECT_EQ(vp::hw::ns_to_cycles(100.0, 1000.0), 100u);
   EXPECT_EQ(vp::hw::ns_to_cycles(0.78125, 1000.0), 1u);
@@ -25,7 +33,7 @@ TEST(MvmTiming, DefaultSidraCrossbar) {
   // 256x256, 1-bit DAC, 8 columns per ADC -> 32 ADCs, 8 conversions each.
   // front = 1 + 100 + 1 = 102; back = 1 + 1 + 7 * max(1, 1) = 9;
   // 8 steps: 102 + 9 + 7 * 102 = 825.
-  const MvmTiming t(CrossbarConfig{}, MvmTimingConfig{});
+  const MvmTiming t(eight_columns_per_adc(), MvmTimingConfig{});
   const auto b = t.breakdown(8, true);
   EXPECT_EQ(b.front_cycles, 102u);
   EXPECT_EQ(b.adcs, 32);
@@ -40,9 +48,9 @@ TEST(MvmTiming, DefaultSidraCrossbar) {
 TEST(MvmTiming, DefaultSerialBackAndNoPipeline) {
   MvmTimingConfig tc;
   tc.back_pipelined = false;  // back = 8 * (1 + 1) = 16
-  EXPECT_EQ(MvmTiming(CrossbarConfig{}, tc).cycles(8), 102u + 16u + 7u * 102u);  // 832
+  EXPECT_EQ(MvmTiming(eight_columns_per_adc(), tc).cycles(8), 102u + 16u + 7u * 102u);  // 832
   tc.pipelined = false;       // 8 * (102 + 16)
-  EXPECT_EQ(MvmTiming(CrossbarConfig{}, tc).cycles(8), 944u);
+  EXPECT_EQ(MvmTiming(eight_columns_per_adc(), tc).cycles(8), 944u);
 }
 
 TEST(MvmTiming, IsaacLike) {
@@ -82,14 +90,14 @@ TEST(MvmTiming, FasterClockRoundsEachStageUp) {
   MvmTimingConfig tc;
   tc.clock_mhz = 1250.0;
   tc.adc_conversion_ns = 0.78125;
-  const auto b = MvmTiming(CrossbarConfig{}, tc).breakdown(8);
+  const auto b = MvmTiming(eight_columns_per_adc(), tc).breakdown(8);
   EXPECT_EQ(b.front_cycles, 129u);
   EXPECT_EQ(b.back_cycles, 17u);
   EXPECT_EQ(b.total_cycles, 1049u);
 }
 
 TEST(MvmTiming, RowGroupsAndMultiBitDacMultiplyStages) {
-  CrossbarConfig x;
+  CrossbarConfig x = eight_columns_per_adc();
   x.dac_rows_per_step = 64;  // 4 row groups, 8 steps -> 32 stages
   EXPECT_EQ(MvmTiming(x, MvmTimingConfig{}).cycles(8), 102u + 9u + 31u * 102u);  // 3273
   x.dac_rows_per_step = 0;
@@ -101,7 +109,7 @@ TEST(MvmTiming, RowGroupsAndMultiBitDacMultiplyStages) {
 
 TEST(MvmTiming, ColumnsNotAMultipleOfTheAdcShare) {
   // 100 columns, 8 per ADC -> 13 ADCs, ceil(100 / 13) = 8 conversions each.
-  CrossbarConfig x;
+  CrossbarConfig x = eight_columns_per_adc();
   x.rows = 100;
   x.cols = 100;
   const auto b = MvmTiming(x, MvmTimingConfig{}).breakdown(4, false);

@@ -408,7 +408,7 @@ TEST(MeshNoc, RejectsBadConfigurationNamingTheParameter) {
   };
   MeshNocConfig c = make_config(16, 4, kSlowNoc);
   c.mesh_cols = 5;
-  EXPECT_NE(message(c).find("noc.mesh_cols"), std::string::npos);
+  EXPECT_NE(message(c).find("chip.mesh_cols"), std::string::npos);
   c = make_config(16, 4, kSlowNoc);
   c.link_bits = 0;
   EXPECT_NE(message(c).find("noc.link_bits"), std::string::npos);

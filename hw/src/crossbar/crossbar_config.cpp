@@ -51,11 +51,4 @@ AdcMode parse_adc_mode(const std::string& s) {
   throw std::invalid_argument("adc.mode: '" + s + "' is not one of ideal, quantize");
 }
 
-std::uint64_t ns_to_cycles(double ns, double clock_mhz) {
-  if (!(clock_mhz > 0.0)) throw std::invalid_argument("chip.clock_mhz: must be > 0");
-  if (!(ns >= 0.0)) throw std::invalid_argument("latency must be >= 0 ns");
-  const double cycles = ns * clock_mhz / 1000.0;
-  return static_cast<std::uint64_t>(std::ceil(cycles - 1e-9 * (1.0 + cycles)));
-}
-
 }  // namespace vp::hw

@@ -76,13 +76,6 @@ std::uint64_t ceil_div(std::uint64_t n, Rational r) {
   return narrow((prod + r.num - 1) / r.num);
 }
 
-Cycle ns_to_cycles(double ns, double clock_mhz) {
-  if (!(clock_mhz > 0.0)) throw std::invalid_argument("ns_to_cycles: clock_mhz must be > 0");
-  if (!(ns > 0.0)) return 0;
-  const double cycles = ns * clock_mhz / 1000.0;
-  return static_cast<Cycle>(std::ceil(cycles - 1e-9));
-}
-
 double gbps_to_bytes_per_cycle(double gbps, double clock_mhz) {
   if (!(clock_mhz > 0.0)) throw std::invalid_argument("gbps_to_bytes_per_cycle: clock_mhz must be > 0");
   return gbps * 1000.0 / clock_mhz;

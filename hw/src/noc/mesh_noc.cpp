@@ -18,10 +18,10 @@ std::uint32_t absdiff(std::uint32_t a, std::uint32_t b) { return a > b ? a - b :
 
 void MeshNocConfig::validate() const {
   if (clusters == 0) bad_param("chip.clusters", "must be >= 1");
-  if (mesh_cols == 0) bad_param("noc.mesh_cols", "must be >= 1");
+  if (mesh_cols == 0) bad_param("chip.mesh_cols", "must be >= 1");
   if (clusters % mesh_cols != 0) {
-    bad_param("noc.mesh_cols", "chip.clusters (" + std::to_string(clusters) +
-                                   ") must be a multiple of noc.mesh_cols (" +
+    bad_param("chip.mesh_cols", "chip.clusters (" + std::to_string(clusters) +
+                                   ") must be a multiple of chip.mesh_cols (" +
                                    std::to_string(mesh_cols) + ")");
   }
   if (link_bits == 0) bad_param("noc.link_bits", "must be >= 1");

@@ -1,6 +1,6 @@
 // The control path from the control processor to the CUs (cload, cstart,
 // cwait, cstat): writing a CU's instruction memory takes
-// ceil(bytes / cp.imem_load_bytes_per_cycle) cycles, a started CU runs from
+// ceil(bytes / cp.load_bytes_per_cycle) cycles, a started CU runs from
 // the given cycle, and a wait returns in simulated time when the CU stops.
 // The CUs are real CoreModules whose other ports go to idle doubles.
 #include <gtest/gtest.h>

@@ -28,6 +28,8 @@ ChipConfig small() {
   c.xbar.cols = 16;
   c.device.step_levels_mean = 0.25;
   c.device.step_levels_sigma = 0.0;
+  c.device.start_sigma = 0.0;
+  c.ispp.tolerance_levels = 0.1;
   c.ispp.pulse_ns = 60;
   c.ispp.verify_ns = 40;
   c.readback_ns_per_row = 150;

@@ -1,26 +1,39 @@
 // What the compiler needs to know about the chip: the `recompile`
 // parameters of docs/parameters.md, read from the same presets vp-run uses.
+// Defaults are the parameter table's (sidra-y1); load_target() fills the
+// rest from config::ChipShape, the one description of the chip's shape.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "vp/config/chip_shape.h"
+#include "vp/config/param_defaults.h"
+
 namespace vp::cc {
 
 struct Target {
-  std::string name = "sidra-y1";
-  int clusters = 16, mesh_cols = 4, cus_per_cluster = 25, xbars_per_cu = 16;
-  int rows = 256, cols = 256, cell_bits = 2, weight_bits = 8;
-  bool differential = false;
-  std::int64_t spad_bytes = 64 << 10;
-  std::int64_t sram_bytes = 512 << 10;
-  std::int64_t gmem_bytes = std::int64_t{2048} << 20;
-  int imem_instructions = 16 * 1024;
-  int gmem_attach_cluster = 0;
+  std::string name{config::param_default::chip_name};
+  int clusters = config::param_default::chip_clusters;
+  int mesh_cols = config::param_default::chip_mesh_cols;
+  int cus_per_cluster = config::param_default::chip_cus_per_cluster;
+  int xbars_per_cu = config::param_default::chip_xbars_per_cu;
+  int rows = config::param_default::xbar_rows;
+  int cols = config::param_default::xbar_cols;
+  int cell_bits = config::param_default::xbar_cell_bits;
+  int weight_bits = config::param_default::xbar_weight_bits;
+  bool differential = config::param_default::xbar_signed_encoding == "differential";
+  std::int64_t spad_bytes = config::unit::kib_to_bytes(config::param_default::cu_spad_kib);
+  std::int64_t sram_bytes = config::unit::kib_to_bytes(config::param_default::cluster_sram_kib);
+  std::int64_t gmem_bytes = config::unit::mib_to_bytes(config::param_default::gmem_size_mib);
+  int imem_instructions = config::unit::kinstr_to_words(config::param_default::cu_imem_kinstr);
+  int gmem_attach_cluster = config::param_default::gmem_attach_cluster;
 
-  int slices() const { return (weight_bits + cell_bits - 1) / cell_bits; }
-  int cols_per_weight() const { return slices() * (differential ? 2 : 1); }
+  int slices() const { return static_cast<int>(config::weight_slices(weight_bits, cell_bits)); }
+  int cols_per_weight() const {
+    return static_cast<int>(config::weight_columns(weight_bits, cell_bits, differential));
+  }
   int lcols() const { return cols / cols_per_weight(); }
   int cores() const { return clusters * cus_per_cluster; }
   std::int64_t crossbars() const { return std::int64_t{cores()} * xbars_per_cu; }
@@ -29,6 +42,9 @@ struct Target {
   // Mesh hops between the routers of two cores' clusters (XY routing).
   int hops(int core_a, int core_b) const;
 };
+
+// The compiler's view of a chip shape.
+Target target_from(const std::string& name, const config::ChipShape& shape);
 
 // Preset name or YAML path plus "key=value" overrides, as vp-run takes them.
 Target load_target(const std::string& preset, const std::vector<std::string>& sets = {});

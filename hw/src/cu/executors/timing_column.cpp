@@ -29,7 +29,6 @@ constexpr TimingParam kParams[] = {
     {"noc.hop_cycles", TimingSource::Computed, nullptr},
     {"sync.barrier_cycles", TimingSource::Computed, nullptr},
     {"cp.load_bytes_per_cycle", TimingSource::Computed, nullptr},
-    {"cp.imem_load_bytes_per_cycle", TimingSource::Computed, nullptr},  // cload's older spelling
 };
 
 }  // namespace

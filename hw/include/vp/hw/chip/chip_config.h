@@ -1,6 +1,7 @@
 // Everything needed to build one chip, gathered from the parameter registry
-// by the platform (hw does not depend on the registry, only on these plain
-// structs, so models can be built and tested stand-alone).
+// by the platform (hw never reads a ParamSet, only these plain structs, so
+// models can be built and tested stand-alone). Default member values are
+// the parameter table's (vp/config/params.def via hw/param_defaults.h).
 #pragma once
 
 #include <cstdint>
@@ -13,68 +14,74 @@
 #include "vp/hw/crossbar/non_ideality.h"
 #include "vp/hw/cu/core_timing.h"
 #include "vp/hw/noc/mesh_noc.h"
+#include "vp/hw/param_defaults.h"
 
 namespace vp::hw {
 
+// Sizes in bytes or words, converted from the table's units by the same
+// functions the chip builder applies (vp/config/param_units.h).
 struct MemoryConfig {
-  uint64_t gmem_bytes = 1ull << 30;      // gmem.size_mib
-  double gmem_latency_ns = 100.0;        // gmem.latency_ns
-  double gmem_bandwidth_gbps = 64.0;     // gmem.bandwidth_gbps
-  uint32_t gmem_attach_cluster = 0;      // gmem.attach: router the controller hangs off
-  uint64_t sram_bytes = 1ull << 20;      // cluster.sram_kib
-  uint32_t sram_latency_cycles = 2;      // cluster.sram.latency_cycles
-  double sram_bytes_per_cycle = 64.0;    // cluster.sram.bytes_per_cycle
-  uint64_t spad_bytes = 256 * 1024;      // cu.spad_kib
-  uint64_t imem_words = 64 * 1024;       // cu.imem_kinstr
-  uint64_t cp_dmem_bytes = 1ull << 20;   // cp.dmem_kib
-  uint64_t cp_imem_words = 64 * 1024;    // cp.imem_kinstr
-  double cp_load_bytes_per_cycle = 32.0; // cp.imem_load_bytes_per_cycle
+  uint64_t gmem_bytes = unit::mib_to_bytes(param_default::gmem_size_mib);          // gmem.size_mib
+  double gmem_latency_ns = param_default::gmem_latency_ns;                          // gmem.latency_ns
+  double gmem_bandwidth_gbps = param_default::gmem_bandwidth_gbps;                  // gmem.bandwidth_gbps
+  uint32_t gmem_attach_cluster = param_default::gmem_attach_cluster;  // gmem.attach_cluster: its router
+  uint64_t sram_bytes = unit::kib_to_bytes(param_default::cluster_sram_kib);        // cluster.sram_kib
+  uint32_t sram_latency_cycles = param_default::cluster_sram_latency_cycles;  // cluster.sram.latency_cycles
+  double sram_bytes_per_cycle = param_default::cluster_sram_bytes_per_cycle;  // cluster.sram.bytes_per_cycle
+  uint64_t spad_bytes = unit::kib_to_bytes(param_default::cu_spad_kib);             // cu.spad_kib
+  uint64_t imem_words = unit::kinstr_to_words(param_default::cu_imem_kinstr);       // cu.imem_kinstr
+  uint64_t cp_dmem_bytes = unit::kib_to_bytes(param_default::cp_dmem_kib);          // cp.dmem_kib
+  uint64_t cp_imem_words = unit::kib_to_words(param_default::cp_imem_kib);          // cp.imem_kib
+  double cp_load_bytes_per_cycle = param_default::cp_load_bytes_per_cycle;  // cp.load_bytes_per_cycle
 };
 
 // Energy per event, in pJ (energy.*); totals are counts times these.
 struct EnergyConfig {
-  double dac_pj = 0.42;             // energy.dac_pj per DAC conversion
-  double adc_pj = 1.6;              // energy.adc_pj per ADC conversion
-  double xbar_read_pj_per_cell = 0.0; // energy.xbar_read_pj_per_cell per cell per DAC step
-  double shift_add_pj = 0.021;      // energy.shift_add_pj per shift-and-add
-  double vector_pj_per_element = 0.1;
-  double scalar_pj = 0.05;
-  double spad_pj_per_byte = 0.05;
-  double sram_pj_per_byte = 0.2;
-  double gmem_pj_per_byte = 20.0;
-  double noc_pj_per_flit_hop = 0.6;
-  double sample_hold_pj = 0.0;      // energy.sample_hold_pj per column per DAC step
-  double cp_pj_per_op = 0.05;       // energy.cp_pj_per_op per control-processor instruction
-  double leakage_mw_per_cu = 0.0;   // energy.leakage_mw_per_cu
-  double leakage_mw_per_cluster = 0.0;  // energy.leakage_mw_per_cluster
+  double dac_pj = param_default::energy_dac_pj;  // per DAC conversion
+  double adc_pj = param_default::energy_adc_pj;  // per ADC conversion
+  double xbar_read_pj_per_cell = param_default::energy_xbar_read_pj_per_cell;  // per cell per DAC step
+  double shift_add_pj = param_default::energy_shift_add_pj;  // per shift-and-add
+  double vector_pj_per_element = param_default::energy_vector_pj_per_element;
+  double scalar_pj = param_default::energy_scalar_pj_per_op;
+  double spad_pj_per_byte = param_default::energy_spad_pj_per_byte;
+  double sram_pj_per_byte = param_default::energy_sram_pj_per_byte;
+  double gmem_pj_per_byte = param_default::energy_gmem_pj_per_byte;
+  // energy.noc_pj_per_bit_hop x noc.link_bits: the model counts flits.
+  double noc_pj_per_flit_hop = param_default::energy_noc_pj_per_bit_hop * param_default::noc_link_bits;
+  double sample_hold_pj = param_default::energy_sample_hold_pj;  // per column per DAC step
+  double cp_pj_per_op = param_default::energy_cp_pj_per_op;      // per control-processor instruction
+  double leakage_mw_per_cu = param_default::energy_leakage_mw_per_cu;
+  double leakage_mw_per_cluster = param_default::energy_leakage_mw_per_cluster;
 };
 
 // Which blocks run as RTL (hw/rtl, through Verilator) instead of their TLM
 // model: ispp.impl, adc.output_path_impl, rtl.trace_prefix.
 struct RtlBlocksConfig {
-  bool ispp = false;
-  bool output_path = false;
-  std::string trace_prefix;  // empty: no RTL waveforms
+  bool ispp = unit::is_rtl(param_default::ispp_impl);
+  bool output_path = unit::is_rtl(param_default::adc_output_path_impl);
+  std::string trace_prefix{param_default::rtl_trace_prefix};  // empty: no RTL waveforms
 };
 
+// The whole chip; defaults are the parameter table's (sidra-y1), and
+// platform::chip_config_from() fills it from a ParamSet row by row.
 struct ChipConfig {
-  uint32_t clusters = 16;
-  uint32_t mesh_cols = 4;
-  uint32_t cus_per_cluster = 25;
-  uint32_t xbars_per_cu = 16;
-  double clock_mhz = 1000.0;
-  uint64_t seed = 1;                 // device.seed / run seed
+  uint32_t clusters = param_default::chip_clusters;
+  uint32_t mesh_cols = param_default::chip_mesh_cols;
+  uint32_t cus_per_cluster = param_default::chip_cus_per_cluster;
+  uint32_t xbars_per_cu = param_default::chip_xbars_per_cu;
+  double clock_mhz = param_default::chip_clock_mhz;
+  uint64_t seed = param_default::device_seed;  // device.seed / run seed
 
   CrossbarConfig xbar;
   MvmTimingConfig mvm_timing;
   IsppConfig ispp;
   DeviceConfig device;
   NonIdealityConfig nonideal;
-  double readback_ns_per_row = 200.0;  // xbar.readback_ns_per_row
+  double readback_ns_per_row = param_default::xbar_readback_ns_per_row;
   noc::MeshNocConfig noc;
   MemoryConfig memory;
   CoreTiming core;
-  CoreTiming cp_core;
+  CoreTiming cp_core = CoreTiming::control_processor();
   EnergyConfig energy;
   RtlBlocksConfig rtl;
 

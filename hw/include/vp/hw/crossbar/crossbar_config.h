@@ -4,7 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include "vp/config/cycles.h"
+#include "vp/hw/param_defaults.h"
 
 namespace vp::hw {
 
@@ -24,19 +29,33 @@ enum class AdcMode {
   quantize,  // adc.bits codes, power-of-two LSB, clipping (see adc.h)
 };
 
+// The enum a value of the table names (its defaults are text); a misspelt
+// default fails loudly instead of picking the first value.
+constexpr SignedEncoding signed_encoding_named(std::string_view s) {
+  return s == "offset_slices" ? SignedEncoding::offset_slices
+         : s == "differential" ? SignedEncoding::differential
+                               : throw std::invalid_argument("xbar.signed_encoding: unknown value");
+}
+constexpr AdcMode adc_mode_named(std::string_view s) {
+  return s == "ideal"      ? AdcMode::ideal
+         : s == "quantize" ? AdcMode::quantize
+                           : throw std::invalid_argument("adc.mode: unknown value");
+}
+
+// Defaults: the parameter table's (vp/config/params.def).
 struct CrossbarConfig {
-  int rows = 256;                 // xbar.rows [cells] (NeuRRAM, Hermes: 256)
-  int cols = 256;                 // xbar.cols [cells]
-  int cell_bits = 2;              // xbar.cell_bits [bits per cell] (ISAAC, PUMA: 2)
-  int weight_bits = 8;            // xbar.weight_bits [bits] two's complement weights
-  SignedEncoding signed_encoding = SignedEncoding::offset_slices;  // xbar.signed_encoding
-  int dac_bits = 1;               // dac.bits [bits per step] (ISAAC, PUMA: 1, bit-serial)
-  int dac_rows_per_step = 0;      // dac.rows_per_step [rows driven at once]; 0 = all rows
-  int adc_bits = 8;               // adc.bits [bits] (ISAAC: 8)
-  int adc_columns_per_adc = 8;    // adc.columns_per_adc [columns sharing one ADC]
-  AdcMode adc_mode = AdcMode::ideal;  // adc.mode; ideal by default like every non-ideality
-  double adc_full_scale = 0.0;    // adc.full_scale [column-sum units = level x DAC code];
-                                  // 0 = auto: the largest possible column sum
+  int rows = param_default::xbar_rows;                  // xbar.rows [cells]
+  int cols = param_default::xbar_cols;                  // xbar.cols [cells]
+  int cell_bits = param_default::xbar_cell_bits;        // xbar.cell_bits [bits per cell]
+  int weight_bits = param_default::xbar_weight_bits;    // xbar.weight_bits [bits] two's complement
+  SignedEncoding signed_encoding = signed_encoding_named(param_default::xbar_signed_encoding);
+  int dac_bits = param_default::dac_bits;               // dac.bits [bits per step] (bit-serial: 1)
+  int dac_rows_per_step = param_default::dac_rows_per_step;  // dac.rows_per_step; <= 0 = all rows
+  int adc_bits = param_default::adc_bits;               // adc.bits [bits]
+  int adc_columns_per_adc = param_default::adc_columns_per_adc;  // adc.columns_per_adc
+  AdcMode adc_mode = adc_mode_named(param_default::adc_mode);    // adc.mode
+  double adc_full_scale = param_default::adc_full_scale;  // adc.full_scale [level x DAC code];
+                                                          // 0 = auto: the largest possible column sum
 
   // Highest cell level, 2^cell_bits - 1.
   int max_level() const { return (1 << cell_bits) - 1; }
@@ -61,8 +80,8 @@ const char* to_string(AdcMode m);
 SignedEncoding parse_signed_encoding(const std::string& s);
 AdcMode parse_adc_mode(const std::string& s);
 
-// ns -> clock cycles, rounded up (a stage occupies whole cycles). A tiny
-// tolerance keeps 100 ns at 1000 MHz at exactly 100 cycles.
-std::uint64_t ns_to_cycles(double ns, double clock_mhz);
+// ns -> clock cycles, rounded up (a stage occupies whole cycles): the one
+// conversion of the configuration library.
+using config::ns_to_cycles;
 
 }  // namespace vp::hw

@@ -6,16 +6,18 @@
 #include <cstdint>
 
 #include "vp/hw/crossbar/rng.h"
+#include "vp/hw/param_defaults.h"
 
 namespace vp::hw {
 
 class Crossbar;
 
+// Defaults: the parameter table's (vp/config/params.def).
 struct DeviceConfig {
-  double start_level = 0.0;        // device.start_level [levels] state before the first write (0 = HRS)
-  double start_sigma = 0.0;        // device.start_sigma [levels] spread of that state
-  double step_levels_mean = 0.2;   // device.step_levels_mean [levels per pulse]
-  double step_levels_sigma = 0.05; // device.step_levels_sigma [levels per pulse] pulse-to-pulse spread
+  double start_level = param_default::device_start_level;  // device.start_level [levels] before the first write
+  double start_sigma = param_default::device_start_sigma;  // device.start_sigma [levels] spread of that state
+  double step_levels_mean = param_default::device_step_levels_mean;    // device.step_levels_mean [levels per pulse]
+  double step_levels_sigma = param_default::device_step_levels_sigma;  // device.step_levels_sigma [levels per pulse]
   void validate() const;           // throws std::invalid_argument naming the parameter
 };
 

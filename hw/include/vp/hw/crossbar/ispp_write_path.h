@@ -38,21 +38,23 @@
 #include <vector>
 
 #include "vp/hw/crossbar/device_model.h"
+#include "vp/hw/param_defaults.h"
 
 namespace vp::hw {
 
 class Crossbar;
 
+// Defaults: the parameter table's (vp/config/params.def).
 struct IsppConfig {
-  double pulse_ns = 100.0;         // ispp.pulse_ns [ns] (NeuRRAM increment: 100 ns)
-  double verify_ns = 100.0;        // ispp.verify_ns [ns] (NeuRRAM: 200 ns averaged; sweep 10-200)
-  int max_pulses = 30;             // ispp.max_pulses [pulses per cell] (NeuRRAM: 30 per polarity)
-  double tolerance_levels = 0.1;   // ispp.tolerance_levels [levels] acceptance half-width
-  double pulse_energy_pj = 1.0;    // ispp.pulse_energy_pj [pJ per cell pulse] (derived 0.3-8 pJ)
-  double verify_energy_pj = 0.5;   // ispp.verify_energy_pj [pJ per cell verify read]
-  double clock_mhz = 1000.0;       // chip.clock_mhz [MHz]
-  bool keep_residual = false;      // ispp.keep_residual: converged cells keep the level reached
-                                   // (true) or sit exactly on target (false, ideal)
+  double pulse_ns = param_default::ispp_pulse_ns;                  // ispp.pulse_ns [ns]
+  double verify_ns = param_default::ispp_verify_ns;                // ispp.verify_ns [ns]
+  int max_pulses = param_default::ispp_max_pulses;                 // ispp.max_pulses [pulses per cell]
+  double tolerance_levels = param_default::ispp_tolerance_levels;  // ispp.tolerance_levels [levels] half-width
+  double pulse_energy_pj = param_default::ispp_pulse_energy_pj;    // ispp.pulse_energy_pj [pJ per cell pulse]
+  double verify_energy_pj = param_default::ispp_verify_energy_pj;  // ispp.verify_energy_pj [pJ per cell verify]
+  double clock_mhz = param_default::chip_clock_mhz;                // chip.clock_mhz [MHz]
+  bool keep_residual = param_default::ispp_keep_residual;  // ispp.keep_residual: converged cells keep the
+                                                           // level reached (true) or sit on target (false)
   void validate() const;           // throws std::invalid_argument naming the parameter
 };
 

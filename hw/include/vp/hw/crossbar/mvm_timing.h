@@ -22,18 +22,20 @@
 #include <cstdint>
 
 #include "vp/hw/crossbar/crossbar_config.h"
+#include "vp/hw/param_defaults.h"
 
 namespace vp::hw {
 
+// Defaults: the parameter table's (vp/config/params.def).
 struct MvmTimingConfig {
-  double clock_mhz = 1000.0;        // chip.clock_mhz [MHz] (PUMA, PIMCOMP, NeuroSim: 1 GHz)
-  double dac_latency_ns = 1.0;      // dac.latency_ns [ns] (ISAAC, PUMA: 1 ns)
-  double read_ns = 100.0;           // xbar.read_ns [ns] one array read (ISAAC, PUMA: 100 ns)
-  double sample_hold_ns = 1.0;      // xbar.sample_hold_ns [ns] (PIMCOMP: 1 cycle)
-  double adc_conversion_ns = 1.0;   // adc.conversion_ns [ns] per conversion (ISAAC: 1.28 GS/s)
-  double shift_add_ns = 1.0;        // xbar.shift_add_ns [ns] (PIMCOMP: 1 cycle)
-  bool pipelined = true;            // xbar.pipelined: front/back overlap (double S&H)
-  bool back_pipelined = true;       // adc.pipelined: ADC and shift-add of column groups overlap
+  double clock_mhz = param_default::chip_clock_mhz;              // chip.clock_mhz [MHz]
+  double dac_latency_ns = param_default::dac_latency_ns;         // dac.latency_ns [ns]
+  double read_ns = param_default::xbar_read_ns;                  // xbar.read_ns [ns] one array read
+  double sample_hold_ns = param_default::xbar_sample_hold_ns;    // xbar.sample_hold_ns [ns]
+  double adc_conversion_ns = param_default::adc_conversion_ns;   // adc.conversion_ns [ns] per conversion
+  double shift_add_ns = param_default::xbar_shift_add_ns;        // xbar.shift_add_ns [ns]
+  bool pipelined = param_default::xbar_pipelined;      // xbar.pipelined: front/back overlap (double S&H)
+  bool back_pipelined = param_default::adc_pipelined;  // adc.pipelined: ADC and shift-add of column groups overlap
   void validate() const;
 };
 

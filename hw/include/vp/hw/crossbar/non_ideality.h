@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vp/hw/crossbar/rng.h"
+#include "vp/hw/param_defaults.h"
 
 namespace vp::hw {
 
@@ -39,13 +40,14 @@ class NonIdeality {
   virtual void on_column_read(float* /*sums*/, int /*n*/, const ColumnReadInfo& /*info*/) {}
 };
 
+// Defaults: the parameter table's (vp/config/params.def), all ideal.
 struct NonIdealityConfig {
-  double read_noise_sigma = 0.0;      // nonideal.read_noise_sigma [levels, per cell per read]
-  double prog_noise_sigma = 0.0;      // nonideal.prog_noise_sigma [levels, per cell per write]
-  double stuck_hrs_rate = 0.0;        // nonideal.stuck_hrs_rate [fraction of cells] (MNSIM: 0.09)
-  double stuck_lrs_rate = 0.0;        // nonideal.stuck_lrs_rate [fraction of cells] (MNSIM: 0.01)
-  double ir_drop_ohm_per_cell = 0.0;  // nonideal.ir_drop_ohm_per_cell [ohm per wire segment], 0 = off
-  double g_max_us = 40.0;             // device.g_max_us [uS] conductance of the top level (NeuRRAM <= 40 uS)
+  double read_noise_sigma = param_default::nonideal_read_noise_sigma;  // [levels, per cell per read]
+  double prog_noise_sigma = param_default::nonideal_prog_noise_sigma;  // [levels, per cell per write]
+  double stuck_hrs_rate = param_default::nonideal_stuck_hrs_rate;      // [fraction of cells]
+  double stuck_lrs_rate = param_default::nonideal_stuck_lrs_rate;      // [fraction of cells]
+  double ir_drop_ohm_per_cell = param_default::nonideal_ir_drop_ohm_per_cell;  // [ohm per segment], 0 = off
+  double g_max_us = param_default::device_g_max_us;  // device.g_max_us [uS] conductance of the top level
 
   bool ideal() const {
     return read_noise_sigma == 0.0 && prog_noise_sigma == 0.0 && stuck_hrs_rate == 0.0 &&

@@ -5,19 +5,34 @@
 
 #include <cstdint>
 
+#include "vp/hw/param_defaults.h"
+
 namespace vp::hw {
 
+// Defaults: a compute unit as the parameter table describes it
+// (vp/config/params.def); control_processor() gives the cp.* variant.
 struct CoreTiming {
-  uint32_t issue_cycles = 1;        // cu.issue_cycles: in-order issue slot
-  uint32_t alu_cycles = 1;          // cu.scalar.alu_cycles
-  uint32_t mul_cycles = 3;          // cu.scalar.mul_cycles
-  uint32_t branch_cycles = 1;       // cu.scalar.branch_cycles
-  uint32_t spad_access_cycles = 2;  // cu.spad.access_cycles
-  uint32_t vector_lanes = 32;       // cu.vector.lanes [elements/cycle]
-  uint32_t vector_startup_cycles = 2;  // cu.vector.startup_cycles
-  uint32_t dma_setup_cycles = 4;    // cu.dma.setup_cycles
-  uint32_t barrier_cycles = 4;      // sync.barrier_cycles
-  uint64_t quantum_cycles = 10000;  // temporal-decoupling quantum of the core
+  uint32_t issue_cycles = param_default::cu_issue_cycles;         // cu.issue_cycles: in-order issue slot
+  uint32_t alu_cycles = param_default::cu_scalar_alu_cycles;      // cu.scalar.alu_cycles
+  uint32_t mul_cycles = param_default::cu_scalar_mul_cycles;      // cu.scalar.mul_cycles
+  uint32_t branch_cycles = param_default::cu_scalar_branch_cycles;     // cu.scalar.branch_cycles
+  uint32_t spad_access_cycles = param_default::cu_spad_access_cycles;  // cu.spad.access_cycles
+  uint32_t vector_lanes = param_default::cu_vector_lanes;         // cu.vector.lanes [elements/cycle]
+  uint32_t vector_startup_cycles = param_default::cu_vector_startup_cycles;  // cu.vector.startup_cycles
+  uint32_t dma_setup_cycles = param_default::cu_dma_setup_cycles;  // cu.dma.setup_cycles
+  uint32_t barrier_cycles = param_default::sync_barrier_cycles;    // sync.barrier_cycles
+  uint64_t quantum_cycles = 10000;  // temporal-decoupling quantum of the core (a simulator setting)
+
+  // The control processor: the CU's core with its own scalar and data-memory
+  // latencies (cp.*).
+  static CoreTiming control_processor() {
+    CoreTiming t;
+    t.alu_cycles = param_default::cp_alu_cycles;
+    t.mul_cycles = param_default::cp_mul_cycles;
+    t.branch_cycles = param_default::cp_branch_cycles;
+    t.spad_access_cycles = param_default::cp_mem_cycles;
+    return t;
+  }
 };
 
 // Identity and chip shape as the rdsr instruction reports them.

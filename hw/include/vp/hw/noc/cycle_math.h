@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "vp/config/cycles.h"
+
 namespace vp::hw::noc {
 
 // Time in core cycles (chip.clock_mhz).
@@ -40,10 +42,9 @@ constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
   return a / b + (a % b != 0 ? 1 : 0);
 }
 
-// Core cycles covering `ns` at clock_mhz, rounded up. A tolerance of 1e-9
-// cycle keeps 100 ns at 1000 MHz at exactly 100 cycles despite binary
-// rounding (the same rule as vp::config::ns_to_cycles). Negative -> 0.
-Cycle ns_to_cycles(double ns, double clock_mhz);
+// Core cycles covering `ns` at clock_mhz, rounded up: the configuration
+// library's one conversion (vp/config/cycles.h). Negative -> 0.
+using config::ns_to_cycles;
 
 // Bytes per core cycle of a bandwidth in GB/s (decimal, 1e9 bytes/s) at a
 // core clock in MHz: gbps * 1000 / clock_mhz.

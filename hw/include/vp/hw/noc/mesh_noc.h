@@ -30,21 +30,22 @@
 #include <vector>
 
 #include "vp/hw/noc/cycle_math.h"
+#include "vp/hw/param_defaults.h"
 
 namespace vp::hw::noc {
 
 // Every field carries the dotted parameter name it comes from and its unit.
-// The defaults only serve stand-alone use; the platform fills the struct
-// from its ParamSet.
+// The defaults (the parameter table's) serve stand-alone use; the platform
+// fills the struct from its ParamSet.
 struct MeshNocConfig {
-  std::uint32_t clusters = 16;            // chip.clusters [clusters] (ChipShape::clusters)
-  std::uint32_t mesh_cols = 4;            // noc.mesh_cols [routers] (ChipShape::mesh_cols)
-  std::uint32_t hop_cycles = 2;           // noc.hop_cycles [NoC cycles] router + link per hop
-  std::uint32_t link_bits = 256;          // noc.link_bits [bits] flit width = link width
-  double clock_mhz = 1000.0;              // noc.clock_mhz [MHz] NoC clock
-  double core_clock_mhz = 1000.0;         // chip.clock_mhz [MHz] core clock, unit of all results
-  std::uint32_t packet_header_flits = 1;  // noc.packet_header_flits [flits] per packet
-  std::uint32_t local_port_cycles = 1;    // noc.local_port_cycles [NoC cycles] injection or ejection
+  std::uint32_t clusters = param_default::chip_clusters;    // chip.clusters [clusters]
+  std::uint32_t mesh_cols = param_default::chip_mesh_cols;  // chip.mesh_cols [routers]
+  std::uint32_t hop_cycles = param_default::noc_hop_cycles;  // noc.hop_cycles [NoC cycles] router + link
+  std::uint32_t link_bits = param_default::noc_link_bits;    // noc.link_bits [bits] flit width = link width
+  double clock_mhz = param_default::noc_clock_mhz;           // noc.clock_mhz [MHz] NoC clock
+  double core_clock_mhz = param_default::chip_clock_mhz;     // chip.clock_mhz [MHz] core clock, unit of results
+  std::uint32_t packet_header_flits = param_default::noc_packet_header_flits;  // [flits] per packet
+  std::uint32_t local_port_cycles = param_default::noc_local_port_cycles;  // [NoC cycles] injection or ejection
 
   // Throws std::invalid_argument naming the offending parameter.
   void validate() const;

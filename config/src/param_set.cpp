@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <cctype>
-#include <cmath>
 
 namespace vp::config {
 namespace {
@@ -125,17 +124,12 @@ std::vector<std::string> ParamSet::differences(const ParamSet& other) const {
   return names;
 }
 
-std::int64_t ns_to_cycles(double ns, double clock_mhz) {
-  const double cycles = ns * clock_mhz / 1000.0;
-  return static_cast<std::int64_t>(std::ceil(cycles - 1e-9));
-}
-
 std::int64_t ParamSet::ns_to_cycles(double ns) const {
-  return config::ns_to_cycles(ns, get_double("chip.clock_mhz"));
+  return static_cast<std::int64_t>(config::ns_to_cycles(ns, get_double("chip.clock_mhz")));
 }
 
 std::int64_t ParamSet::noc_ns_to_cycles(double ns) const {
-  return config::ns_to_cycles(ns, get_double("noc.clock_mhz"));
+  return static_cast<std::int64_t>(config::ns_to_cycles(ns, get_double("noc.clock_mhz")));
 }
 
 double ParamSet::cycle_ns() const { return 1000.0 / get_double("chip.clock_mhz"); }

@@ -1,4 +1,4 @@
-// The parameter registry: one table (src/config/param_table.cpp) that names
+// The parameter registry: one table (vp/config/params.def) that names
 // every hardware parameter of the chip with its type, unit, default, range,
 // description and the source of the default. ParamSet, the YAML/JSON loaders,
 // `vp-run --list-params`, `--dump-config` and docs/parameters.md all derive

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "vp/config/param_units.h"
+
 namespace vp::config {
 
 ChipShape chip_shape(const ParamSet& p) {
@@ -18,6 +20,11 @@ ChipShape chip_shape(const ParamSet& p) {
   s.differential = p.get_string("xbar.signed_encoding") == "differential";
   s.rows_per_dac_step = std::min(p.get_int("dac.rows_per_step"), s.xbar_rows);
   s.adcs_per_xbar = ceil_div(s.xbar_cols, std::min(p.get_int("adc.columns_per_adc"), s.xbar_cols));
+  s.spad_bytes = static_cast<std::int64_t>(unit::kib_to_bytes(p.get_int("cu.spad_kib")));
+  s.sram_bytes = static_cast<std::int64_t>(unit::kib_to_bytes(p.get_int("cluster.sram_kib")));
+  s.gmem_bytes = static_cast<std::int64_t>(unit::mib_to_bytes(p.get_int("gmem.size_mib")));
+  s.imem_words = static_cast<std::int64_t>(unit::kinstr_to_words(p.get_int("cu.imem_kinstr")));
+  s.gmem_attach_cluster = p.get_int("gmem.attach_cluster");
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "vp/config/config_error.h"
+#include "vp/config/cycles.h"
 #include "vp/config/registry.h"
 
 namespace vp::config {
@@ -98,10 +99,6 @@ T ParamSet::get(std::string_view key) const {
     return get_string(key);
   }
 }
-
-// ns -> cycles at clock_mhz, rounded up; a tolerance of 1e-9 cycle keeps
-// 100 ns at 1000 MHz at exactly 100 cycles despite binary rounding.
-std::int64_t ns_to_cycles(double ns, double clock_mhz);
 
 // Integer ceiling division for positive operands.
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
