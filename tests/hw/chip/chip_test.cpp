@@ -10,27 +10,15 @@
 #include <vector>
 
 #include "vp/as/assembler.h"
+#include "../plain_chip.h"
+#include "../test_program.h"
 #include "vp/hw/chip/chip.h"
 
 namespace vp::hw {
 namespace {
 
 ChipConfig small() {
-  ChipConfig c;
-  c.clusters = 2;
-  c.mesh_cols = 2;
-  c.cus_per_cluster = 2;
-  c.xbars_per_cu = 2;
-  c.xbar.rows = c.xbar.cols = 16;
-  c.noc.clock_mhz = 1000;
-  c.noc.hop_cycles = 2;
-  c.noc.local_port_cycles = 1;
-  c.noc.link_bits = 256;
-  c.noc.packet_header_flits = 1;
-  c.memory.gmem_bytes = 1 << 20;
-  c.memory.sram_bytes = 1 << 16;
-  c.memory.spad_bytes = 4096;
-  c.memory.imem_words = 1024;
+  ChipConfig c = test::plain_chip();
   c.memory.cp_dmem_bytes = 4096;
   c.memory.cp_imem_words = 1024;
   return c;
@@ -54,13 +42,7 @@ class Recorder : public TraceSink {
   }
 };
 
-void load(CoreModule& m, const std::string& src) {
-  as::Result r = as::assemble_string(src, "test.s");
-  if (!r.ok()) throw std::runtime_error(r.error_text());
-  const std::vector<uint64_t>& w = r.object.texts.at(0).words;
-  std::string why;
-  if (!m.core().load_program(w.data(), w.size(), 0, &why)) throw std::runtime_error(why);
-}
+void load(CoreModule& m, const std::string& src) { test::load_text(m, src); }
 
 TEST(Chip, ElaborationBindsEveryProcessor) {
   Recorder trace;

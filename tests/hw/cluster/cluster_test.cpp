@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "../plain_chip.h"
+#include "../test_program.h"
 #include "../sc_stimulus.h"
 #include "vp/as/assembler.h"
 #include "vp/hw/chip/crossbar_bank.h"
@@ -22,27 +24,11 @@ namespace {
 // NoC at the core clock: H = 2, P = 1, S(B) = 1 + ceil(B / 32).
 // SRAM 3 cycles + B / 8; global memory 100 cycles + B / 16; DMA setup 4.
 ChipConfig small() {
-  ChipConfig c;
-  c.clusters = 2;
-  c.mesh_cols = 2;
-  c.cus_per_cluster = 2;
-  c.xbars_per_cu = 2;
-  c.xbar.rows = c.xbar.cols = 16;
-  c.noc.clusters = 2;
-  c.noc.mesh_cols = 2;
-  c.noc.clock_mhz = c.noc.core_clock_mhz = 1000;
-  c.noc.hop_cycles = 2;
-  c.noc.local_port_cycles = 1;
-  c.noc.link_bits = 256;
-  c.noc.packet_header_flits = 1;
-  c.memory.gmem_bytes = 1 << 20;
+  ChipConfig c = test::plain_chip();
   c.memory.gmem_latency_ns = 100;
   c.memory.gmem_bandwidth_gbps = 16;
-  c.memory.sram_bytes = 1 << 16;
   c.memory.sram_latency_cycles = 3;
   c.memory.sram_bytes_per_cycle = 8;
-  c.memory.spad_bytes = 4096;
-  c.memory.imem_words = 1024;
   return c;
 }
 
@@ -74,11 +60,7 @@ class Recorder : public TraceSink {
 };
 
 void load(CoreModule& cu, const std::string& src) {
-  as::Result r = as::assemble_string(src, "test.s");
-  if (!r.ok()) throw std::runtime_error(r.error_text());
-  const std::vector<uint64_t>& w = r.object.texts.at(0).words;
-  std::string why;
-  if (!cu.core().load_program(w.data(), w.size(), 0, &why)) throw std::runtime_error(why);
+  test::load_text(cu, src);
   cu.start(0, 0);
 }
 

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <vector>
 
+#include "../plain_chip.h"
 #include "../sc_stimulus.h"
 #include "vp/hw/cluster/cluster_bus.h"
 #include "vp/hw/memory/shared_memory.h"
@@ -20,20 +21,8 @@ namespace {
 
 // Same clock for NoC and core so the parts are plain integers:
 // H = 2, P = 1, 32-byte flits + 1 header flit, S = flits.
-noc::MeshNocConfig mesh() {
-  noc::MeshNocConfig c;
-  c.clusters = 16;
-  c.mesh_cols = 4;
-  c.hop_cycles = 2;
-  c.local_port_cycles = 1;
-  c.link_bits = 256;
-  c.packet_header_flits = 1;
-  c.clock_mhz = 1000;
-  c.core_clock_mhz = 1000;
-  return c;
-}
-
-uint64_t flits(uint64_t bytes) { return 1 + (bytes + 31) / 32; }
+noc::MeshNocConfig mesh() { return test::plain_mesh(16, 4); }
+using test::flits;
 uint64_t mesh_latency(uint64_t hops, uint64_t bytes) { return 2 * 1 + hops * 2 + flits(bytes); }
 uint64_t hops(uint32_t a, uint32_t b) {
   return static_cast<uint64_t>(std::abs(static_cast<int>(a % 4) - static_cast<int>(b % 4)) +

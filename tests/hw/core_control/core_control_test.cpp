@@ -11,6 +11,7 @@
 
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include "../test_program.h"
 #include "../sc_stimulus.h"
 #include "vp/as/assembler.h"
 #include "vp/hw/chip/core_control.h"
@@ -63,11 +64,7 @@ CoreIdentity identity(uint32_t core) {
   return id;
 }
 
-std::vector<uint64_t> assemble(const std::string& src) {
-  as::Result r = as::assemble_string(src, "test.s");
-  if (!r.ok()) throw std::runtime_error(r.error_text());
-  return r.object.texts.at(0).words;
-}
+std::vector<uint64_t> assemble(const std::string& src) { return test::assemble_text(src); }
 
 struct Bench {
   Unused unused{"unused"};

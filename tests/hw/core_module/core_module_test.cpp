@@ -14,6 +14,7 @@
 
 #include <tlm_utils/simple_target_socket.h>
 
+#include "../test_program.h"
 #include "../sc_stimulus.h"
 #include "vp/as/assembler.h"
 #include "vp/hw/cluster/cluster_bus.h"
@@ -203,11 +204,7 @@ CoreIdentity cp_identity() {
   return id;
 }
 
-std::vector<uint64_t> assemble(const std::string& src) {
-  as::Result r = as::assemble_string(src, "test.s");
-  if (!r.ok()) throw std::runtime_error(r.error_text());
-  return r.object.texts.at(0).words;
-}
+std::vector<uint64_t> assemble(const std::string& src) { return test::assemble_text(src); }
 
 struct Bench {
   MemoryDouble memory{"memory"};

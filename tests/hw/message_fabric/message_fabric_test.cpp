@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../plain_chip.h"
 #include "../sc_stimulus.h"
 #include "vp/hw/chip/message_fabric.h"
 
@@ -16,19 +17,8 @@ namespace vp::hw {
 namespace {
 
 // 2x2 mesh, NoC at the core clock: H = 2, P = 1, S = 1 + ceil(B / 32).
-noc::MeshNocConfig mesh() {
-  noc::MeshNocConfig c;
-  c.clusters = 4;
-  c.mesh_cols = 2;
-  c.hop_cycles = 2;
-  c.local_port_cycles = 1;
-  c.link_bits = 256;
-  c.packet_header_flits = 1;
-  c.clock_mhz = 1000;
-  c.core_clock_mhz = 1000;
-  return c;
-}
-uint64_t flits(uint64_t bytes) { return 1 + (bytes + 31) / 32; }
+noc::MeshNocConfig mesh() { return test::plain_mesh(4, 2); }
+using test::flits;
 constexpr uint64_t kBarrierCycles = 6;
 
 // Participants 0..3 at clusters 0, 1, 3, 3; participant 4 (the control
