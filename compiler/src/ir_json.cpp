@@ -52,7 +52,10 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (!n.q.w.empty()) q["weights_int8"] = n.q.w.size();
       if (!n.q.bias.empty()) q["bias_int32"] = n.q.bias.size();
       q["requant"] = json::array();
-      for (std::size_t i = 0; i < n.q.mult.size() && i < 8; ++i) q["requant"].push_back({n.q.mult[i], n.q.shift[i]});
+      // One shift may serve several multipliers (a residual Add scales both
+      // inputs by the same power of two).
+      for (std::size_t i = 0; i < n.q.mult.size() && i < 8; ++i)
+        q["requant"].push_back({n.q.mult[i], n.q.shift.size() == 1 ? n.q.shift[0] : n.q.shift.at(i)});
       if (n.q.mult.size() > 8) q["requant_total"] = n.q.mult.size();
       q["clamp"] = {n.q.lo, n.q.hi};
       o["quant"] = q;
