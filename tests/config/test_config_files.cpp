@@ -45,6 +45,32 @@ TEST(ConfigFiles, EmptyYamlChangesNothing) {
   EXPECT_EQ(p, ParamSet());
 }
 
+// A file named on purpose must be a configuration: a directory (which a
+// stream opens and reads as nothing) or an empty file is refused by name.
+TEST(ConfigFiles, DirectoryAndEmptyFilesAreErrorsNotNoChange) {
+  TempFile f("empty.yaml", "");
+  TempFile blank("blank.json", " \n\t\n");
+  TempFile comment("comment.yaml", "# nothing\n");
+  ParamSet p;
+  expect_config_error([&] { p.apply_file(f.dir()); }, Kind::kFile, {f.dir(), "is a directory"});
+  expect_config_error([&] { p.apply_file(f.path()); }, Kind::kFile, {"empty.yaml", "is empty"});
+  expect_config_error([&] { p.apply_file(blank.path()); }, Kind::kFile, {"blank.json", "is empty"});
+  expect_config_error([&] { p.apply_file(f.dir() + "/none.yaml"); }, Kind::kFile, {"none.yaml", "cannot open"});
+  p.apply_file(comment.path());
+  EXPECT_EQ(p, ParamSet());
+}
+
+TEST(ConfigFiles, GarbageAndWrongTypesNameFileLineAndKey) {
+  ParamSet p;
+  expect_config_error([&] { p.apply_yaml("xbar: {rows: [1, 2\n", "g.yaml"); }, Kind::kFile, {"g.yaml:"});
+  expect_config_error([&] { p.apply_yaml("words\n", "w.yaml"); }, Kind::kFile, {"w.yaml:1", "expected a map"});
+  expect_config_error([&] { p.apply_yaml("xbar:\n  rows: banana\n", "t.yaml"); }, Kind::kWrongType,
+                      {"t.yaml:2", "xbar.rows", "expected int"});
+  expect_config_error([&] { p.apply_json("[1, 2]", "a.json"); }, Kind::kFile, {"a.json", "expected an object"});
+  expect_config_error([&] { p.apply_json("{\"xbar\": {\"rows\": 1e999}}", "big.json"); }, Kind::kFile,
+                      {"big.json"});
+}
+
 TEST(ConfigFiles, JsonNestedAndFlat) {
   TempFile f("c.json", R"({
   "xbar": {"rows": 64, "signed_encoding": "differential"},
