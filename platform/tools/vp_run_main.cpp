@@ -201,7 +201,11 @@ int run(int argc, char** argv) {
     return kExitBadInput;
   }
   if (vm.count("list-params")) {
-    std::cout << config::list_params(&params);
+    std::cout << config::list_params(&params) << std::flush;
+    if (!std::cout) {
+      std::cerr << "vp-run: standard output: write failed\n";
+      return kExitBadInput;
+    }
     return 0;
   }
   if (vm.count("dump-config")) {

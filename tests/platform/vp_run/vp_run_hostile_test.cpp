@@ -132,7 +132,8 @@ TEST_F(VpRun, InputFilesThatCannotBeReadAreNamed) {
       {path("size.npy") + "@0", "size.npy: .npy data holds 2 bytes"},
       {path("huge.npy") + "@0", "more than 2^64"},
       {path("dtype.npy") + "@0", "unsupported dtype"},
-      {path("size.npy") + "@-1", "'-1' is not a number"},
+      {path("size.npy") + "@-1", "expected a whole number from 0 to 18446744073709551615, got '-1'"},
+      {path("size.npy") + "@1e3", "got '1e3'"},
   };
   for (const auto& c : cases) {
     Result r = run("--chip small " + prog + " --input " + c.spec + " --stats " + path("s.json"));
@@ -212,6 +213,16 @@ TEST_F(VpRun, AFailedRunLeavesEarlierOutputsAsTheyWere) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("nowhere/t.trace: cannot write the trace"), std::string::npos) << r.err;
   EXPECT_EQ(leftovers(tmp_, {"y.bin", "run.trace", "x.bin", "d"}), std::vector<std::string>{});
+}
+
+TEST_F(VpRun, AFullStandardOutputIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  for (const std::string args : {"--list-params", "--chip small --dump-config -"}) {
+    const std::string cmd = "'" + bin_ + "/vp-run' " + args + " >/dev/full 2>'" + path("err") + "'";
+    const int st = std::system(cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 1) << args;
+    EXPECT_NE(slurp(path("err")).find("standard output: write failed"), std::string::npos) << slurp(path("err"));
+  }
 }
 
 // A traced run that never ends, stopped by a signal: every trace line is
