@@ -131,7 +131,7 @@ int run(int argc, char** argv) {
        "firmware run on the control processor (.vpo or assembly); 'none' runs the model bare")
       ("no-deploy", "crossbars assumed programmed: the platform writes the levels (untimed ISPP), the firmware skips deploy")
       ("deploy-retries", po::value<std::string>()->default_value("2"),
-       "extra program-and-verify passes the firmware gives a row with failed cells")
+       "extra program-and-verify passes the firmware gives a row with failed cells (0 to 1000)")
       ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
       ("vcd", po::value<std::string>(), "waveforms for GTKWave: every unit, NoC link and global memory")
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
