@@ -154,6 +154,9 @@ TensorData read_tensor_file(const std::string& path) {
   struct stat st{};
   if (::fstat(fd, &st) != 0) throw TensorFileError(path + ": cannot read: " + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw TensorFileError(path + ": is a directory, expected a .npy or raw data file");
+  // A device such as /dev/zero never ends; a pipe does.
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    throw TensorFileError(path + ": is a device or socket, expected a .npy or raw data file (or a pipe)");
   if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxTensorFileBytes)
     throw TensorFileError(path + ": " + std::to_string(st.st_size) + " bytes, larger than any global memory (" +
                           std::to_string(kMaxTensorFileBytes) + " bytes)");

@@ -85,6 +85,13 @@ TEST(TensorFile, DirectoriesAndMissingFilesAreNamed) {
     EXPECT_NE(std::string(e.what()).find("/: is a directory"), std::string::npos) << e.what();
   }
   EXPECT_THROW(vp::platform::read_tensor_file("/nonexistent/x.npy"), TensorFileError);
+  // A device that never ends is refused up front, not read until memory runs out.
+  try {
+    vp::platform::read_tensor_file("/dev/zero");
+    ADD_FAILURE() << "/dev/zero was read";
+  } catch (const TensorFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero: is a device"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ChipSize, LimitsNameTheParameterAndPassOrdinaryChips) {
