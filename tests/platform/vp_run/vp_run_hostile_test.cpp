@@ -236,7 +236,11 @@ void interrupt_traced_run(VpRun* t, const fs::path& tmp, const std::string& bin,
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     const std::string err = (tmp / "err").string();
-    freopen(err.c_str(), "w", stderr);
+    if (!freopen(err.c_str(), "w", stderr)) _exit(126);
+    // The test may run where SIGINT is ignored (a background job); vp-run
+    // keeps an ignored signal ignored, so the child starts from the default.
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     execl((bin + "/vp-run").c_str(), "vp-run", "--chip", "small", "--firmware", "none", prog.c_str(), "--trace",
           trace.c_str(), "--stats", stats.c_str(), static_cast<char*>(nullptr));
     _exit(127);
@@ -249,8 +253,16 @@ void interrupt_traced_run(VpRun* t, const fs::path& tmp, const std::string& bin,
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   kill(pid, sig);
+  // The run must end by itself within a few seconds; never hang the suite.
   int st = 0;
-  waitpid(pid, &st, 0);
+  pid_t done = 0;
+  for (int i = 0; i < 600 && (done = waitpid(pid, &st, WNOHANG)) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (done == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    FAIL() << "vp-run did not stop within 30 s of signal " << sig;
+  }
   ASSERT_TRUE(WIFEXITED(st)) << "vp-run was killed by signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   EXPECT_EQ(WEXITSTATUS(st), want_code);
   const std::string err = slurp(tmp / "err");
