@@ -2,6 +2,7 @@
 # recording, statistics, and the vp-run tool.
 add_library(vp_platform STATIC
   src/run/chip_builder.cpp
+  src/run/chip_size.cpp
   src/run/program_loader.cpp
   src/run/trace_recorder.cpp
   src/run/run_statistics.cpp
@@ -12,7 +13,7 @@ add_library(vp_platform STATIC
   src/run/model_image.cpp
   src/run/firmware_report.cpp)
 target_include_directories(vp_platform PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
-target_link_libraries(vp_platform PUBLIC vp_hw vp_config vp_object vp_traces nlohmann_json::nlohmann_json)
+target_link_libraries(vp_platform PUBLIC vp_hw vp_config vp_object vp_traces vp_common nlohmann_json::nlohmann_json)
 vp_target_defaults(vp_platform)
 
 add_executable(vp-run tools/vp_run_main.cpp)

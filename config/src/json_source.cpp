@@ -43,6 +43,10 @@ void ParamSet::apply_json(const std::string& text, const std::string& source_nam
     const auto line = 1 + std::count(text.begin(), upto, '\n');
     throw ConfigError(ConfigError::Kind::kFile, "", fmt::format("{}:{}", source_name, line),
                       e.what());
+  } catch (const json::exception& e) {
+    // Not a syntax error but a value JSON cannot hold (a number beyond a
+    // double, 1e999): nlohmann throws out_of_range without a position.
+    throw ConfigError(ConfigError::Kind::kFile, "", source_name, e.what());
   }
   if (!root.is_object()) {
     throw ConfigError(ConfigError::Kind::kFile, "", source_name,

@@ -114,7 +114,51 @@ std::string format_value(const ParamDef& def, const Value& value) {
   return {};
 }
 
+namespace {
+
+// Well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing
+// past U+10FFFF). Returns the offset of the first bad byte, or npos.
+std::size_t bad_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c < 0x80) n = 0;
+    else if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC) n = 2;
+    else if (c == 0xED) n = 2, hi = 0x9F;
+    else if (c >= 0xEE && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    else return i;
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const unsigned char t = b(i + k);
+      if (t < (k == 1 ? lo : 0x80) || t > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 void check_value(const ParamDef& def, const Value& value, const std::string& where) {
+  if (def.type == ParamType::kString) {
+    // Strings go into YAML, JSON and the statistics: they must be text.
+    const auto& s = std::get<std::string>(value);
+    const std::size_t at = bad_utf8_at(s);
+    if (at != std::string_view::npos) {
+      throw ConfigError(Kind::kWrongType, def.name, where,
+                        fmt::format("expected UTF-8 text, byte {} (0x{:02x}) is not", at,
+                                    static_cast<unsigned>(static_cast<unsigned char>(s[at]))));
+    }
+    return;
+  }
   if (def.type == ParamType::kEnum) {
     const auto& s = std::get<std::string>(value);
     if (std::find(def.allowed.begin(), def.allowed.end(), s) == def.allowed.end()) {

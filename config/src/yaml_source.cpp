@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -66,10 +69,20 @@ void ParamSet::apply_yaml(const std::string& text, const std::string& source_nam
 }
 
 void ParamSet::apply_file(const std::string& path) {
+  // A directory opens as a stream on Linux and reads as nothing: refuse it
+  // by name rather than apply an empty configuration.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw ConfigError(ConfigError::Kind::kFile, "", path, "is a directory, expected a YAML or JSON file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(ConfigError::Kind::kFile, "", path, "cannot open file");
+  if (!in) throw ConfigError(ConfigError::Kind::kFile, "", path, std::string("cannot open file: ") + std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad()) throw ConfigError(ConfigError::Kind::kFile, "", path, "read failed");
+  // A file named on purpose that holds nothing at all is a mistake (a
+  // truncated copy, the wrong name); one with only comments is deliberate.
+  if (text.str().find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ConfigError(ConfigError::Kind::kFile, "", path, "is empty, expected a map of parameters");
   const bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
   if (json) {
     apply_json(text.str(), path);

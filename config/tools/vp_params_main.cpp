@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "vp/common/atomic_file.h"
 #include "vp/config/loader.h"
 #include "vp/config/report.h"
 
@@ -69,17 +70,19 @@ int main(int argc, char** argv) {
     }
 
     if (vm.count("output")) {
-      const std::string path = vm["output"].as<std::string>();
-      std::ofstream out(path, std::ios::binary);
-      out << text;
-      if (!out) {
-        std::cerr << "vp-params: cannot write " << path << "\n";
+      // Whole or not at all: a failed write leaves the old file in place.
+      vp::common::write_file_atomically(vm["output"].as<std::string>(), text);
+    } else {
+      std::cout << text << std::flush;
+      if (!std::cout) {
+        std::cerr << "vp-params: standard output: write failed\n";
         return 1;
       }
-    } else {
-      std::cout << text;
     }
   } catch (const ConfigError& e) {
+    std::cerr << "vp-params: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
     std::cerr << "vp-params: " << e.what() << "\n";
     return 1;
   }

@@ -7,7 +7,10 @@
 //
 // Exit codes: 0 completed; 1 bad input (program, configuration, files);
 // 2 usage; 3 deadlock; 4 --max-cycles reached; 5 a core faulted; 6 a trap
-// (the firmware's error codes are reported in words).
+// (the firmware's error codes are reported in words); 128 + the signal
+// (130 SIGINT, 143 SIGTERM) when interrupted: the run stops between two
+// instructions and the trace ends at a line boundary.
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,11 +28,14 @@
 #include <systemc>
 
 #include "vp/as/assembler.h"
+#include "vp/common/atomic_file.h"
+#include "vp/common/parse_number.h"
 #include "vp/config/config_error.h"
 #include "vp/config/param_set.h"
 #include "vp/config/report.h"
 #include "vp/hw/chip/chip.h"
 #include "vp/platform/chip_builder.h"
+#include "vp/platform/chip_size.h"
 #include "vp/platform/host_io.h"
 #include "vp/platform/firmware_report.h"
 #include "vp/platform/model_image.h"
@@ -67,16 +73,49 @@ obj::Object load_any(const std::string& path, const std::vector<std::string>& in
 
 void write_text_atomically(const std::string& path, const std::string& text) {
   if (path == "-") {
-    std::cout << text;
+    std::cout << text << std::flush;
+    if (!std::cout) throw std::runtime_error("standard output: write failed");
     return;
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error(path + ": cannot write");
+  common::write_file_atomically(path, text);
+}
+
+// SIGINT and SIGTERM ask the simulation to stop; the chip polls the flag
+// between instructions, so the trace is closed at a line boundary and the
+// process exits with 128 + the signal as a shell would report it.
+std::atomic<bool> g_interrupt{false};
+volatile sig_atomic_t g_signal = 0;
+static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler sets the flag");
+
+extern "C" void on_stop_signal(int sig) {
+  g_signal = sig;
+  g_interrupt.store(true, std::memory_order_relaxed);
+}
+
+void catch_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (const int sig : {SIGINT, SIGTERM}) {
+    // A signal the parent chose to ignore (nohup, a background job without
+    // job control) stays ignored, as for any other program.
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &sa, nullptr);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot rename into place");
+}
+
+// A count, a limit or a seed typed on the command line: strict, no wrap
+// ("-5" is an error, not 2^64 - 5). Throws common::NumberError naming it.
+uint64_t count_option(const po::variables_map& vm, const char* name, uint64_t max) {
+  return common::parse_uint(vm[name].as<std::string>(), std::string("--") + name, max);
+}
+
+// The file part of FILE@ADDR... specs.
+std::string spec_file(const std::string& spec) {
+  const size_t at = spec.rfind('@');
+  return at == std::string::npos ? spec : spec.substr(0, at);
 }
 
 int run(int argc, char** argv) {
@@ -92,17 +131,17 @@ int run(int argc, char** argv) {
        "FILE (the model's next .input) or FILE@ADDR: .npy or raw bytes into global memory; repeatable")
       ("output", po::value(&outputs)->composing(),
        "FILE (the model's next .output) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
-      ("batch", po::value<uint32_t>()->default_value(0), "batch elements (0: one per set of bound --input files)")
+      ("batch", po::value<std::string>()->default_value("0"), "batch elements (0: one per set of bound --input files)")
       ("firmware", po::value<std::string>()->default_value(VP_FIRMWARE_PATH),
        "firmware run on the control processor (.vpo or assembly); 'none' runs the model bare")
       ("no-deploy", "crossbars assumed programmed: the platform writes the levels (untimed ISPP), the firmware skips deploy")
-      ("deploy-retries", po::value<uint32_t>()->default_value(2),
-       "extra program-and-verify passes the firmware gives a row with failed cells")
+      ("deploy-retries", po::value<std::string>()->default_value("2"),
+       "extra program-and-verify passes the firmware gives a row with failed cells (0 to 1000)")
       ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
       ("vcd", po::value<std::string>(), "waveforms for GTKWave: every unit, NoC link and global memory")
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
-      ("seed", po::value<uint64_t>(), "seed of every random model (device, noise); same as --set device.seed=N")
-      ("max-cycles", po::value<uint64_t>()->default_value(0), "stop after this many cycles (0: no limit)")
+      ("seed", po::value<std::string>(), "seed of every random model (device, noise); same as --set device.seed=N")
+      ("max-cycles", po::value<std::string>()->default_value("0"), "stop after this many cycles (0: no limit)")
       ("include,I", po::value(&include_dirs)->composing(), "include directory for assembly input")
       ("list-params", "print every parameter with type, unit, default and description, then exit")
       ("dump-config", po::value<std::string>(), "write the effective configuration (YAML, '-' for stdout)")
@@ -123,19 +162,55 @@ int run(int argc, char** argv) {
   }
   const bool quiet = vm.count("quiet") > 0;
 
+  uint64_t max_cycles = 0, seed = 0;
+  uint32_t batch = 0, deploy_retries = 0;
+  try {
+    max_cycles = count_option(vm, "max-cycles", UINT64_MAX);
+    // The firmware's batch counter and retry count are 32-bit words.
+    batch = static_cast<uint32_t>(count_option(vm, "batch", UINT32_MAX));
+    deploy_retries = static_cast<uint32_t>(count_option(vm, "deploy-retries", 1000));
+    if (vm.count("seed")) seed = count_option(vm, "seed", UINT64_MAX);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << e.what() << "\n";
+    return kExitUsage;
+  }
+
+  // No output may be written over one of the run's inputs.
+  {
+    std::vector<std::pair<std::string, std::string>> ins, outs;
+    if (vm.count("model")) ins.emplace_back("--model", vm["model"].as<std::string>());
+    if (vm["firmware"].as<std::string>() != "none") ins.emplace_back("--firmware", vm["firmware"].as<std::string>());
+    for (const auto& c : configs) ins.emplace_back("--config", c);
+    for (const auto& i : inputs) ins.emplace_back("--input", spec_file(i));
+    for (const char* o : {"trace", "vcd", "stats", "dump-config"})
+      if (vm.count(o)) outs.emplace_back(std::string("--") + o, vm[o].as<std::string>());
+    for (const auto& o : outputs) outs.emplace_back("--output", spec_file(o));
+    for (const auto& [oname, opath] : outs)
+      for (const auto& [iname, ipath] : ins)
+        if (opath != "-" && common::same_file(opath, ipath)) {
+          std::cerr << "vp-run: " << oname << " " << opath << " is the " << iname << " file " << ipath
+                    << "; refusing to overwrite an input\n";
+          return kExitBadInput;
+        }
+  }
+
   config::ParamSet params;
   try {
     params.apply_preset(vm["chip"].as<std::string>());
     for (const auto& f : configs) params.apply_file(f);
     params.apply_sets(sets);
-    if (vm.count("seed")) params.apply_set("device.seed=" + std::to_string(vm["seed"].as<uint64_t>()));
+    if (vm.count("seed")) params.apply_set("device.seed=" + std::to_string(seed));
     params.validate();
   } catch (const std::exception& e) {
     std::cerr << "vp-run: configuration error: " << e.what() << "\n";
     return kExitBadInput;
   }
   if (vm.count("list-params")) {
-    std::cout << config::list_params(&params);
+    std::cout << config::list_params(&params) << std::flush;
+    if (!std::cout) {
+      std::cerr << "vp-run: standard output: write failed\n";
+      return kExitBadInput;
+    }
     return 0;
   }
   if (vm.count("dump-config")) {
@@ -173,7 +248,7 @@ int run(int argc, char** argv) {
 
   platform::HostIo io;
   try {
-    io = platform::plan_host_io(object, inputs, outputs, vm["batch"].as<uint32_t>());
+    io = platform::plan_host_io(object, inputs, outputs, batch);
     if (bare && io.batch > 1)
       throw platform::HostIoError("a batch of " + std::to_string(io.batch) + " needs the firmware (not --firmware none)");
   } catch (const std::exception& e) {
@@ -184,6 +259,19 @@ int run(int argc, char** argv) {
   hw::ChipConfig cfg;
   try {
     cfg = platform::chip_config_from(params);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: configuration error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  try {
+    // Before anything is allocated: a chip the machine cannot hold is
+    // refused by the parameter that makes it too large.
+    platform::check_chip_size(cfg);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: configuration error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  try {
     // Under the firmware the boot code checks the model against the chip.
     if (bare) platform::check_fits(object, cfg);
   } catch (const std::exception& e) {
@@ -196,6 +284,19 @@ int run(int argc, char** argv) {
   const std::string vcd_path = vm.count("vcd") ? vm["vcd"].as<std::string>() : std::string();
   const std::string trace_path =
       vm.count("trace") ? vm["trace"].as<std::string>() : vcd_path.empty() ? std::string() : vcd_path + ".trace.tmp";
+  // The VCD's scratch files go whatever way the run ends.
+  struct ScratchFiles {
+    std::vector<std::string> paths;
+    ~ScratchFiles() {
+      for (const auto& p : paths) std::remove(p.c_str());
+    }
+  } scratch;
+  if (!vcd_path.empty()) {
+    scratch.paths.push_back(vcd_path + ".fabric.tmp");
+    if (!vm.count("trace")) scratch.paths.push_back(trace_path);
+  }
+  // The trace file is opened (and an older one replaced) only once the
+  // program is loaded and the run is about to start.
   std::unique_ptr<platform::TraceRecorder> recorder;
   if (!trace_path.empty()) {
     try {
@@ -206,6 +307,7 @@ int run(int argc, char** argv) {
     }
   }
 
+  catch_stop_signals();
   const auto t0 = std::chrono::steady_clock::now();
   hw::Chip chip("chip", cfg, recorder.get());
   std::unique_ptr<platform::FabricRecorder> fabric;
@@ -237,7 +339,7 @@ int run(int argc, char** argv) {
     } else {
       platform::ImageOptions opt;
       opt.deploy = vm.count("no-deploy") == 0;
-      opt.retries = vm["deploy-retries"].as<uint32_t>();
+      opt.retries = deploy_retries;
       image = platform::install_model(object, firmware, io, chip, opt);
       if (!opt.deploy) {
         load.cell_programs = image.cell_programs;
@@ -249,6 +351,7 @@ int run(int argc, char** argv) {
         std::cerr << "vp-run: note: the model's control-processor code is replaced by the firmware "
                      "(--firmware none runs it bare)\n";
     }
+    if (recorder) recorder->open();
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
     return kExitBadInput;
@@ -271,13 +374,25 @@ int run(int argc, char** argv) {
       }
     });
   }
-  hw::RunResult result = chip.run(vm["max-cycles"].as<uint64_t>());
+  hw::RunResult result = chip.run(max_cycles, &g_interrupt);
   done = true;
   if (progress.joinable()) {
     progress.join();
     std::fprintf(stderr, "\r\033[K");
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (result.status == hw::RunStatus::Interrupted) {
+    // What executed is kept in the trace, whole lines only; the other
+    // outputs describe a finished run and are not written.
+    try {
+      if (recorder) recorder->close();
+    } catch (const std::exception& e) {
+      std::cerr << "vp-run: " << e.what() << "\n";
+    }
+    std::cerr << "vp-run: " << result.message << " (signal " << static_cast<int>(g_signal) << ")\n";
+    return 128 + static_cast<int>(g_signal);
+  }
 
   int status = 0;
   platform::FirmwareReport fw_report;
@@ -286,8 +401,6 @@ int run(int argc, char** argv) {
     if (fabric) {
       fabric->close();
       platform::write_run_vcd(trace_path, vcd_path + ".fabric.tmp", vcd_path, cfg.clock_mhz);
-      std::remove((vcd_path + ".fabric.tmp").c_str());
-      if (!vm.count("trace")) std::remove(trace_path.c_str());
     }
     platform::HostFigures host{wall, recorder && vm.count("trace") ? recorder->records() : 0};
     nlohmann::json stats = platform::run_statistics(chip, result, load, host);
@@ -304,14 +417,22 @@ int run(int argc, char** argv) {
         const uint8_t* p = chip.global_memory().data() + addr;
         return std::vector<uint8_t>(p, p + bytes);
       };
+      // Every output is read back before the first is written, so one that
+      // cannot be read leaves all files as they were.
+      struct Pending {
+        std::string path;
+        std::vector<uint8_t> bytes;
+        std::string dtype;
+        std::vector<uint64_t> shape;
+      };
+      std::vector<Pending> pending;
       for (const auto& o : io.explicit_outputs)
-        platform::write_tensor_file(o.path, read_back(o.path, o.address, o.bytes), o.npy_dtype);
+        pending.push_back({o.path, read_back(o.path, o.address, o.bytes), o.npy_dtype, {}});
       for (size_t k = 0; k < io.bound_outputs.size(); ++k) {
         const auto& o = io.bound_outputs[k];
         const obj::IoBinding& b = object.io[o.binding];
         if (bare) {
-          platform::write_tensor_file(o.path, read_back(o.path, b.address, b.bytes), platform::npy_dtype(b.dtype),
-                                      b.shape);
+          pending.push_back({o.path, read_back(o.path, b.address, b.bytes), platform::npy_dtype(b.dtype), b.shape});
           continue;
         }
         // Every element's copy from the batch output area, stacked.
@@ -325,8 +446,9 @@ int run(int argc, char** argv) {
           if (shape.empty()) shape.push_back(b.bytes / obj::io_dtype_size(b.dtype));
           shape.insert(shape.begin(), image.batch);
         }
-        platform::write_tensor_file(o.path, all, platform::npy_dtype(b.dtype), shape);
+        pending.push_back({o.path, std::move(all), platform::npy_dtype(b.dtype), std::move(shape)});
       }
+      for (const auto& p : pending) platform::write_tensor_file(p.path, p.bytes, p.dtype, p.shape);
     }
     if (!quiet) std::cerr << platform::run_summary(stats);
   } catch (const std::exception& e) {
@@ -346,6 +468,7 @@ int run(int argc, char** argv) {
                 << "\n";
       return kExitMaxCycles;
     case hw::RunStatus::Fault: std::cerr << "vp-run: fault: " << result.message << "\n"; return kExitFault;
+    case hw::RunStatus::Interrupted: return 128 + static_cast<int>(g_signal);
     case hw::RunStatus::Trap: {
       const std::string words = bare ? std::string() : platform::firmware_error_message(result.trap_code, fw_report);
       if (!words.empty()) std::cerr << "vp-run: " << words << "\n";
@@ -358,11 +481,19 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-// SystemC prints a banner at start-up unless told not to; vp-run's output
-// is the user's, so it is switched off before the kernel starts.
-static const bool kQuietKernel = [] { return setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0) == 0; }();
+// SystemC prints a banner when its kernel first starts, which can happen
+// during static initialisation (a namespace-scope sc_time in a model
+// library). vp-run's output is the user's: the banner is switched off in a
+// constructor that runs before every ordinary static initialiser.
+__attribute__((constructor(101))) static void quiet_systemc_banner() {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
+}
 
 int sc_main(int argc, char** argv) {
+  // The kernel's own notes ("Simulation stopped by user") repeat what vp-run
+  // reports in words; warnings and errors still show.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 
 #include "config_test_util.h"
 #include "vp/config/param_set.h"
+#include "vp/config/report.h"
 
 namespace vp::config {
 namespace {
@@ -43,6 +44,48 @@ TEST(ConfigFiles, EmptyYamlChangesNothing) {
   p.apply_yaml("", "empty.yaml");
   p.apply_yaml("# only a comment\n", "comment.yaml");
   EXPECT_EQ(p, ParamSet());
+}
+
+// A file named on purpose must be a configuration: a directory (which a
+// stream opens and reads as nothing) or an empty file is refused by name.
+TEST(ConfigFiles, DirectoryAndEmptyFilesAreErrorsNotNoChange) {
+  TempFile f("empty.yaml", "");
+  TempFile blank("blank.json", " \n\t\n");
+  TempFile comment("comment.yaml", "# nothing\n");
+  ParamSet p;
+  expect_config_error([&] { p.apply_file(f.dir()); }, Kind::kFile, {f.dir(), "is a directory"});
+  expect_config_error([&] { p.apply_file(f.path()); }, Kind::kFile, {"empty.yaml", "is empty"});
+  expect_config_error([&] { p.apply_file(blank.path()); }, Kind::kFile, {"blank.json", "is empty"});
+  expect_config_error([&] { p.apply_file(f.dir() + "/none.yaml"); }, Kind::kFile, {"none.yaml", "cannot open"});
+  p.apply_file(comment.path());
+  EXPECT_EQ(p, ParamSet());
+}
+
+TEST(ConfigFiles, GarbageAndWrongTypesNameFileLineAndKey) {
+  ParamSet p;
+  expect_config_error([&] { p.apply_yaml("xbar: {rows: [1, 2\n", "g.yaml"); }, Kind::kFile, {"g.yaml:"});
+  expect_config_error([&] { p.apply_yaml("words\n", "w.yaml"); }, Kind::kFile, {"w.yaml:1", "expected a map"});
+  expect_config_error([&] { p.apply_yaml("xbar:\n  rows: banana\n", "t.yaml"); }, Kind::kWrongType,
+                      {"t.yaml:2", "xbar.rows", "expected int"});
+  expect_config_error([&] { p.apply_json("[1, 2]", "a.json"); }, Kind::kFile, {"a.json", "expected an object"});
+  expect_config_error([&] { p.apply_json("{\"xbar\": {\"rows\": 1e999}}", "big.json"); }, Kind::kFile,
+                      {"big.json"});
+}
+
+// Found by config_fuzz: a chip.name that is not UTF-8 loaded, then made
+// dump_yaml (and vp-run --dump-config / --stats) throw from the JSON
+// serializer. It is refused where it is read, naming the key and byte.
+TEST(ConfigFiles, StringParametersMustBeUtf8) {
+  ParamSet p;
+  expect_config_error([&] { p.apply_yaml("chip:\n  name: smal\xd4\xd4\xd4 al.\n", "n.yaml"); }, Kind::kWrongType,
+                      {"n.yaml:2", "chip.name", "expected UTF-8 text, byte 4 (0xd4)"});
+  expect_config_error([&] { p.apply_set("chip.name=a\xff"); }, Kind::kWrongType, {"--set", "chip.name", "0xff"});
+  expect_config_error([&] { p.apply_set("chip.name=\xed\xa0\x80"); }, Kind::kWrongType, {"chip.name"});  // surrogate
+  expect_config_error([&] { p.apply_set("chip.name=\xc0\xaf"); }, Kind::kWrongType, {"chip.name"});      // overlong
+  p.apply_set("chip.name=caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80");
+  ParamSet back;
+  back.apply_yaml(dump_yaml(p), "dump.yaml");
+  EXPECT_EQ(back.get_string("chip.name"), "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80");
 }
 
 TEST(ConfigFiles, JsonNestedAndFlat) {

@@ -5,6 +5,9 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "config_test_util.h"
 #include "vp/config/loader.h"
@@ -12,6 +15,13 @@
 
 namespace vp::config {
 namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 struct ToolRun {
   int status;
@@ -55,6 +65,23 @@ TEST(VpParams, DumpLoadsBack) {
   back.preset = "";
   back.config_files = {out.path()};
   EXPECT_EQ(load_config(back), expected);
+}
+
+// The output appears whole or not at all, and a full stdout is an error.
+TEST(VpParams, OutputErrorsAreNamedAndLeaveTheOldFile) {
+  test::TempFile out("keep.yaml", "chip.clusters: 2\n");
+  ToolRun r = vp_params("--dump --config " + out.dir() + " -o " + out.path());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("is a directory, expected a YAML or JSON file"), std::string::npos) << r.output;
+  EXPECT_EQ(slurp(out.path()), "chip.clusters: 2\n");
+  r = vp_params("--dump -o " + out.dir());
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("is a directory"), std::string::npos) << r.output;
+  r = vp_params("--dump -o " + out.dir() + "/none/x.yaml");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot create output"), std::string::npos) << r.output;
+  const int raw = std::system((std::string(VP_PARAMS_BIN) + " --dump >/dev/full 2>/dev/null").c_str());
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1);
 }
 
 TEST(VpParams, ListsPresets) {

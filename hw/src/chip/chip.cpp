@@ -14,6 +14,7 @@ const char* run_status_name(RunStatus s) {
     case RunStatus::MaxCycles: return "max-cycles";
     case RunStatus::Fault: return "fault";
     case RunStatus::Trap: return "trap";
+    case RunStatus::Interrupted: return "interrupted";
   }
   return "?";
 }
@@ -89,11 +90,25 @@ void Chip::on_max_cycles(const ExecutionCore&) {
   }
 }
 
-RunResult Chip::run(uint64_t max_cycles) {
+void Chip::on_interrupt(const ExecutionCore&) {
+  if (!stop_requested_) {
+    interrupted_ = true;
+    stop_requested_ = true;
+    sc_core::sc_stop();
+  }
+}
+
+RunResult Chip::run(uint64_t max_cycles, const std::atomic<bool>* interrupt) {
   max_cycles_ = max_cycles;
+  interrupt_ = interrupt;
+  RunResult r;
+  if (interrupt_requested()) {
+    r.status = RunStatus::Interrupted;
+    r.message = "interrupted before the run started";
+    return r;
+  }
   sc_core::sc_start();
 
-  RunResult r;
   std::vector<const CoreModule*> all(cores_.begin(), cores_.end());
   all.push_back(cp_.get());
   for (const CoreModule* m : all) {
@@ -120,6 +135,11 @@ RunResult Chip::run(uint64_t max_cycles) {
                   std::to_string(c.pc() - 1) + ", cycle " + std::to_string(c.end_cycle());
       return r;
     }
+  }
+  if (interrupted_) {
+    r.status = RunStatus::Interrupted;
+    r.message = "interrupted at cycle " + std::to_string(r.cycles) + " before every core halted";
+    return r;
   }
   if (max_cycles_hit_) {
     r.status = RunStatus::MaxCycles;

@@ -47,7 +47,13 @@ void CoreModule::run() {
     uint64_t counted = 0;
     while (core_.running()) {
       core_.step(*this, trace_);
-      if ((++counted & 1023) == 0) run_control->count_progress(1024);
+      if ((++counted & 1023) == 0) {
+        run_control->count_progress(1024);
+        if (run_control->interrupt_requested()) {
+          run_control->on_interrupt(core_);
+          return;
+        }
+      }
       const uint64_t limit = run_control->max_cycles();
       if (limit && core_.cycle() > limit) {
         run_control->on_max_cycles(core_);

@@ -1,19 +1,19 @@
 #include "vp/platform/host_io.h"
 
+#include "vp/common/parse_number.h"
 #include "vp/platform/tensor_file.h"
 
 namespace vp::platform {
 
 namespace {
 
+// An address or a byte count: decimal or 0x hexadecimal, no sign, no wrap
+// (a leading 0 is decimal, not octal).
 uint64_t parse_number(const std::string& text, const std::string& spec) {
   try {
-    size_t used = 0;
-    const uint64_t v = std::stoull(text, &used, 0);
-    if (used != text.size() || text.empty() || text[0] == '-') throw std::invalid_argument(text);
-    return v;
-  } catch (const std::exception&) {
-    throw HostIoError(spec + ": '" + text + "' is not a number");
+    return common::parse_uint(text, spec);
+  } catch (const common::NumberError& e) {
+    throw HostIoError(e.what());
   }
 }
 

@@ -1,5 +1,12 @@
 #include "vp/platform/trace_recorder.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
 namespace vp::platform {
 
 namespace {
@@ -19,8 +26,19 @@ trace::Unit trace_unit(isa::Unit u, bool control) {
 }  // namespace
 
 TraceRecorder::TraceRecorder(const std::string& path, std::map<uint32_t, std::string> layer_names)
-    : writer_(path), layer_names_(std::move(layer_names)) {
+    : path_(path), layer_names_(std::move(layer_names)) {
   params_.reserve(isa::kMaxFields);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::runtime_error(path + ": is a directory, expected a file name for the trace");
+  const fs::path dir = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
+  if (!fs::is_directory(dir, ec)) throw std::runtime_error(path + ": cannot write the trace: no folder " + dir.string());
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw std::runtime_error(path + ": cannot write the trace: " + std::strerror(errno));
+}
+
+void TraceRecorder::open() {
+  if (!writer_) writer_ = std::make_unique<trace::TraceWriter>(path_);
 }
 
 void TraceRecorder::retire(const hw::CoreIdentity& who, const hw::RetireEvent& ev) {
@@ -48,9 +66,12 @@ void TraceRecorder::retire(const hw::CoreIdentity& who, const hw::RetireEvent& e
   r.start = static_cast<int64_t>(ev.start);
   r.end = static_cast<int64_t>(ev.end);
   r.params = trace::ParamList(params_);
-  writer_.write(r);
+  if (!writer_) throw std::logic_error(path_ + ": an instruction retired before the trace was opened");
+  writer_->write(r);
 }
 
-void TraceRecorder::close() { writer_.close(); }
+void TraceRecorder::close() {
+  if (writer_) writer_->close();
+}
 
 }  // namespace vp::platform

@@ -18,10 +18,18 @@ void write_run_vcd(const std::string& trace_path, const std::string& fabric_path
     std::ofstream out(both, std::ios::binary | std::ios::trunc);
     for (const std::string& p : {trace_path, fabric_path}) {
       std::ifstream in(p, std::ios::binary);
-      if (!in) throw std::runtime_error(p + ": cannot read");
+      if (!in) {
+        out.close();
+        std::remove(both.c_str());
+        throw std::runtime_error(p + ": cannot read");
+      }
       out << in.rdbuf();
     }
-    if (!out) throw std::runtime_error(both + ": write failed");
+    if (!out) {
+      out.close();
+      std::remove(both.c_str());
+      throw std::runtime_error(both + ": write failed");
+    }
   }
   trace::ConvertOptions opt;
   opt.input = both;

@@ -28,7 +28,7 @@
 
 namespace vp::hw {
 
-enum class RunStatus { Completed, Deadlock, MaxCycles, Fault, Trap };
+enum class RunStatus { Completed, Deadlock, MaxCycles, Fault, Trap, Interrupted };
 const char* run_status_name(RunStatus s);
 
 struct RunResult {
@@ -65,14 +65,20 @@ class Chip : public sc_core::sc_module, public RunControlIf {
   TraceSink* trace_sink() { return trace_; }
 
   // Runs until every started core has stopped, a core faults or traps, the
-  // cores deadlock, or max_cycles (0 = no limit) is reached.
-  RunResult run(uint64_t max_cycles);
+  // cores deadlock, max_cycles (0 = no limit) is reached, or `interrupt`
+  // (when given) becomes true: a signal handler sets it, and the run stops
+  // between two instructions so every trace line is whole.
+  RunResult run(uint64_t max_cycles, const std::atomic<bool>* interrupt = nullptr);
 
   // RunControlIf: called by a core's thread through its run_control port.
   void on_core_stopped(const ExecutionCore& core) override;
   uint64_t max_cycles() const override { return max_cycles_; }
   void on_max_cycles(const ExecutionCore& core) override;
   void count_progress(uint64_t n) override { progress_.fetch_add(n, std::memory_order_relaxed); }
+  bool interrupt_requested() const override {
+    return interrupt_ != nullptr && interrupt_->load(std::memory_order_relaxed);
+  }
+  void on_interrupt(const ExecutionCore& core) override;
   // Instructions executed so far, readable from another thread (progress line).
   uint64_t progress_instructions() const { return progress_.load(std::memory_order_relaxed); }
 
@@ -93,6 +99,8 @@ class Chip : public sc_core::sc_module, public RunControlIf {
   uint64_t max_cycles_ = 0;
   bool stop_requested_ = false;
   bool max_cycles_hit_ = false;
+  const std::atomic<bool>* interrupt_ = nullptr;
+  bool interrupted_ = false;
   std::atomic<uint64_t> progress_{0};
 };
 

@@ -19,6 +19,11 @@ class RunControlIf : public virtual sc_core::sc_interface {
   virtual uint64_t max_cycles() const = 0;
   virtual void on_max_cycles(const ExecutionCore& core) = 0;
   virtual void on_core_stopped(const ExecutionCore& core) = 0;
+  // Whether the one running the simulation asked it to stop (a signal);
+  // polled with the progress count, so a core stops within 1024
+  // instructions. Test benches without a driver never stop this way.
+  virtual bool interrupt_requested() const { return false; }
+  virtual void on_interrupt(const ExecutionCore& core) { (void)core; }
 };
 
 }  // namespace vp::hw
