@@ -1,5 +1,8 @@
 #include "vp/trace/output_file.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 #include "vp/common/atomic_file.h"
@@ -27,8 +30,18 @@ void OutputFile::flush() {
   buf_.clear();
 }
 
-void OutputFile::commit() {
+void OutputFile::prepare() {
   flush();
+  std::FILE* f = file_->stream();
+  if (std::fflush(f) != 0 || std::ferror(f)) {
+    const int err = errno ? errno : EIO;
+    file_.reset();
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(err));
+  }
+}
+
+void OutputFile::commit() {
+  prepare();
   try {
     file_->commit();
   } catch (const vp::common::OutputError& e) {

@@ -30,7 +30,10 @@ class OutputFile {
   void maybe_flush() {
     if (buf_.size() >= kFlushBytes) flush();
   }
-  void commit();  // flush, close, rename into place; throws on failure
+  // Writes the buffer and flushes the stream; throws when any byte did not
+  // get to the temporary. What commit() then does rarely fails.
+  void prepare();
+  void commit();  // prepare, close, rename into place; throws on failure
   const std::string& path() const { return path_; }
 
  private:
