@@ -292,6 +292,13 @@ int64_t Evaluator::lookup(State& s, std::string_view name, const char* at) {
       s.unresolved = true;
       return 0;
     }
+    if (!s.final_pass && !s.immediate) {
+      // Left to the fix-up pass, where each definition is resolved once:
+      // resolving here would walk the same unfinished chain again on every
+      // line that extends it (quadratic in the chain's length).
+      s.unresolved = true;
+      return 0;
+    }
     resolve(q, s.final_pass);
     if (q.resolved) return q.value;
     if (q.bad) {
