@@ -1,6 +1,8 @@
 #include "expression.h"
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "lexer.h"
 
@@ -144,6 +146,21 @@ int64_t Evaluator::binary(State& s, int min_prec) {
 }
 
 int64_t Evaluator::unary(State& s) {
+  // Every level of parentheses and every unary operator passes here once.
+  if (s.depth > kMaxNesting) {  // the outermost term is level 0
+    skip_ws(s.p, s.e);
+    expr_error(s, s.p,
+               "expression nested more than " + std::to_string(kMaxNesting) +
+                   " levels deep (parentheses and unary operators)");
+    return 0;
+  }
+  ++s.depth;
+  const int64_t v = unary_term(s);
+  --s.depth;
+  return v;
+}
+
+int64_t Evaluator::unary_term(State& s) {
   skip_ws(s.p, s.e);
   if (s.p >= s.e) {
     expr_error(s, s.p, "expected a number, name or '(' at the end of the expression");
@@ -151,8 +168,19 @@ int64_t Evaluator::unary(State& s) {
   }
   const char c = *s.p;
   if (c == '-') {
+    const char* minus = s.p;
     ++s.p;
-    return static_cast<int64_t>(0 - static_cast<uint64_t>(unary(s)));
+    skip_ws(s.p, s.e);
+    const char* b = s.p;
+    const bool literal = s.p < s.e && is_digit(*s.p);
+    const int64_t v = unary(s);
+    // A negated number must stay a number: -18446744073709551615 is not 1.
+    if (literal && !s.failed && static_cast<uint64_t>(v) > (uint64_t{1} << 63)) {
+      expr_error(s, minus,
+                 "-" + std::string(b, s.p) + " does not fit in 64 bits (a negated number is at least -2^63)");
+      return 0;
+    }
+    return static_cast<int64_t>(0 - static_cast<uint64_t>(v));
   }
   if (c == '+') {
     ++s.p;
@@ -258,19 +286,22 @@ int64_t Evaluator::lookup(State& s, std::string_view name, const char* at) {
       expr_error(s, at, ".equ " + quote(name) + " is defined in terms of itself");
       return 0;
     }
-    // Evaluate the pending definition where it was written.
-    q.busy = true;
-    State inner{q.expr_b, q.expr_e, q.line, q.scope, s.final_pass, false};
-    int64_t v = 0;
-    const Ev r = eval_in(inner, &v);
-    q.busy = false;
-    if (r == Ev::Ok) {
-      q.resolved = true;
-      q.value = v;
-      return v;
+    if (resolving_) {
+      // Inside resolve(): name what is needed and let it be resolved first.
+      if (q.tried != round_ && !s.need) s.need = &q;
+      s.unresolved = true;
+      return 0;
     }
-    if (r == Ev::Error) {
-      q.bad = true;
+    if (!s.final_pass && !s.immediate) {
+      // Left to the fix-up pass, where each definition is resolved once:
+      // resolving here would walk the same unfinished chain again on every
+      // line that extends it (quadratic in the chain's length).
+      s.unresolved = true;
+      return 0;
+    }
+    resolve(q, s.final_pass);
+    if (q.resolved) return q.value;
+    if (q.bad) {
       s.failed = true;  // reported at the definition
       return 0;
     }
@@ -291,6 +322,40 @@ int64_t Evaluator::lookup(State& s, std::string_view name, const char* at) {
   }
   s.unresolved = true;
   return 0;
+}
+
+void Evaluator::resolve(Equ& target, bool final_pass) {
+  // Each pending definition is evaluated where it was written. One that
+  // names another pending .equ stops, that one is pushed and evaluated
+  // first, then the first is evaluated again: a chain of 50,000 forward
+  // references costs a stack of 50,000 pointers, not 50,000 frames. A
+  // definition met again while it is on the stack is a cycle.
+  resolving_ = true;
+  ++round_;
+  std::vector<Equ*> stack{&target};
+  target.busy = true;
+  while (!stack.empty()) {
+    Equ& q = *stack.back();
+    State inner{q.expr_b, q.expr_e, q.line, q.scope, final_pass, false};
+    int64_t v = 0;
+    const Ev r = eval_in(inner, &v);
+    if (r == Ev::Unresolved && inner.need) {
+      inner.need->busy = true;
+      stack.push_back(inner.need);
+      continue;
+    }
+    q.busy = false;
+    stack.pop_back();
+    if (r == Ev::Ok) {
+      q.resolved = true;
+      q.value = v;
+    } else if (r == Ev::Error) {
+      q.bad = true;
+    } else {
+      q.tried = round_;  // waits for a name defined later
+    }
+  }
+  resolving_ = false;
 }
 
 }  // namespace vp::as::detail

@@ -32,6 +32,10 @@ class Evaluator {
   void define_equ(const Line& line, std::string_view name, const char* at, const char* b, const char* e, int scope);
 
  private:
+  // Parentheses and unary operators nest at most this deep in one
+  // expression: deeper nesting is an error, not a stack overflow.
+  static constexpr int kMaxNesting = 256;
+
   struct State {
     const char* p;
     const char* e;
@@ -41,19 +45,27 @@ class Evaluator {
     bool immediate;   // undefined names are errors "defined before use"
     bool unresolved = false;
     bool failed = false;
+    int depth = 0;          // nesting of parentheses and unary operators
+    Equ* need = nullptr;    // while resolving: a pending .equ to resolve first
   };
 
   void expr_error(State& s, const char* at, std::string msg);
   Ev eval_in(State& s, int64_t* out);
   int64_t binary(State& s, int min_prec);
   int64_t unary(State& s);
+  int64_t unary_term(State& s);
   int64_t primary(State& s);
   int64_t number(State& s);
   int64_t lookup(State& s, std::string_view name, const char* at);
+  // Evaluates pending .equ `target` and every pending .equ it needs, with
+  // an explicit stack instead of recursion.
+  void resolve(Equ& target, bool final_pass);
 
   Symbols& symbols_;
   Diagnostics& diag_;
   bool final_pass_ = false;
+  bool resolving_ = false;  // inside resolve(): lookups ask, never recurse
+  uint32_t round_ = 0;      // resolve() calls so far
 };
 
 }  // namespace vp::as::detail

@@ -240,7 +240,12 @@ class Loader {
 
  private:
   void read_header() {
-    if (n_ < kEhdrSize) fail("ELF header", "file too short (" + std::to_string(n_) + " bytes)");
+    if (n_ == 0) fail("ELF header", "empty file (0 bytes), expected a .vpo object");
+    // Text or junk is named as such, however short it is.
+    if (std::memcmp(d_, "\x7f" "ELF", std::min<uint64_t>(n_, 4)) != 0) fail("ELF header", "bad magic (not an ELF file)");
+    if (n_ < kEhdrSize)
+      fail("ELF header", "file too short (" + std::to_string(n_) + " bytes, an ELF header alone is " +
+                             std::to_string(kEhdrSize) + ")");
     if (std::memcmp(d_, "\x7f" "ELF", 4) != 0) fail("ELF header", "bad magic (not an ELF file)");
     if (d_[4] != 2) fail("ELF header", "not ELF64");
     if (d_[5] != 1) fail("ELF header", "not little-endian");

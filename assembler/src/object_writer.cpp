@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -56,6 +57,20 @@ class VectorSink : public Sink {
  public:
   std::vector<uint8_t> out;
   void put(const uint8_t* p, uint64_t n) override { out.insert(out.end(), p, p + n); }
+};
+
+// Into a stdio stream someone else opened and will close (vp-as writes the
+// object and its listing through temporaries published together).
+class StdioSink : public Sink {
+ public:
+  StdioSink(std::FILE* f, std::string name) : f_(f), name_(std::move(name)) {}
+  void put(const uint8_t* p, uint64_t n) override {
+    if (n && std::fwrite(p, 1, n, f_) != n) throw ObjectError(name_ + ": write failed: " + std::strerror(errno));
+  }
+
+ private:
+  std::FILE* f_;
+  std::string name_;
 };
 
 // Buffers small writes; large views go to write(2) directly, never copied.
@@ -357,6 +372,11 @@ std::vector<uint8_t> serialize_object(const Object& obj) {
   VectorSink s;
   emit(obj, s);
   return std::move(s.out);
+}
+
+void write_object(const Object& obj, std::FILE* out, const std::string& name) {
+  StdioSink sink(out, name);
+  emit(obj, sink);
 }
 
 void write_object(const Object& obj, const std::string& path) {

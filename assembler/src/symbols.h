@@ -20,12 +20,14 @@ namespace vp::as::detail {
 std::string core_name(vp::obj::CoreId c);
 
 // An .equ constant. One whose value is not known when it is read keeps its
-// expression and is evaluated where it was written on first use.
+// expression and is evaluated where it was written on first use (without
+// recursion, so a chain of any length resolves: Evaluator::resolve).
 struct Equ {
   int64_t value = 0;
   bool resolved = false;
   bool busy = false;  // being evaluated (a second visit is a cycle)
   bool bad = false;   // its definition has an error (reported once)
+  uint32_t tried = 0;  // the resolution round in which it came out unresolved
   const char* expr_b = nullptr;
   const char* expr_e = nullptr;
   Line line;       // where it was written

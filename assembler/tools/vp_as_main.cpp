@@ -1,8 +1,10 @@
 // vp-as: assembles Sidra VP assembly into a .vpo object.
 //   vp-as in.s [-o out.vpo] [-I dir]... [-D NAME[=VALUE]]... [--listing[=FILE]] [--max-errors N]
 // Errors go to stderr as file:line:col: error: message; the exit code is 1
-// and no output file is written (the object is written to a temporary and
-// renamed only when complete).
+// and no output file is written: the object and the listing file are
+// written to temporaries and renamed into place together, only when both
+// are complete. Exit codes: 0 ok, 1 errors in the source or a failed
+// output, 2 usage.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +12,8 @@
 #include <string>
 
 #include "vp/as/assembler.h"
+#include "vp/common/atomic_file.h"
+#include "vp/common/parse_number.h"
 
 namespace {
 
@@ -20,16 +24,6 @@ int usage() {
   return 2;
 }
 
-bool parse_int(const char* s, int64_t* v) {
-  if (!*s) return false;
-  errno = 0;
-  char* end = nullptr;
-  const bool neg = *s == '-';
-  const unsigned long long u = std::strtoull(neg ? s + 1 : s, &end, 0);
-  if (errno || *end) return false;
-  *v = neg ? -static_cast<int64_t>(u) : static_cast<int64_t>(u);
-  return true;
-}
 
 }  // namespace
 
@@ -61,9 +55,13 @@ int main(int argc, char** argv) {
       std::string d = v;
       const size_t eq = d.find('=');
       int64_t n = 1;
-      if (eq != std::string::npos && !parse_int(d.c_str() + eq + 1, &n)) {
-        std::fprintf(stderr, "vp-as: -D %s: value is not a number\n", v);
-        return 2;
+      if (eq != std::string::npos) {
+        try {
+          n = vp::common::parse_int(d.substr(eq + 1), "-D " + d.substr(0, eq));
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "vp-as: %s\n", e.what());
+          return 2;
+        }
       }
       opt.defines.emplace_back(d.substr(0, eq), n);
     } else if (a == "--listing") {
@@ -71,10 +69,18 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--listing=", 0) == 0) {
       listing = true;
       listing_file = a.substr(10);
-    } else if (a == "--max-errors" && i + 1 < argc) {
-      int64_t n = 0;
-      if (!parse_int(argv[++i], &n) || n < 1) return usage();
-      opt.max_errors = static_cast<size_t>(n);
+    } else if (a == "--max-errors") {
+      if (i + 1 >= argc) return usage();
+      try {
+        opt.max_errors = static_cast<size_t>(vp::common::parse_uint(argv[++i], "--max-errors", 1000000));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "vp-as: %s\n", e.what());
+        return 2;
+      }
+      if (opt.max_errors == 0) {
+        std::fputs("vp-as: --max-errors: expected a count of at least 1, got 0\n", stderr);
+        return 2;
+      }
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       std::fprintf(stderr, "vp-as: unknown option %s\n", a.c_str());
       return usage();
@@ -98,23 +104,33 @@ int main(int argc, char** argv) {
                  out.c_str());
     return 1;
   }
+  // Both outputs are complete in their temporaries before either is
+  // renamed into place: a listing that cannot be written leaves no object
+  // (and an existing object unchanged), and the reverse.
   try {
-    vp::obj::write_object(r.object, out);
+    const bool listing_to_file = listing && !listing_file.empty();
+    if (vp::common::same_file(in, out) || (listing_to_file && vp::common::same_file(in, listing_file)))
+      throw vp::common::OutputError("refusing to write an output over the input " + in);
+    vp::common::AtomicFile object_file(out);
+    vp::obj::write_object(r.object, object_file.stream(), out);
+    if (listing_to_file) {
+      vp::common::AtomicFile listing_out(listing_file);
+      listing_out.write(r.listing);
+      if (std::fflush(listing_out.stream()) != 0 || std::fflush(object_file.stream()) != 0)
+        throw vp::common::OutputError("cannot write " + (std::ferror(listing_out.stream()) ? listing_file : out) +
+                                      ": " + std::strerror(errno));
+      listing_out.commit();
+    }
+    object_file.commit();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vp-as: %s\n", e.what());
     return 1;
   }
-  if (listing) {
-    if (listing_file.empty()) {
-      std::fputs(r.listing.c_str(), stdout);
-    } else {
-      FILE* f = std::fopen(listing_file.c_str(), "w");
-      if (!f || std::fwrite(r.listing.data(), 1, r.listing.size(), f) != r.listing.size()) {
-        std::fprintf(stderr, "vp-as: cannot write listing %s\n", listing_file.c_str());
-        if (f) std::fclose(f);
-        return 1;
-      }
-      std::fclose(f);
+  if (listing && listing_file.empty()) {
+    std::fputs(r.listing.c_str(), stdout);
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "vp-as: cannot write the listing to standard output: %s\n", std::strerror(errno));
+      return 1;
     }
   }
   return 0;

@@ -2,7 +2,9 @@
 //   -h  section table      -t  symbols         -d  disassembly per core
 //   --cells  cell program summary               --meta  format version, chip, layers
 //   --asm    whole object as assembly that vp-as turns back into the same bytes
-// With no option: -h -t --meta.
+// With no option: -h -t --meta. Exit codes: 0 ok, 1 a bad object or source
+// or a failed write to standard output, 2 usage.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -153,7 +155,11 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> bytes;
     Object o;
     std::shared_ptr<const vp::obj::MappedFile> m = vp::obj::map_file(in);
-    if (m->size >= 4 && std::memcmp(m->data, "\x7f" "ELF", 4) == 0) {
+    // A .vpo is always read as an object (an empty or truncated one is an
+    // error, not an empty program); other files are objects when they
+    // start like one and assembly otherwise.
+    const bool vpo_name = in.size() > 4 && in.compare(in.size() - 4, 4, ".vpo") == 0;
+    if (vpo_name || (m->size >= 4 && std::memcmp(m->data, "\x7f" "ELF", 4) == 0)) {
       o = vp::obj::parse_object(m->data, m->size, in, m);
       if (h) bytes.assign(m->data, m->data + m->size);
     } else {
@@ -167,15 +173,20 @@ int main(int argc, char** argv) {
     }
     if (as_src) {
       std::fputs(vp::as::to_source(o).c_str(), stdout);
-      return 0;
+    } else {
+      if (h) print_sections(bytes, in);
+      if (t) print_symbols(o);
+      if (meta) print_meta(o);
+      if (cells) print_cells(o);
+      if (d) print_disassembly(o);
     }
-    if (h) print_sections(bytes, in);
-    if (t) print_symbols(o);
-    if (meta) print_meta(o);
-    if (cells) print_cells(o);
-    if (d) print_disassembly(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vp-objdump: %s\n", e.what());
+    return 1;
+  }
+  // A full disk or a closed pipe must not look like a complete listing.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "vp-objdump: cannot write to standard output: %s\n", std::strerror(errno));
     return 1;
   }
   return 0;

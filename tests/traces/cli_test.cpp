@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -153,4 +155,114 @@ TEST(VpTraceCli, NotATraceAtAllIsAnError) {
   // An empty trace (a run that stopped before its first instruction) is fine.
   spit(dir.file("empty.trace"), "");
   EXPECT_EQ(vp_trace(dir, dir.file("empty.trace") + " --stats").code, 0);
+}
+
+namespace {
+
+const char* kAtTheEnd =
+    "[a, {'slyr': 0}, {'inst_idx': 1, 'time': [0, 10]}, {}]\n"
+    "[b, {'slyr': 0}, {'inst_idx': 2, 'time': [9223372036854775807, 9223372036854775807]}, {}]\n";
+
+}  // namespace
+
+TEST(VpTraceCliHostile, RecordAtTheLastCycleIsKept) {
+  ScratchDir dir("cli-tmax");
+  spit(dir.file("t.trace"), kAtTheEnd);
+  const ToolRun r = vp_trace(dir, dir.file("t.trace") + " --stats-json " + dir.file("s.json"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("2 records read, 2 kept"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(slurp(dir.file("s.json")));
+  EXPECT_EQ(j["end"].get<std::int64_t>(), std::numeric_limits<std::int64_t>::max());
+  // An explicit window still clips; the open end is 2^63 - 1 itself.
+  const ToolRun w = vp_trace(dir, dir.file("t.trace") + " --to 9223372036854775806 --stats");
+  EXPECT_EQ(w.code, 0) << w.err;
+  EXPECT_NE(w.err.find("2 records read, 1 kept"), std::string::npos) << w.err;
+  const ToolRun past = vp_trace(dir, dir.file("t.trace") + " --to 9223372036854775807");
+  EXPECT_EQ(past.code, 2);
+  EXPECT_NE(past.err.find("--to: expected an integer from 0 to 9223372036854775806"), std::string::npos) << past.err;
+}
+
+TEST(VpTraceCliHostile, NumericOptionsAreStrict) {
+  ScratchDir dir("cli-numbers");
+  spit(dir.file("t.trace"), kGood);
+  const struct {
+    const char* args;
+    const char* message;
+  } cases[] = {
+      {"--top -1", "--top: expected a whole number from 0 to 1000000, got '-1'"},
+      {"--top 18446744073709551615", "--top: expected a whole number"},
+      {"--top 3x", "--top: expected a whole number"},
+      {"--clock-mhz nan", "--clock-mhz: expected a finite number"},
+      {"--clock-mhz 0", "--clock-mhz: expected a finite number"},
+      {"--sort-memory-mb 99999999999999", "--sort-memory-mb: expected a whole number from 0 to 1048576"},
+      {"--sort-memory-mb 0", "--sort-memory-mb: expected at least 1 MB"},
+      {"--from -5", "--from: expected an integer from 0"},
+      {"--to 1e3", "--to: expected an integer"},
+  };
+  for (const auto& c : cases) {
+    const ToolRun r = vp_trace(dir, dir.file("t.trace") + " " + c.args + " --stats-csv " + dir.file("s.csv"));
+    EXPECT_EQ(r.code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(dir.file("s.csv"))) << c.args;
+  }
+  EXPECT_EQ(vp_trace(dir, dir.file("t.trace") + " --top 0 --clock-mhz 1.5 --sort-memory-mb 1").code, 0);
+}
+
+TEST(VpTraceCliHostile, UnknownUnitIsNamedWithASuggestion) {
+  ScratchDir dir("cli-units");
+  spit(dir.file("t.trace"), kGood);
+  const ToolRun frob = vp_trace(dir, dir.file("t.trace") + " --units frob");
+  EXPECT_EQ(frob.code, 2);
+  EXPECT_NE(frob.err.find("--units: unknown unit 'frob' (expected one of scalar,xbar,"), std::string::npos)
+      << frob.err;
+  const ToolRun typo = vp_trace(dir, dir.file("t.trace") + " --units xbar,vectr");
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("unknown unit 'vectr'"), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("did you mean 'vector'?"), std::string::npos) << typo.err;
+  EXPECT_EQ(vp_trace(dir, dir.file("t.trace") + " --units ,").code, 2);
+  // Known names in any case, ZeBu classes included.
+  EXPECT_EQ(vp_trace(dir, dir.file("t.trace") + " --units XBAR,pe,Cp").code, 0);
+}
+
+TEST(VpTraceCliHostile, OutputsWholeOrNotAtAll) {
+  ScratchDir dir("cli-outputs");
+  spit(dir.file("t.trace"), kGood);
+  spit(dir.file("old.vcd"), "old");
+  // An output that cannot be created fails the run and leaves no other output.
+  fs::create_directories(dir.file("sub"));
+  const ToolRun r = vp_trace(dir, dir.file("t.trace") + " --vcd " + dir.file("old.vcd") + " --perfetto " +
+                                  dir.file("sub"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(dir.file("old.vcd")), "old");
+  // An output naming the input is refused before anything is read or written.
+  const ToolRun self = vp_trace(dir, dir.file("t.trace") + " --vcd " + dir.file("t.trace"));
+  EXPECT_EQ(self.code, 2);
+  EXPECT_NE(self.err.find("refusing to write an output over the input trace"), std::string::npos) << self.err;
+  EXPECT_EQ(slurp(dir.file("t.trace")), kGood);
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+TEST(VpTraceCliHostile, BadInputsAreNamed) {
+  ScratchDir dir("cli-inputs");
+  const ToolRun d = vp_trace(dir, dir.path().string() + " --vcd " + dir.file("o.vcd"));
+  EXPECT_EQ(d.code, 1);
+  EXPECT_NE(d.err.find("Is a directory"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(dir.file("o.vcd")));
+  std::string junk;
+  for (int k = 0; k < 4096; ++k) junk += static_cast<char>((k * 131 + 7) & 0xff);
+  spit(dir.file("junk.trace"), junk);
+  const ToolRun j = vp_trace(dir, dir.file("junk.trace") + " --vcd " + dir.file("o.vcd"));
+  EXPECT_EQ(j.code, 1);
+  EXPECT_NE(j.err.find("junk.trace:1:"), std::string::npos) << j.err;
+  EXPECT_FALSE(fs::exists(dir.file("o.vcd")));
+  if (fs::exists("/dev/full")) {
+    spit(dir.file("t.trace"), kGood);
+    std::string exe = (vp::trace::test::bin_dir() / "vp-trace").string();
+    if (!std::getenv("VP_BIN_DIR") || !fs::exists(exe)) exe = VP_TRACE_EXE;
+    const int status = std::system((exe + " " + dir.file("t.trace") + " --stats > /dev/full 2> " + dir.file("err")).c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1);
+    EXPECT_NE(slurp(dir.file("err")).find("cannot write to standard output"), std::string::npos);
+  }
 }

@@ -147,6 +147,10 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
       summary.stats->write_json(*files.back(), o.top);
     }
   }
+  // Every output complete in its temporary before any is renamed: a full
+  // disk while writing the last one leaves none of them published.
+  for (auto& s : sinks) s->prepare();
+  for (auto& f : files) f->prepare();
   for (auto& s : sinks) s->commit();
   for (auto& f : files) f->commit();
   if (stats && o.stats_table) summary.stats->print_table(out, o.top);

@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "vp/common/suggest.h"
+#include "vp/isa/isa.h"
+
 namespace vp::trace {
 namespace {
 
@@ -96,6 +99,36 @@ std::vector<std::string> FilterSpec::parse_names(std::string_view text) {
   return out;
 }
 
+const std::vector<std::string>& FilterSpec::unit_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (int k = 0; k < isa::kUnitCount; ++k) v.emplace_back(isa::unit_name(static_cast<isa::Unit>(k)));
+    v.emplace_back("cp");
+    for (const char* z : {"CT", "LD", "LW", "ST", "DT", "PE", "VP"}) v.emplace_back(z);  // ZeBu classes
+    return v;
+  }();
+  return names;
+}
+
+std::vector<std::string> FilterSpec::parse_units(std::string_view text) {
+  std::vector<std::string> out = parse_names(text);
+  if (out.empty()) throw std::invalid_argument("--units: expected a comma-separated list of unit names, got none");
+  const auto& known = unit_names();
+  for (const std::string& u : out) {
+    const std::string lu = lower(u);
+    if (std::any_of(known.begin(), known.end(), [&lu](const std::string& k) { return lower(k) == lu; })) continue;
+    vp::common::Nearest near(u, 2, vp::common::Case::kInsensitive);
+    std::string list;
+    for (const std::string& k : known) {
+      near.offer(k);
+      list += (list.empty() ? "" : ",") + k;
+    }
+    throw std::invalid_argument(fmt::format("--units: unknown unit '{}' (expected one of {}){}", u, list,
+                                            near.found() ? "; did you mean '" + near.best() + "'?" : ""));
+  }
+  return out;
+}
+
 std::vector<FilterSpec::LayerSel> FilterSpec::parse_layers(std::string_view text) {
   std::vector<LayerSel> out;
   for (const std::string_view item : split(text)) {
@@ -158,7 +191,10 @@ bool Filter::layer_ok(std::uint32_t id) {
 
 bool Filter::apply(Interval& iv) {
   // Overlap with [from, to): zero-length records count when they sit inside.
-  if (iv.end < spec_.from || iv.start >= spec_.to) return false;
+  // `to` at its largest means no upper bound (--to not given), so a record
+  // at time 2^63 - 1 is kept rather than falling just outside the window.
+  const bool bounded = spec_.to != std::numeric_limits<std::int64_t>::max();
+  if (iv.end < spec_.from || (bounded && iv.start >= spec_.to)) return false;
   if (iv.end == spec_.from && iv.start < spec_.from) return false;
   if (!track_ok(iv.track) || !opcode_ok(iv.opcode) || !layer_ok(iv.layer)) return false;
   iv.start = std::max(iv.start, spec_.from);

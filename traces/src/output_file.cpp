@@ -1,47 +1,54 @@
 #include "vp/trace/output_file.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fmt/format.h>
 #include <stdexcept>
-#include <unistd.h>
+
+#include "vp/common/atomic_file.h"
 
 namespace vp::trace {
 
 OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
-  tmp_ = fmt::format("{}.tmp-{}", path_, ::getpid());
-  file_ = std::fopen(tmp_.c_str(), "wb");
-  if (!file_) throw std::runtime_error(fmt::format("{}: cannot create output: {}", path_, std::strerror(errno)));
+  try {
+    file_ = std::make_unique<vp::common::AtomicFile>(path_);
+  } catch (const vp::common::OutputError& e) {
+    throw std::runtime_error(e.what());
+  }
   buf_.reserve(kFlushBytes + (64 << 10));
 }
 
-OutputFile::~OutputFile() {
-  if (file_) {
-    std::fclose(file_);
-    std::remove(tmp_.c_str());
-  }
-}
+OutputFile::~OutputFile() = default;  // an uncommitted temporary is removed
 
 void OutputFile::flush() {
-  if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), file_) != buf_.size())
-    throw std::runtime_error(fmt::format("{}: write failed: {}", path_, std::strerror(errno)));
+  if (!file_) throw std::runtime_error(path_ + ": output already committed");
+  try {
+    file_->write(buf_);
+  } catch (const vp::common::OutputError& e) {
+    throw std::runtime_error(e.what());
+  }
   buf_.clear();
 }
 
-void OutputFile::commit() {
-  if (!file_) throw std::runtime_error(fmt::format("{}: output already committed", path_));
+void OutputFile::prepare() {
   flush();
-  std::FILE* f = file_;
-  file_ = nullptr;
-  if (std::fclose(f) != 0) {
-    std::remove(tmp_.c_str());
-    throw std::runtime_error(fmt::format("{}: write failed: {}", path_, std::strerror(errno)));
+  std::FILE* f = file_->stream();
+  if (std::fflush(f) != 0 || std::ferror(f)) {
+    const int err = errno ? errno : EIO;
+    file_.reset();
+    throw std::runtime_error(path_ + ": write failed: " + std::strerror(err));
   }
-  if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp_.c_str());
-    throw std::runtime_error(fmt::format("{}: cannot move output into place: {}", path_, std::strerror(err)));
+}
+
+void OutputFile::commit() {
+  prepare();
+  try {
+    file_->commit();
+  } catch (const vp::common::OutputError& e) {
+    file_.reset();
+    throw std::runtime_error(e.what());
   }
+  file_.reset();
 }
 
 }  // namespace vp::trace

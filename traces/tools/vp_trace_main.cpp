@@ -3,8 +3,12 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <cstdio>
 #include <iostream>
+#include <limits>
 
+#include "vp/common/atomic_file.h"
+#include "vp/common/parse_number.h"
 #include "vp/trace/convert.hpp"
 
 namespace po = boost::program_options;
@@ -17,17 +21,9 @@ constexpr int kExitOk = 0;
 constexpr int kExitInput = 1;  // bad or unreadable trace, failed output
 constexpr int kExitUsage = 2;
 
+// --from / --to: a cycle in 0 .. 2^63 - 2 (2^63 - 1 is the open end).
 std::int64_t parse_cycle(const std::string& opt, const std::string& text) {
-  std::size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(text, &used, 0);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || v < 0)
-    throw std::invalid_argument(fmt::format("--{}: '{}' is not a cycle count (a non-negative integer)", opt, text));
-  return v;
+  return vp::common::parse_int(text, "--" + opt, 0, std::numeric_limits<std::int64_t>::max() - 1);
 }
 
 }  // namespace
@@ -35,6 +31,7 @@ std::int64_t parse_cycle(const std::string& opt, const std::string& text) {
 int main(int argc, char** argv) {
   ConvertOptions o;
   std::string from, to, cores, units, layers, mnemonics;
+  std::string top = "10", clock_mhz = "1000", sort_mb = "64";
   po::options_description visible("vp-trace TRACE [outputs] [filters]");
   // clang-format off
   visible.add_options()
@@ -46,10 +43,10 @@ int main(int argc, char** argv) {
     ("stats", "print per-layer / per-unit / per-instruction statistics")
     ("stats-csv", po::value(&o.stats_csv)->value_name("FILE"), "write the statistics as CSV")
     ("stats-json", po::value(&o.stats_json)->value_name("FILE"), "write the statistics as JSON")
-    ("top", po::value(&o.top)->default_value(10)->value_name("N"), "rows in the top-instruction tables")
+    ("top", po::value(&top)->value_name("N"), "rows in the top-instruction tables (default 10)")
     ("plot-timeline", po::value(&o.plot_timeline)->value_name("FILE.svg|png"), "draw units x time")
     ("plot-layers", po::value(&o.plot_layers)->value_name("FILE.svg|png"), "draw one bar per layer")
-    ("clock-mhz", po::value(&o.clock_mhz)->default_value(1000.0)->value_name("MHZ"), "core clock: cycles -> time")
+    ("clock-mhz", po::value(&clock_mhz)->value_name("MHZ"), "core clock: cycles -> time (default 1000)")
     ("from", po::value(&from)->value_name("CYCLE"), "keep what runs at or after this cycle (clipped)")
     ("to", po::value(&to)->value_name("CYCLE"), "keep what runs before this cycle (clipped)")
     ("cores", po::value(&cores)->value_name("LIST"), "clusters / CUs: 3,3.2,cp (ZeBu: 0)")
@@ -57,7 +54,7 @@ int main(int argc, char** argv) {
     ("layers", po::value(&layers)->value_name("LIST"), "layer ids, ranges (3-7) or names")
     ("mnemonics", po::value(&mnemonics)->value_name("LIST"), "mnemonics, globs allowed (pe_*,vp_pool)")
     ("strict", "stop at the first malformed line (default: report it and skip it)")
-    ("sort-memory-mb", po::value<std::size_t>()->default_value(64)->value_name("MB"), "memory for sorting before spilling to disk");
+    ("sort-memory-mb", po::value(&sort_mb)->value_name("MB"), "memory for sorting before spilling to disk (default 64)");
   // clang-format on
   po::options_description hidden;
   hidden.add_options()("input", po::value(&o.input));
@@ -75,19 +72,25 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (o.input.empty()) throw std::invalid_argument("no trace given (use - for stdin)");
-    if (!(o.clock_mhz > 0)) throw std::invalid_argument("--clock-mhz must be positive");
+    // Strict numbers: no wrap of -1 to 2^64 - 1, no trailing junk.
+    o.top = static_cast<std::size_t>(vp::common::parse_uint(top, "--top", 1000000));
+    o.clock_mhz = vp::common::parse_real(clock_mhz, "--clock-mhz", 1e-6, 1e9);
+    o.sort_run_bytes = static_cast<std::size_t>(vp::common::parse_uint(sort_mb, "--sort-memory-mb", 1 << 20)) << 20;
+    if (o.sort_run_bytes == 0) throw std::invalid_argument("--sort-memory-mb: expected at least 1 MB, got 0");
     o.strict = vm.count("strict") > 0;
     o.stats_table = vm.count("stats") > 0;
     o.perfetto_args = vm.count("no-args") == 0;
     o.vcd_names = vm.count("vcd-strict") == 0;
-    o.sort_run_bytes = vm["sort-memory-mb"].as<std::size_t>() << 20;
     if (!from.empty()) o.filter.from = parse_cycle("from", from);
     if (!to.empty()) o.filter.to = parse_cycle("to", to);
     if (o.filter.to <= o.filter.from) throw std::invalid_argument("--to must be after --from");
     if (!cores.empty()) o.filter.cores = FilterSpec::parse_cores(cores);
-    if (!units.empty()) o.filter.units = FilterSpec::parse_names(units);
+    if (vm.count("units")) o.filter.units = FilterSpec::parse_units(units);
     if (!layers.empty()) o.filter.layers = FilterSpec::parse_layers(layers);
     if (!mnemonics.empty()) o.filter.mnemonics = FilterSpec::parse_names(mnemonics);
+    for (const std::string* f : {&o.vcd, &o.perfetto, &o.stats_csv, &o.stats_json, &o.plot_timeline, &o.plot_layers})
+      if (!f->empty() && vp::common::same_file(o.input, *f))
+        throw std::invalid_argument(fmt::format("refusing to write an output over the input trace {}", o.input));
     if (o.vcd.empty() && o.perfetto.empty() && o.stats_csv.empty() && o.stats_json.empty() &&
         o.plot_timeline.empty() && o.plot_layers.empty())
       o.stats_table = true;  // nothing asked for: summarise
@@ -103,6 +106,12 @@ int main(int argc, char** argv) {
                summary.reader.truncated ? ", truncated at the end" : "");
   } catch (const std::exception& e) {
     fmt::print(std::cerr, "vp-trace: {}\n", e.what());
+    return kExitInput;
+  }
+  // The statistics table on a full disk or a closed pipe is a failed output.
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    fmt::print(std::cerr, "vp-trace: cannot write to standard output\n");
     return kExitInput;
   }
   return kExitOk;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -120,6 +121,9 @@ Object parse_object(const uint8_t* data, uint64_t size, const std::string& name,
 // The output depends only on the object's content (no timestamps; texts and
 // symbols are written in canonical order), so equal objects give equal bytes.
 void write_object(const Object& obj, const std::string& path);
+// The same bytes into an open stream (closing and publishing it is the
+// caller's business); `name` names the output in errors.
+void write_object(const Object& obj, std::FILE* out, const std::string& name);
 // The same bytes write_object would produce, in memory.
 std::vector<uint8_t> serialize_object(const Object& obj);
 

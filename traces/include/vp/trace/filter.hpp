@@ -41,6 +41,11 @@ struct FilterSpec {
   // std::invalid_argument naming the bad item.
   static std::vector<Core> parse_cores(std::string_view text);
   static std::vector<std::string> parse_names(std::string_view text);
+  // --units: names checked against unit_names() (case-insensitive), an
+  // unknown one answered with the nearest known name.
+  static std::vector<std::string> parse_units(std::string_view text);
+  // The chip's units, "cp", and the ZeBu instruction classes.
+  static const std::vector<std::string>& unit_names();
   static std::vector<LayerSel> parse_layers(std::string_view text);
 };
 

@@ -1,12 +1,18 @@
 // An output that appears under its final name only when complete: data goes
-// to "<path>.tmp-<pid>" and is renamed over <path> by commit(). Dropping the
-// object without commit() removes the temporary, so a failed conversion
-// never leaves a half-written VCD or JSON behind.
+// to a temporary beside <path> (vp::common::AtomicFile) and is renamed over
+// <path> by commit(). Dropping the object without commit() removes the
+// temporary, so a failed conversion never leaves a half-written VCD or JSON
+// behind, and an existing file of that name is left as it was.
 #pragma once
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <string_view>
+
+namespace vp::common {
+class AtomicFile;
+}
 
 namespace vp::trace {
 
@@ -24,7 +30,10 @@ class OutputFile {
   void maybe_flush() {
     if (buf_.size() >= kFlushBytes) flush();
   }
-  void commit();  // flush, close, rename into place; throws on failure
+  // Writes the buffer and flushes the stream; throws when any byte did not
+  // get to the temporary. What commit() then does rarely fails.
+  void prepare();
+  void commit();  // prepare, close, rename into place; throws on failure
   const std::string& path() const { return path_; }
 
  private:
@@ -32,8 +41,7 @@ class OutputFile {
   void flush();
 
   std::string path_;
-  std::string tmp_;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<vp::common::AtomicFile> file_;
   std::string buf_;
 };
 

@@ -30,8 +30,12 @@ class IntervalSink {
   virtual void begin(const RunInfo& run) = 0;
   virtual void add(const Interval& iv, std::string_view payload) = 0;
   virtual void finish() = 0;
+  // Writes out everything still buffered and checks that every byte got to
+  // the temporary (a full disk shows here); called for every output before
+  // any is committed.
+  virtual void prepare() {}
   // Moves the finished output into place; called for every sink only once
-  // all of them have finished, so a failure leaves no partial set behind.
+  // all of them have been prepared, so a failure leaves no partial set behind.
   virtual void commit() {}
 };
 
