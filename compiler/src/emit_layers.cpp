@@ -498,21 +498,25 @@ void emit_rescale(Ctx& e, const Node& n) {
   }
 }
 
-void emit_input_copy(Ctx& e, int c, const Value& v, std::int64_t plain) {
+void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain) {
   const std::int64_t C = v.shape.c, W = v.shape.w;
-  e.scratch_reset(c);
-  const std::int64_t E = row_chunk(e, W, C, 1, v.name);
-  const std::int64_t buf = e.scratch(c, E);
-  e.li(c, 1, buf);
-  e.li(c, 6, E);
-  pixel_loop(e, c, v.shape.h, 1, {{plain, 0, W * C}, {interior(v), 0, v.buf.wp(v.shape) * C}}, [&] {
-    for (std::int64_t off = 0; off < W * C; off += E) {
-      e.ins(c, "addi r10, r24, " + std::to_string(off));
-      e.ins(c, "dma.gl r1, r10, r6");
-      e.ins(c, "addi r11, r25, " + std::to_string(off));
-      e.ins(c, "dma.lg r11, r1, r6");
-    }
-  });
+  const int R = static_cast<int>(cores.size());
+  for (int r = 0; r < R; ++r) {
+    const int c = cores[static_cast<std::size_t>(r)];
+    e.scratch_reset(c);
+    const std::int64_t E = row_chunk(e, W, C, 1, v.name);
+    const std::int64_t buf = e.scratch(c, E);
+    e.li(c, 1, buf);
+    e.li(c, 6, E);
+    share_loop(e, c, v.shape.h, 1, r, R, {{plain, 0, W * C}, {interior(v), 0, v.buf.wp(v.shape) * C}}, [&] {
+      for (std::int64_t off = 0; off < W * C; off += E) {
+        e.ins(c, "addi r10, r24, " + std::to_string(off));
+        e.ins(c, "dma.gl r1, r10, r6");
+        e.ins(c, "addi r11, r25, " + std::to_string(off));
+        e.ins(c, "dma.lg r11, r1, r6");
+      }
+    });
+  }
 }
 
 }  // namespace vp::cc::emit

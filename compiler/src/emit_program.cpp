@@ -191,20 +191,26 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
       e.ins(c, "bar " + std::to_string(e.layer % 256) + ", " + std::to_string(count));
     }
   };
-  auto begin_layer = [&](const std::string& name, const std::vector<int>& cores) {
+  // Every core that meets at the barriers marks the layer, so a trace
+  // charges each core's time (waiting included) to the layer it is in.
+  auto begin_layer = [&](const std::string& name) {
     ++e.layer;
     layers.emplace_back(e.layer, name);
-    for (int c : cores) e.ins(c, "layer " + std::to_string(e.layer));
+    for (int c : active) e.ins(c, "layer " + std::to_string(e.layer));
   };
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (g.input_plain[i] == v.buf.addr) continue;
-    begin_layer("pad:" + v.name, {0});
-    emit::emit_input_copy(e, 0, v, g.input_plain[i]);
+    begin_layer("pad:" + v.name);
+    // Its rows shared among up to 16 of the cores (each copy is a DMA in and out).
+    std::vector<int> cores;
+    for (int c : active)
+      if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
+    emit::emit_input_copy(e, cores, v, g.input_plain[i]);
     end_layer();
   }
   for (const Node& n : g.nodes) {
-    begin_layer(n.name, n.cores);
+    begin_layer(n.name);
     switch (n.op) {
       case OpKind::Conv: emit::emit_conv(e, n); break;
       case OpKind::MaxPool:
