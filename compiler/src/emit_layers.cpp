@@ -150,12 +150,12 @@ struct LineBuffer {
   std::int64_t span(std::int64_t cols) const { return ((cols - 1) * sw + std::int64_t{geom.kw - 1} * geom.dw + 1) * C; }
   // The window of a column tile in the buffer (gofs from the current pixel's
   // column in row 0) and in the patch.
-  std::vector<Segment> segments(const ColumnTile& ct) const {
+  std::vector<Segment> segments(std::int64_t ci0, std::int64_t ci1) const {
     std::vector<Segment> segs;
-    const std::int64_t len = ct.ci1 - ct.ci0;
+    const std::int64_t len = ci1 - ci0;
     for (int y = 0; y < geom.kh; ++y)
       for (int x = 0; x < geom.kw; ++x) {
-        const Segment s{y * stride + std::int64_t{x} * geom.dw * C + ct.ci0, (std::int64_t{y} * geom.kw + x) * len, len};
+        const Segment s{y * stride + std::int64_t{x} * geom.dw * C + ci0, (std::int64_t{y} * geom.kw + x) * len, len};
         if (x > 0 && segs.back().gofs + segs.back().len == s.gofs && segs.back().lofs + segs.back().len == s.lofs)
           segs.back().len += len;
         else
@@ -178,6 +178,30 @@ LineBuffer line_buffer(Ctx& e, int c, const Node& n, const Value& in, const Valu
   if (lb.stride * n.geom.kh > e.t.spad_bytes / 2) return lb;
   lb.at = e.scratch(c, lb.stride * n.geom.kh);
   return lb;
+}
+
+// The row hook that fills the line buffer: kh DMAs from the row of the
+// current output row's first window (register r21).
+RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
+  return [&e, c, &n, lb, wp](std::int64_t cols) {
+    e.li(c, 12, lb.span(cols));
+    for (int y = 0; y < n.geom.kh; ++y) {
+      e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+      e.li(c, 11, lb.at + y * lb.stride);
+      e.ins(c, "dma.gl r11, r10, r12");
+    }
+  };
+}
+
+// The current pixel's window from the line buffer (walked by register
+// `reg`) into scratch `dst`.
+void line_window(Ctx& e, int c, int reg, std::int64_t dst, const std::vector<Segment>& segs) {
+  for (const Segment& s : segs) {
+    e.ins(c, "addi r10, " + r(reg) + ", " + std::to_string(s.gofs));
+    e.li(c, 11, dst + s.lofs);
+    e.li(c, 12, s.len);
+    e.ins(c, "vmov r11, r10, r12, i8");
+  }
 }
 
 }  // namespace
@@ -248,23 +272,11 @@ void emit_conv(Ctx& e, const Node& n) {
     const int lb_reg = kCur[ptrs.size()];
     if (lb.at >= 0) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
-      rows_in = [&](std::int64_t cols) {
-        e.li(c, 12, lb.span(cols));
-        for (int y = 0; y < n.geom.kh; ++y) {
-          e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * C));
-          e.li(c, 11, lb.at + y * lb.stride);
-          e.ins(c, "dma.gl r11, r10, r12");
-        }
-      };
+      rows_in = line_rows(e, c, n, lb, wp);
     }
     auto fill_patch = [&](std::size_t i) {
       if (lb.at < 0) return gather(e, c, kCur[0], patch[i], segs[i]);
-      for (const Segment& s : lb.segments(*mine[i])) {
-        e.ins(c, "addi r10, " + r(lb_reg) + ", " + std::to_string(s.gofs));
-        e.li(c, 11, patch[i] + s.lofs);
-        e.li(c, 12, s.len);
-        e.ins(c, "vmov r11, r10, r12, i8");
-      }
+      line_window(e, c, lb_reg, patch[i], lb.segments(mine[i]->ci0, mine[i]->ci1));
     };
     if (helper) {
       e.li(c, 8, split->parts[0].core);
@@ -339,29 +351,42 @@ void emit_pool(Ctx& e, const Node& n) {
   const Value& out = e.g.val(n.out[0]);
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape);
   for (int c : n.cores) {
-  const bool max = n.op == OpKind::MaxPool;
-  e.scratch_reset(c);
-  const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
-  const std::int64_t win = e.scratch(c, k * C), outb = e.scratch(c, C), acc = max ? 0 : e.scratch(c, 4 * C);
-  const auto segs = window_segments(n.geom, C, wp, 0, static_cast<int>(C));
-  e.li(c, 1, win);
-  e.li(c, 2, C);
-  e.li(c, 3, k);
-  e.li(c, 4, outb);
-  e.li(c, 5, acc);
-  if (!max) e.li(c, 9, n.q.mult[0]);
-  const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
-  const Ptr pout{interior(out), C, out.buf.wp(out.shape) * C};
-  share_loop(e, c, out.shape.h, out.shape.w, share_of(n, c), n.replicas, {pin, pout}, [&] {
-    gather(e, c, kCur[0], win, segs);
-    if (max) {
-      e.ins(c, "vpmax r4, r1, r2, r3, r2, i8");
-    } else {
-      e.ins(c, "vpsum r5, r1, r2, r3, r2, i8");
-      e.ins(c, "vrqs r4, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+    const bool max = n.op == OpKind::MaxPool;
+    e.scratch_reset(c);
+    const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
+    const std::int64_t win = e.scratch(c, k * C), outb = e.scratch(c, C), outb2 = e.scratch(c, C),
+                       acc = max ? 0 : e.scratch(c, 4 * C);
+    const auto segs = window_segments(n.geom, C, wp, 0, static_cast<int>(C));
+    // Line buffer as for a convolution (emit_conv), when it fits.
+    const LineBuffer lb = line_buffer(e, c, n, in, out);
+    e.li(c, 1, win);
+    e.li(c, 2, C);
+    e.li(c, 3, k);
+    e.li(c, 4, outb);
+    e.li(c, 5, acc);
+    e.li(c, 15, outb ^ outb2);
+    if (!max) e.li(c, 9, n.q.mult[0]);
+    const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
+    const Ptr pout{interior(out), C, out.buf.wp(out.shape) * C};
+    std::vector<Ptr> ptrs{pin, pout};
+    RowHook rows_in;
+    if (lb.at >= 0) {
+      ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
+      rows_in = line_rows(e, c, n, lb, wp);
     }
-    e.ins(c, "dma.lg r25, r4, r2");
-  });
+    const auto lsegs = lb.segments(0, C);
+    share_loop(e, c, out.shape.h, out.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
+      if (lb.at >= 0) line_window(e, c, kCur[2], win, lsegs);
+      else gather(e, c, kCur[0], win, segs);
+      if (max) {
+        e.ins(c, "vpmax r4, r1, r2, r3, r2, i8");
+      } else {
+        e.ins(c, "vpsum r5, r1, r2, r3, r2, i8");
+        e.ins(c, "vrqs r4, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+      }
+      e.ins(c, "dma.lg r25, r4, r2");
+      e.ins(c, "xor r4, r4, r15");
+    }, rows_in);
   }
 }
 

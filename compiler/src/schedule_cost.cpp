@@ -21,6 +21,7 @@ constexpr int kMeanHops = 3;            // mean XY hops to the memory's router o
 constexpr std::int64_t kDmaExtra = 0;   // fitted: arbitration and packet headers
 constexpr double kPortLinks = 1.0;      // fitted: links carrying the memory's traffic
 constexpr std::int64_t kPixelFixed = 12;   // loop and address arithmetic per pixel
+constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
 constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
 }  // namespace
 
@@ -54,7 +55,8 @@ std::int64_t CostModel::port(std::int64_t bytes) const {
 
 std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
   const std::int64_t share = (c.units + copies - 1) / copies;
-  return std::max(share * c.pixel_cycles, port(c.gmem_bytes)) + kLayerFixed;
+  const std::int64_t rows = (share + c.row_units - 1) / c.row_units + (share % c.row_units ? 1 : 0);
+  return std::max(share * c.pixel_cycles + rows * c.row_cycles, port(c.gmem_bytes)) + kLayerFixed;
 }
 
 std::int64_t CostModel::bound(const LayerCost& c, int copies) const {
@@ -66,21 +68,32 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
   const Value& out = g.val(n.out[0]);
   LayerCost c;
   c.units = out.shape.h * out.shape.w;
+  c.row_units = out.shape.w;
   c.mvms_per_unit = groups;
-  std::int64_t gather = 0, bytes = 0;
-  if (!n.tiles.empty()) {
-    // Every distinct input-channel range of the first CU is gathered.
-    // plan_memory runs later; the row width only decides which runs merge.
-    const std::int64_t wp = in.shape.w + 2 * std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
-    const auto segs = emit::window_segments(n.geom, in.shape.c, wp, n.tiles[0].ci0, n.tiles[0].ci1);
-    for (const auto& s : segs) {
-      gather += dma(s.len);
-      bytes += s.len;
-    }
+  const std::int64_t C = in.shape.c;
+  const std::int64_t width = n.tiles.empty() ? C : n.tiles[0].ci1 - n.tiles[0].ci0;
+  // plan_memory runs later; the row width only decides which runs merge.
+  const std::int64_t wp = in.shape.w + 2 * std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
+  const auto segs = emit::window_segments(n.geom, C, wp, 0, static_cast<int>(width));
+  const std::int64_t window = std::int64_t{n.geom.kh} * n.geom.kw * width;
+  std::int64_t fill = 0;
+  const std::int64_t span = ((out.shape.w - 1) * n.geom.sw + std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
+  const bool line = !(out.shape.w == 1 && n.geom.kw == in.shape.w + n.geom.pl + n.geom.pr && n.geom.kh > 1) &&
+                    (span + 7) / 8 * 8 * n.geom.kh <= t_.spad_bytes / 2;
+  std::int64_t bytes_per_unit = 0, bytes_per_row = 0;
+  if (line) {
+    // Runs of the window in the buffer: kh of kw*C when whole channels are read.
+    const std::int64_t runs = width == C && n.geom.dw == 1 ? n.geom.kh : std::int64_t{n.geom.kh} * n.geom.kw;
+    fill = runs * (kVmovScalar + vec(window / runs));
+    c.row_cycles = n.geom.kh * dma(span);
+    bytes_per_row = n.geom.kh * span;
+  } else {
+    for (const auto& s : segs) fill += dma(s.len);
+    bytes_per_unit = window;
   }
-  c.pixel_cycles = gather + groups * mvm_ + 3 * vec(cols) + (cols > 0 ? vec(cols) : 0) + dma(cols) + kPixelFixed;
-  // Every CU of a copy gathers its window; the output is written once.
-  c.gmem_bytes = c.units * (gathering_cus * bytes + out.shape.c);
+  c.pixel_cycles = fill + groups * mvm_ + 3 * vec(cols) + kPixelFixed;
+  // Every CU of a copy reads its window (or rows); the output is written once.
+  c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) + c.units * out.shape.c;
   return c;
 }
 
@@ -94,8 +107,16 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
     case OpKind::AveragePool: {
       const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
       c.units = out.shape.h * W;
-      c.pixel_cycles = n.geom.kh * dma(n.geom.kw * C) + vec(k * C) + 2 * vec(C) + dma(C) + kPixelFixed;
-      c.gmem_bytes = c.units * (k * C + C);
+      c.row_units = W;
+      const std::int64_t span = ((W - 1) * n.geom.sw + std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
+      if ((span + 7) / 8 * 8 * n.geom.kh <= t_.spad_bytes / 2) {  // line buffer, as emit_pool
+        c.pixel_cycles = n.geom.kh * (kVmovScalar + vec(n.geom.kw * C)) + vec(k * C) + vec(C) + kPixelFixed;
+        c.row_cycles = n.geom.kh * dma(span);
+        c.gmem_bytes = out.shape.h * n.geom.kh * span + c.units * C;
+      } else {
+        c.pixel_cycles = n.geom.kh * dma(n.geom.kw * C) + vec(k * C) + vec(C) + kPixelFixed;
+        c.gmem_bytes = c.units * (k * C + C);
+      }
       break;
     }
     case OpKind::GlobalAveragePool:

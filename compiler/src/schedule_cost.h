@@ -4,10 +4,11 @@
 //
 // A layer's copies run in parallel, each over its share of the output
 // pixels; inside a copy every CU fires one MVM group per pixel. A pixel on a
-// CU costs its window gathers (one DMA per contiguous run, from global
-// memory), its MVM groups, the vector work and the store, one after the
-// other (in-order issue: the vector work waits for the MVM, the next gather
-// for the store). Every byte a layer reads or writes crosses the mesh port of
+// CU costs its window (vmov from the line buffer, or one DMA per contiguous
+// run from global memory when the rows do not fit), its MVM groups and the
+// vector work, one after the other (in-order issue: the vector work waits
+// for the MVM); the store overlaps the next pixel. Each output row of a
+// share first loads its kh input rows. Every byte a layer reads or writes crosses the mesh port of
 // the global memory, so a layer also takes at least bytes / port bandwidth,
 // however many copies share it.
 #pragma once
@@ -21,6 +22,8 @@ namespace vp::cc {
 
 struct LayerCost {
   std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU
+  std::int64_t row_cycles = 0;     // once per output row of a share (line buffer loads)
+  std::int64_t row_units = 1;      // units per output row
   std::int64_t units = 0;          // pixels (or rows) the layer computes
   std::int64_t gmem_bytes = 0;     // bytes read and written in global memory
   std::int64_t mvms_per_unit = 0;  // MVM groups per pixel per copy (the slowest CU's)
