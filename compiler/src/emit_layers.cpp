@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "emit_context.h"
+#include "schedule_cost.h"
 
 namespace vp::cc::emit {
 namespace {
@@ -165,17 +166,14 @@ struct LineBuffer {
   }
 };
 
-// Used when kh rows of the widest output row fit half the scratchpad and
-// the windows run along rows (a kernel spanning the whole map, the
-// flattened Gemm, keeps its gathers).
+// Used when the cost model's use_line_buffer() says so.
 LineBuffer line_buffer(Ctx& e, int c, const Node& n, const Value& in, const Value& out) {
   LineBuffer lb;
   lb.C = in.shape.c;
   lb.sw = n.geom.sw;
   lb.geom = n.geom;
-  if (out.shape.w == 1 && n.geom.kw == in.shape.w + n.geom.pl + n.geom.pr && n.geom.kh > 1) return lb;
+  if (!use_line_buffer(n.geom, in.shape, out.shape, e.t.spad_bytes, nullptr)) return lb;
   lb.stride = (lb.span(out.shape.w) + 7) / 8 * 8;
-  if (lb.stride * n.geom.kh > e.t.spad_bytes / 2) return lb;
   lb.at = e.scratch(c, lb.stride * n.geom.kh);
   return lb;
 }

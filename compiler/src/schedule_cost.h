@@ -20,6 +20,13 @@
 
 namespace vp::cc {
 
+// Whether a window operator (Conv, pooling) reads its windows from a line
+// buffer of kh input rows per output row: when the rows fit half the
+// scratchpad, the windows run along rows (not a kernel as wide as the map),
+// and the rows bring no more bytes from global memory than gathering every
+// window would. `span` gets the bytes of one buffered row.
+bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes, std::int64_t* span);
+
 struct LayerCost {
   std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU
   std::int64_t row_cycles = 0;     // once per output row of a share (line buffer loads)
