@@ -2,9 +2,11 @@
 // copies (replicas, or cores for operators without weights), the cost
 // model's stage time (schedule_cost.h) and the analytic lower bound (MVMs
 // per crossbar x MVM cycles); the whole-model estimate is the sum of the
-// stages, as the layer-sequential schedule runs them. vp-run gives the real
+// stages, as the layer-sequential schedule runs them, plus the firmware's
+// start of the cores. vp-run gives the real
 // figure.
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "schedule_cost.h"
@@ -45,6 +47,14 @@ std::string layer_report(const Graph& g, const Target& t) {
                   n.replicas, static_cast<long long>(n.stage_cycles), static_cast<long long>(n.bound_cycles));
     o << line;
   }
+  // The firmware's start and wait of every core with a program.
+  std::set<int> cores;
+  for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
+  const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()));
+  tot_cyc += start;
+  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(start and wait of the CUs)", "-", "-",
+                "-", "-", "-", static_cast<int>(cores.size()), static_cast<long long>(start), "-");
+  o << line;
   std::snprintf(line, sizeof line,
                 "total: %lld MACs, %lld of %lld crossbars (%.1f%% of the chip), cell utilization of used crossbars "
                 "%.1f%%, est. %lld cycles, MVM bound %lld cycles (MVM %lld cycles)\n",

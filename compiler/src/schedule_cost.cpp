@@ -23,6 +23,8 @@ constexpr double kPortLinks = 0.82;     // fitted: 6.6 B/cycle measured on ResNe
 constexpr std::int64_t kPixelFixed = 12;   // loop and address arithmetic per pixel
 constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
 constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
+// Fitted on the firmware's inference phase (mlp on one core, tiny_cnn on 342).
+constexpr std::int64_t kInferenceFixed = 680, kStartPerCore = 48;
 }  // namespace
 
 CostModel::CostModel(const Target& t) : t_(t) {
@@ -52,6 +54,8 @@ std::int64_t CostModel::dma(std::int64_t bytes) const {
   return pd::cu_dma_setup_cycles + lat + 2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits +
          kDmaExtra;
 }
+
+std::int64_t CostModel::start(std::int64_t cores) const { return kInferenceFixed + kStartPerCore * cores; }
 
 std::int64_t CostModel::vec(std::int64_t elems) const {
   return pd::cu_vector_startup_cycles + (elems + pd::cu_vector_lanes - 1) / pd::cu_vector_lanes;
