@@ -424,39 +424,39 @@ void emit_add(Ctx& e, const Node& n) {
   const Value& y = e.g.val(n.out[0]);
   const std::int64_t C = y.shape.c, W = y.shape.w;
   for (int c : n.cores) {
-  e.scratch_reset(c);
-  const std::int64_t E = row_chunk(e, W, C, 11, n.name);
-  const std::int64_t A = e.scratch(c, E), B = e.scratch(c, E), A32 = e.scratch(c, 4 * E), B32 = e.scratch(c, 4 * E),
-                     O = e.scratch(c, E);
-  e.li(c, 1, A);
-  e.li(c, 2, B);
-  e.li(c, 3, A32);
-  e.li(c, 4, B32);
-  e.li(c, 5, O);
-  e.li(c, 6, E);
-  e.li(c, 7, n.q.mult[0]);
-  e.li(c, 8, n.q.mult[1]);
-  e.li(c, 9, 1);
-  share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
-             {{interior(a), 0, a.buf.wp(a.shape) * C}, {interior(b), 0, b.buf.wp(b.shape) * C},
-              {interior(y), 0, y.buf.wp(y.shape) * C}},
-             [&] {
-               for (std::int64_t off = 0; off < W * C; off += E) {
-                 e.ins(c, "addi r10, r24, " + std::to_string(off));
-                 e.ins(c, "dma.gl r1, r10, r6");
-                 e.ins(c, "addi r11, r25, " + std::to_string(off));
-                 e.ins(c, "dma.gl r2, r11, r6");
-                 e.ins(c, "vwiden r3, r1, r6");
-                 e.ins(c, "vwiden r4, r2, r6");
-                 e.ins(c, "vmuls r3, r3, r7, r6, i32");
-                 e.ins(c, "vmuls r4, r4, r8, r6, i32");
-                 e.ins(c, "vadd r3, r3, r4, r6, i32");
-                 e.ins(c, "vrqs r5, r3, r6, r9, " + std::to_string(n.q.shift[0]) + ", 0");
-                 clamp_out(e, c, n, 5, 6);
-                 e.ins(c, "addi r12, r27, " + std::to_string(off));
-                 e.ins(c, "dma.lg r12, r5, r6");
-               }
-             });
+    e.scratch_reset(c);
+    const std::int64_t E = row_chunk(e, W, C, 11, n.name);
+    const std::int64_t A = e.scratch(c, E), B = e.scratch(c, E), A32 = e.scratch(c, 4 * E), B32 = e.scratch(c, 4 * E),
+                       O = e.scratch(c, E);
+    e.li(c, 1, A);
+    e.li(c, 2, B);
+    e.li(c, 3, A32);
+    e.li(c, 4, B32);
+    e.li(c, 5, O);
+    e.li(c, 6, E);
+    e.li(c, 7, n.q.mult[0]);
+    e.li(c, 8, n.q.mult[1]);
+    e.li(c, 9, 1);
+    share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
+               {{interior(a), 0, a.buf.wp(a.shape) * C}, {interior(b), 0, b.buf.wp(b.shape) * C},
+                {interior(y), 0, y.buf.wp(y.shape) * C}},
+               [&] {
+                 for (std::int64_t off = 0; off < W * C; off += E) {
+                   e.ins(c, "addi r10, r24, " + std::to_string(off));
+                   e.ins(c, "dma.gl r1, r10, r6");
+                   e.ins(c, "addi r11, r25, " + std::to_string(off));
+                   e.ins(c, "dma.gl r2, r11, r6");
+                   e.ins(c, "vwiden r3, r1, r6");
+                   e.ins(c, "vwiden r4, r2, r6");
+                   e.ins(c, "vmuls r3, r3, r7, r6, i32");
+                   e.ins(c, "vmuls r4, r4, r8, r6, i32");
+                   e.ins(c, "vadd r3, r3, r4, r6, i32");
+                   e.ins(c, "vrqs r5, r3, r6, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+                   clamp_out(e, c, n, 5, 6);
+                   e.ins(c, "addi r12, r27, " + std::to_string(off));
+                   e.ins(c, "dma.lg r12, r5, r6");
+                 }
+               });
   }
 }
 
@@ -465,59 +465,61 @@ void emit_unary(Ctx& e, const Node& n) {
   const Value& y = e.g.val(n.out[0]);
   const std::int64_t C = y.shape.c, W = y.shape.w;
   for (int c : n.cores) {
-  e.scratch_reset(c);
-  const std::int64_t E = row_chunk(e, W, C, 1, n.name);
-  const std::int64_t buf = e.scratch(c, E);
-  e.li(c, 1, buf);
-  e.li(c, 6, E);
-  if (n.op == OpKind::LeakyRelu) e.li(c, 2, e.bytes(c, n.q.lut));
-  share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas, {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
-             [&] {
-               for (std::int64_t off = 0; off < W * C; off += E) {
-                 e.ins(c, "addi r10, r24, " + std::to_string(off));
-                 e.ins(c, "dma.gl r1, r10, r6");
-                 if (n.op == OpKind::LeakyRelu) e.ins(c, "vlut r1, r1, r6, r2");
-                 else clamp_out(e, c, n, 1, 6);
-                 e.ins(c, "addi r11, r25, " + std::to_string(off));
-                 e.ins(c, "dma.lg r11, r1, r6");
-               }
-             });
+    e.scratch_reset(c);
+    const std::int64_t E = row_chunk(e, W, C, 1, n.name);
+    const std::int64_t buf = e.scratch(c, E);
+    e.li(c, 1, buf);
+    e.li(c, 6, E);
+    if (n.op == OpKind::LeakyRelu) e.li(c, 2, e.bytes(c, n.q.lut));
+    share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
+               {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
+               [&] {
+                 for (std::int64_t off = 0; off < W * C; off += E) {
+                   e.ins(c, "addi r10, r24, " + std::to_string(off));
+                   e.ins(c, "dma.gl r1, r10, r6");
+                   if (n.op == OpKind::LeakyRelu) e.ins(c, "vlut r1, r1, r6, r2");
+                   else clamp_out(e, c, n, 1, 6);
+                   e.ins(c, "addi r11, r25, " + std::to_string(off));
+                   e.ins(c, "dma.lg r11, r1, r6");
+                 }
+               });
   }
 }
 
 void emit_rescale(Ctx& e, const Node& n) {
   const Value& y = e.g.val(n.out[0]);
   for (int c : n.cores) {
-  const std::int64_t Cy = y.shape.c;
-  // Mul: one input, per-channel pairs; Concat: each input at its channel
-  // offset with its own (M, S).
-  const std::size_t inputs = n.op == OpKind::Concat ? n.in.size() : 1;
-  std::int64_t coff = 0;
-  for (std::size_t k = 0; k < inputs; ++k) {
-    const Value& x = e.g.val(n.in[k]);
-    const std::int64_t C = x.shape.c;
-    e.scratch_reset(c);
-    const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
-    std::vector<std::int32_t> rq;
-    for (std::int64_t ch = 0; ch < C; ++ch) {
-      const std::size_t i = n.op == OpKind::Concat ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
-      rq.push_back(n.q.mult[i]);
-      rq.push_back(n.q.shift[i]);
+    const std::int64_t Cy = y.shape.c;
+    // Mul: one input, per-channel pairs; Concat: each input at its channel
+    // offset with its own (M, S).
+    const std::size_t inputs = n.op == OpKind::Concat ? n.in.size() : 1;
+    std::int64_t coff = 0;
+    for (std::size_t k = 0; k < inputs; ++k) {
+      const Value& x = e.g.val(n.in[k]);
+      const std::int64_t C = x.shape.c;
+      e.scratch_reset(c);
+      const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
+      std::vector<std::int32_t> rq;
+      for (std::int64_t ch = 0; ch < C; ++ch) {
+        const std::size_t i = n.op == OpKind::Concat ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
+        rq.push_back(n.q.mult[i]);
+        rq.push_back(n.q.shift[i]);
+      }
+      e.li(c, 1, in);
+      e.li(c, 2, C);
+      e.li(c, 3, x32);
+      e.li(c, 4, o);
+      e.li(c, 5, e.words(c, rq));
+      share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
+                 {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
+                 [&] {
+                   e.ins(c, "dma.gl r1, r24, r2");
+                   e.ins(c, "vwiden r3, r1, r2");
+                   e.ins(c, "vrq r4, r3, r2, r5, 0");
+                   e.ins(c, "dma.lg r25, r4, r2");
+                 });
+      coff += C;
     }
-    e.li(c, 1, in);
-    e.li(c, 2, C);
-    e.li(c, 3, x32);
-    e.li(c, 4, o);
-    e.li(c, 5, e.words(c, rq));
-    share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
-               [&] {
-                 e.ins(c, "dma.gl r1, r24, r2");
-                 e.ins(c, "vwiden r3, r1, r2");
-                 e.ins(c, "vrq r4, r3, r2, r5, 0");
-                 e.ins(c, "dma.lg r25, r4, r2");
-               });
-    coff += C;
-  }
   }
 }
 

@@ -55,12 +55,16 @@ std::vector<Bin> copy_bins(const std::vector<ColumnTile>& tiles, const Target& t
     const int rt = row_tiles(ct, t);
     if (rt > X) {
       flush();
-      for (int r0 = 0; r0 < rt; r0 += X) bins.push_back({{{static_cast<int>(i), r0, std::min(X, rt - r0)}}, std::min(X, rt - r0)});
+      for (int r0 = 0; r0 < rt; r0 += X) {
+        const int part = std::min(X, rt - r0);
+        bins.push_back({{{static_cast<int>(i), r0, part}}, part});
+      }
       continue;
     }
-    const bool joins = packed ? cur.xbars + rt <= X
-                              : rt == 1 && cur.xbars + 1 <= std::min(X, kMaxGroup) && ct.ci0 == ci0 && ct.ci1 == ci1 &&
-                                    !cur.slots.empty() && row_tiles(tiles[static_cast<std::size_t>(cur.slots[0].tile)], t) == 1;
+    // A concat group: one-crossbar tiles reading the same window.
+    const bool group = rt == 1 && !cur.slots.empty() && cur.xbars + 1 <= std::min(X, kMaxGroup) && ct.ci0 == ci0 &&
+                       ct.ci1 == ci1 && row_tiles(tiles[static_cast<std::size_t>(cur.slots[0].tile)], t) == 1;
+    const bool joins = packed ? cur.xbars + rt <= X : group;
     if (!joins) flush();
     cur.slots.push_back({static_cast<int>(i), 0, rt});
     cur.xbars += rt;

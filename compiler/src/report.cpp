@@ -52,8 +52,8 @@ std::string layer_report(const Graph& g, const Target& t) {
   for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
   const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()));
   tot_cyc += start;
-  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(start and wait of the CUs)", "-", "-",
-                "-", "-", "-", static_cast<int>(cores.size()), static_cast<long long>(start), "-");
+  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(start and wait of the CUs)",
+                "-", "-", "-", "-", "-", static_cast<int>(cores.size()), static_cast<long long>(start), "-");
   o << line;
   std::snprintf(line, sizeof line,
                 "total: %lld MACs, %lld of %lld crossbars (%.1f%% of the chip), cell utilization of used crossbars "

@@ -43,7 +43,8 @@ CostModel::CostModel(const Target& t) : t_(t) {
   port_bytes_per_cycle_ = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks;
 }
 
-bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes, std::int64_t* span) {
+bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes,
+                     std::int64_t* span) {
   const std::int64_t sp = ((out.w - 1) * g.sw + std::int64_t{g.kw - 1} * g.dw + 1) * in.c;
   if (span) *span = sp;
   if (out.w == 1 && g.kw == in.w + g.pl + g.pr && g.kh > 1) return false;
