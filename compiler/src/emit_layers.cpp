@@ -18,8 +18,8 @@ struct Ptr {
   std::int64_t base, step_w, step_h;
   bool row_local = false;  // restarts at base on every row (a line buffer): share_loop does not move it
 };
-constexpr int kCur[3] = {24, 25, 27};
-constexpr int kRow[3] = {21, 22, 26};
+constexpr int kCur[4] = {24, 25, 27, 28};
+constexpr int kRow[4] = {21, 22, 26, 29};
 
 std::string r(int i) { return "r" + std::to_string(i); }
 
@@ -206,7 +206,11 @@ void line_window(Ctx& e, int c, int reg, std::int64_t dst, const std::vector<Seg
 
 void emit_conv(Ctx& e, const Node& n) {
   const Value& in = e.g.val(n.in[0]);
-  const Value& out = e.g.val(n.out[0]);
+  // With a fused residual Add the pixels go to the Add's output.
+  const Node* add = n.fused_add >= 0 ? &e.g.nodes[static_cast<std::size_t>(n.fused_add)] : nullptr;
+  const Value& out = e.g.val(add ? add->out[0] : n.out[0]);
+  const int mine_side = add && add->in[1] == n.out[0] ? 1 : 0;  // which Add input this Conv is
+  const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
   const int L = e.t.lcols(), R = e.t.rows;
   const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
@@ -299,6 +303,12 @@ void emit_conv(Ctx& e, const Node& n) {
     const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
     const std::int64_t outb = e.scratch(c, ncols), outb2 = e.scratch(c, ncols);
     e.li(c, 15, outb ^ outb2);
+    const std::int64_t res = add ? e.scratch(c, ncols) : 0, res32 = add ? e.scratch(c, 4 * ncols) : 0;
+    int res_reg = -1;
+    if (add) {
+      res_reg = kCur[ptrs.size()];
+      ptrs.push_back({interior(*other), Cout, other->buf.wp(other->shape) * Cout});
+    }
     const std::int64_t part = split ? e.scratch(c, std::int64_t{L} * 4) : 0;
     e.li(c, 1, acc);
     e.li(c, 2, ncols);
@@ -336,6 +346,24 @@ void emit_conv(Ctx& e, const Node& n) {
       e.ins(c, "vadd r1, r1, r3, r2, i32");
       e.ins(c, "vrq r4, r1, r2, r5, 0");
       clamp_out(e, c, n, 4, 2);
+      if (add) {
+        // The Add as emit_add computes it: both inputs widened, scaled by
+        // their multipliers, summed, requantized, clamped.
+        e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0));
+        e.li(c, 11, res);
+        e.ins(c, "dma.gl r11, r10, r2");
+        e.li(c, 13, res32);
+        e.ins(c, "vwiden r1, r4, r2");
+        e.ins(c, "vwiden r13, r11, r2");
+        e.li(c, 12, add->q.mult[static_cast<std::size_t>(mine_side)]);
+        e.ins(c, "vmuls r1, r1, r12, r2, i32");
+        e.li(c, 12, add->q.mult[static_cast<std::size_t>(1 - mine_side)]);
+        e.ins(c, "vmuls r13, r13, r12, r2, i32");
+        e.ins(c, "vadd r1, r1, r13, r2, i32");
+        e.li(c, 12, 1);
+        e.ins(c, "vrqs r4, r1, r2, r12, " + std::to_string(add->q.shift[0]) + ", 0");
+        clamp_out(e, c, *add, 4, 2);
+      }
       e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0));
       e.ins(c, "dma.lg r10, r4, r2");
       // Two output buffers in turn: the store overlaps the next pixel.

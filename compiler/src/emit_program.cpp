@@ -210,6 +210,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     end_layer();
   }
   for (const Node& n : g.nodes) {
+    if (n.fused) continue;  // computed by the Conv that feeds it (emit_conv)
     begin_layer(n.name);
     switch (n.op) {
       case OpKind::Conv: emit::emit_conv(e, n); break;

@@ -65,6 +65,8 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       o["tiles"].push_back(t);
     }
     if (!n.cores.empty()) o["cores"] = n.cores;
+    if (n.fused) o["computed_by_producer"] = true;
+    if (n.fused_add >= 0) o["fused_add"] = g.nodes[static_cast<std::size_t>(n.fused_add)].name;
     if (!n.cores.empty()) {
       o["replicas"] = n.replicas;
       o["stage_cycles"] = n.stage_cycles;

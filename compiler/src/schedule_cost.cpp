@@ -106,8 +106,11 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     bytes_per_unit = window;
   }
   c.pixel_cycles = fill + groups * mvm_ + 3 * vec(cols) + kPixelFixed;
+  // A fused residual Add: the other input's channels come in per pixel.
+  if (n.fused_add >= 0) c.pixel_cycles += dma(cols) + 6 * vec(cols);
   // Every CU of a copy reads its window (or rows); the output is written once.
-  c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) + c.units * out.shape.c;
+  c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) +
+                 c.units * out.shape.c * (n.fused_add >= 0 ? 2 : 1);
   return c;
 }
 

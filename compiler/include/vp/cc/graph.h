@@ -119,6 +119,11 @@ struct Node {
   // time and the analytic bound (MVMs per crossbar x MVM cycles).
   int replicas = 1;
   std::int64_t stage_cycles = 0, bound_cycles = 0;
+  // A Conv whose only reader is a residual Add computes that Add per pixel
+  // (map_crossbars.cpp): fused_add is the Add's node index, and the Add is
+  // `fused` (no layer of its own).
+  int fused_add = -1;
+  bool fused = false;
 };
 
 struct Graph {
