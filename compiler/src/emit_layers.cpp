@@ -6,30 +6,36 @@
 // temporaries, r20/r23 the row and column counters, r21/r22/r26 row bases and
 // r24/r25/r27 the current pixel of up to three tensors.
 #include <algorithm>
+#include <functional>
 
 #include "emit_context.h"
+#include "schedule_cost.h"
 
 namespace vp::cc::emit {
 namespace {
 
 struct Ptr {
   std::int64_t base, step_w, step_h;
+  bool row_local = false;  // restarts at base on every row (a line buffer): share_loop does not move it
 };
-constexpr int kCur[3] = {24, 25, 27};
-constexpr int kRow[3] = {21, 22, 26};
+constexpr int kCur[4] = {24, 25, 27, 28};
+constexpr int kRow[4] = {21, 22, 26, 29};
 
 std::string r(int i) { return "r" + std::to_string(i); }
 
-// for oh < OH: for ow < OW: body(); pointers advance by step_w per pixel and
-// step_h per row.
+// for oh < OH: { row(); for ow < OW: body(); } pointers advance by step_w
+// per pixel and step_h per row.
+using RowHook = std::function<void(std::int64_t OW)>;
 template <class Body>
-void pixel_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p, Body body) {
+void pixel_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p, Body body,
+                const RowHook& row = {}) {
   for (std::size_t k = 0; k < p.size(); ++k) e.li(c, kRow[k], p[k].base);
   e.li(c, 20, OH);
   const std::string rows = e.label(c, "row");
   e.put_label(c, rows);
   e.li(c, 23, OW);
   for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
+  if (row) row(OW);
   const std::string cols = e.label(c, "col");
   e.put_label(c, cols);
   body();
@@ -39,6 +45,39 @@ void pixel_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, const std::vect
   for (std::size_t k = 0; k < p.size(); ++k)
     if (p[k].step_h) e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h));
   e.ins(c, "dbnz r20, " + rows);
+}
+
+// Output pixels [P*r/R, (P*(r+1))/R) of an OH x OW map, the share of copy
+// r of R (emit_conv) or of the r-th of R cores: a partial first row, whole
+// rows, a partial last row, each a pixel_loop from its own origin.
+template <class Body>
+void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, int R, const std::vector<Ptr>& p, Body body,
+                const RowHook& row = {}) {
+  const std::int64_t P = OH * OW, i0 = P * r / R, i1 = P * (r + 1) / R;
+  auto seg = [&](std::int64_t h, std::int64_t w, std::int64_t rows, std::int64_t cols) {
+    if (rows <= 0 || cols <= 0) return;
+    std::vector<Ptr> q = p;
+    for (Ptr& x : q)
+      if (!x.row_local) x.base += h * x.step_h + w * x.step_w;
+    pixel_loop(e, c, rows, cols, q, body, row);
+  };
+  std::int64_t h0 = i0 / OW, w0 = i0 % OW;
+  const std::int64_t h1 = i1 / OW, w1 = i1 % OW;
+  if (h0 == h1) {
+    seg(h0, w0, 1, w1 - w0);
+    return;
+  }
+  if (w0 > 0) {
+    seg(h0, w0, 1, OW - w0);
+    ++h0;
+  }
+  seg(h0, 0, h1 - h0, OW);
+  seg(h1, 0, 1, w1);
+}
+
+// Index of core c among the node's cores (its share of the work).
+int share_of(const Node& n, int c) {
+  return static_cast<int>(std::find(n.cores.begin(), n.cores.end(), c) - n.cores.begin());
 }
 
 // DMA the window at global address in register `src` into scratch `dst`.
@@ -99,9 +138,79 @@ std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::
   return segs;
 }
 
+namespace {
+
+// A core's line buffer for a convolution: kh rows of the input, each the
+// span the widest output row of the share reads, at a fixed stride.
+struct LineBuffer {
+  std::int64_t at = -1;       // scratchpad address, -1: gather windows from global memory
+  std::int64_t stride = 0;    // bytes between buffered rows
+  std::int64_t C = 0, sw = 1;
+  ConvGeom geom;
+  // Bytes of one input row that `cols` consecutive output pixels read.
+  std::int64_t span(std::int64_t cols) const { return ((cols - 1) * sw + std::int64_t{geom.kw - 1} * geom.dw + 1) * C; }
+  // The window of a column tile in the buffer (gofs from the current pixel's
+  // column in row 0) and in the patch.
+  std::vector<Segment> segments(std::int64_t ci0, std::int64_t ci1) const {
+    std::vector<Segment> segs;
+    const std::int64_t len = ci1 - ci0;
+    for (int y = 0; y < geom.kh; ++y)
+      for (int x = 0; x < geom.kw; ++x) {
+        const Segment s{y * stride + std::int64_t{x} * geom.dw * C + ci0, (std::int64_t{y} * geom.kw + x) * len, len};
+        if (x > 0 && segs.back().gofs + segs.back().len == s.gofs && segs.back().lofs + segs.back().len == s.lofs)
+          segs.back().len += len;
+        else
+          segs.push_back(s);
+      }
+    return segs;
+  }
+};
+
+// Used when the cost model's use_line_buffer() says so.
+LineBuffer line_buffer(Ctx& e, int c, const Node& n, const Value& in, const Value& out) {
+  LineBuffer lb;
+  lb.C = in.shape.c;
+  lb.sw = n.geom.sw;
+  lb.geom = n.geom;
+  if (!use_line_buffer(n.geom, in.shape, out.shape, e.t.spad_bytes, nullptr)) return lb;
+  lb.stride = (lb.span(out.shape.w) + 7) / 8 * 8;
+  lb.at = e.scratch(c, lb.stride * n.geom.kh);
+  return lb;
+}
+
+// The row hook that fills the line buffer: kh DMAs from the row of the
+// current output row's first window (register r21).
+RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
+  return [&e, c, &n, lb, wp](std::int64_t cols) {
+    e.li(c, 12, lb.span(cols));
+    for (int y = 0; y < n.geom.kh; ++y) {
+      e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+      e.li(c, 11, lb.at + y * lb.stride);
+      e.ins(c, "dma.gl r11, r10, r12");
+    }
+  };
+}
+
+// The current pixel's window from the line buffer (walked by register
+// `reg`) into scratch `dst`.
+void line_window(Ctx& e, int c, int reg, std::int64_t dst, const std::vector<Segment>& segs) {
+  for (const Segment& s : segs) {
+    e.ins(c, "addi r10, " + r(reg) + ", " + std::to_string(s.gofs));
+    e.li(c, 11, dst + s.lofs);
+    e.li(c, 12, s.len);
+    e.ins(c, "vmov r11, r10, r12, i8");
+  }
+}
+
+}  // namespace
+
 void emit_conv(Ctx& e, const Node& n) {
   const Value& in = e.g.val(n.in[0]);
-  const Value& out = e.g.val(n.out[0]);
+  // With a fused residual Add the pixels go to the Add's output.
+  const Node* add = n.fused_add >= 0 ? &e.g.nodes[static_cast<std::size_t>(n.fused_add)] : nullptr;
+  const Value& out = e.g.val(add ? add->out[0] : n.out[0]);
+  const int mine_side = add && add->in[1] == n.out[0] ? 1 : 0;  // which Add input this Conv is
+  const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
   const int L = e.t.lcols(), R = e.t.rows;
   const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
@@ -113,6 +222,10 @@ void emit_conv(Ctx& e, const Node& n) {
     std::vector<const ColumnTile*> whole;
     const ColumnTile* split = nullptr;
     const ColumnTile::Part* helper = nullptr;
+    int copy = 0;
+    for (const auto& ct : n.tiles)
+      for (const auto& p : ct.parts)
+        if (p.core == c) copy = ct.copy;
     for (const auto& ct : n.tiles) {
       if (ct.parts.size() == 1 && ct.parts[0].core == c) whole.push_back(&ct);
       if (ct.parts.size() > 1 && ct.parts[0].core == c) split = &ct;
@@ -150,16 +263,33 @@ void emit_conv(Ctx& e, const Node& n) {
     }();
     const std::int64_t acc = e.scratch(c, static_cast<std::int64_t>(mine.size()) * L * 4);
     e.li(c, 6, std::int64_t{L} * 4);
+    // Line buffer: at the start of each output row (of this core's share)
+    // the kh input rows its windows cover come in with one DMA each; the
+    // windows are then assembled in the scratchpad (vmov) instead of one
+    // DMA per window row and pixel. The last pointer register walks the buffer.
+    const LineBuffer lb = line_buffer(e, c, n, in, out);
+    std::vector<Ptr> ptrs{pin};
+    if (!helper) ptrs.push_back(pout);
+    RowHook rows_in;
+    const int lb_reg = kCur[ptrs.size()];
+    if (lb.at >= 0) {
+      ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
+      rows_in = line_rows(e, c, n, lb, wp);
+    }
+    auto fill_patch = [&](std::size_t i) {
+      if (lb.at < 0) return gather(e, c, kCur[0], patch[i], segs[i]);
+      line_window(e, c, lb_reg, patch[i], lb.segments(mine[i]->ci0, mine[i]->ci1));
+    };
     if (helper) {
       e.li(c, 8, split->parts[0].core);
-      pixel_loop(e, c, out.shape.h, out.shape.w, {pin}, [&] {
-        gather(e, c, kCur[0], patch[0], segs[0]);
+      share_loop(e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs, [&] {
+        fill_patch(0);
         e.li(c, 1, acc);
         e.li(c, 14, patch[0] + std::int64_t{helper->row_tile0} * R);
         e.ins(c, "mvm r1, r14, " + std::to_string(helper->xbar0) + ", " + std::to_string(mask_of(helper->row_tiles)) +
                      ", 8, 32, sum, 0");
         e.ins(c, "send r1, r6, r8, " + std::to_string(e.tag()));
-      });
+      }, rows_in);
       continue;
     }
     // Owner: bias, requantization pairs, output buffer.
@@ -171,7 +301,14 @@ void emit_conv(Ctx& e, const Node& n) {
         rq.push_back(n.q.shift[static_cast<std::size_t>(k)]);
       }
     const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
-    const std::int64_t outb = e.scratch(c, ncols);
+    const std::int64_t outb = e.scratch(c, ncols), outb2 = e.scratch(c, ncols);
+    e.li(c, 15, outb ^ outb2);
+    const std::int64_t res = add ? e.scratch(c, ncols) : 0, res32 = add ? e.scratch(c, 4 * ncols) : 0;
+    int res_reg = -1;
+    if (add) {
+      res_reg = kCur[ptrs.size()];
+      ptrs.push_back({interior(*other), Cout, other->buf.wp(other->shape) * Cout});
+    }
     const std::int64_t part = split ? e.scratch(c, std::int64_t{L} * 4) : 0;
     e.li(c, 1, acc);
     e.li(c, 2, ncols);
@@ -182,9 +319,9 @@ void emit_conv(Ctx& e, const Node& n) {
     bool one_group = !split && mine.size() <= 16;
     for (std::size_t i = 0; i < mine.size(); ++i) one_group = one_group && mine[i]->k <= R && patch[i] == patch[0] &&
                   mine[i]->parts[0].xbar0 == mine[0]->parts[0].xbar0 + static_cast<int>(i);
-    pixel_loop(e, c, out.shape.h, out.shape.w, {pin, pout}, [&] {
+    share_loop(e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs, [&] {
       for (std::size_t i = 0; i < mine.size(); ++i)
-        if (!segs[i].empty()) gather(e, c, kCur[0], patch[i], segs[i]);
+        if (!segs[i].empty()) fill_patch(i);
       if (one_group) {
         e.li(c, 14, patch[0]);
         e.ins(c, "mvm r1, r14, " + std::to_string(mine[0]->parts[0].xbar0) + ", " +
@@ -209,9 +346,29 @@ void emit_conv(Ctx& e, const Node& n) {
       e.ins(c, "vadd r1, r1, r3, r2, i32");
       e.ins(c, "vrq r4, r1, r2, r5, 0");
       clamp_out(e, c, n, 4, 2);
+      if (add) {
+        // The Add as emit_add computes it: both inputs widened, scaled by
+        // their multipliers, summed, requantized, clamped.
+        e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0));
+        e.li(c, 11, res);
+        e.ins(c, "dma.gl r11, r10, r2");
+        e.li(c, 13, res32);
+        e.ins(c, "vwiden r1, r4, r2");
+        e.ins(c, "vwiden r13, r11, r2");
+        e.li(c, 12, add->q.mult[static_cast<std::size_t>(mine_side)]);
+        e.ins(c, "vmuls r1, r1, r12, r2, i32");
+        e.li(c, 12, add->q.mult[static_cast<std::size_t>(1 - mine_side)]);
+        e.ins(c, "vmuls r13, r13, r12, r2, i32");
+        e.ins(c, "vadd r1, r1, r13, r2, i32");
+        e.li(c, 12, 1);
+        e.ins(c, "vrqs r4, r1, r2, r12, " + std::to_string(add->q.shift[0]) + ", 0");
+        clamp_out(e, c, *add, 4, 2);
+      }
       e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0));
       e.ins(c, "dma.lg r10, r4, r2");
-    });
+      // Two output buffers in turn: the store overlaps the next pixel.
+      e.ins(c, "xor r4, r4, r15");
+    }, rows_in);
   }
 }
 
@@ -219,30 +376,44 @@ void emit_pool(Ctx& e, const Node& n) {
   const Value& in = e.g.val(n.in[0]);
   const Value& out = e.g.val(n.out[0]);
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape);
-  const int c = n.cores[0];
-  const bool max = n.op == OpKind::MaxPool;
-  e.scratch_reset(c);
-  const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
-  const std::int64_t win = e.scratch(c, k * C), outb = e.scratch(c, C), acc = max ? 0 : e.scratch(c, 4 * C);
-  const auto segs = window_segments(n.geom, C, wp, 0, static_cast<int>(C));
-  e.li(c, 1, win);
-  e.li(c, 2, C);
-  e.li(c, 3, k);
-  e.li(c, 4, outb);
-  e.li(c, 5, acc);
-  if (!max) e.li(c, 9, n.q.mult[0]);
-  const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
-  const Ptr pout{interior(out), C, out.buf.wp(out.shape) * C};
-  pixel_loop(e, c, out.shape.h, out.shape.w, {pin, pout}, [&] {
-    gather(e, c, kCur[0], win, segs);
-    if (max) {
-      e.ins(c, "vpmax r4, r1, r2, r3, r2, i8");
-    } else {
-      e.ins(c, "vpsum r5, r1, r2, r3, r2, i8");
-      e.ins(c, "vrqs r4, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+  for (int c : n.cores) {
+    const bool max = n.op == OpKind::MaxPool;
+    e.scratch_reset(c);
+    const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
+    const std::int64_t win = e.scratch(c, k * C), outb = e.scratch(c, C), outb2 = e.scratch(c, C),
+                       acc = max ? 0 : e.scratch(c, 4 * C);
+    const auto segs = window_segments(n.geom, C, wp, 0, static_cast<int>(C));
+    // Line buffer as for a convolution (emit_conv), when it fits.
+    const LineBuffer lb = line_buffer(e, c, n, in, out);
+    e.li(c, 1, win);
+    e.li(c, 2, C);
+    e.li(c, 3, k);
+    e.li(c, 4, outb);
+    e.li(c, 5, acc);
+    e.li(c, 15, outb ^ outb2);
+    if (!max) e.li(c, 9, n.q.mult[0]);
+    const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
+    const Ptr pout{interior(out), C, out.buf.wp(out.shape) * C};
+    std::vector<Ptr> ptrs{pin, pout};
+    RowHook rows_in;
+    if (lb.at >= 0) {
+      ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
+      rows_in = line_rows(e, c, n, lb, wp);
     }
-    e.ins(c, "dma.lg r25, r4, r2");
-  });
+    const auto lsegs = lb.segments(0, C);
+    share_loop(e, c, out.shape.h, out.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
+      if (lb.at >= 0) line_window(e, c, kCur[2], win, lsegs);
+      else gather(e, c, kCur[0], win, segs);
+      if (max) {
+        e.ins(c, "vpmax r4, r1, r2, r3, r2, i8");
+      } else {
+        e.ins(c, "vpsum r5, r1, r2, r3, r2, i8");
+        e.ins(c, "vrqs r4, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+      }
+      e.ins(c, "dma.lg r25, r4, r2");
+      e.ins(c, "xor r4, r4, r15");
+    }, rows_in);
+  }
 }
 
 void emit_global_pool(Ctx& e, const Node& n) {
@@ -280,116 +451,125 @@ void emit_add(Ctx& e, const Node& n) {
   const Value& b = e.g.val(n.in[1]);
   const Value& y = e.g.val(n.out[0]);
   const std::int64_t C = y.shape.c, W = y.shape.w;
-  const int c = n.cores[0];
-  e.scratch_reset(c);
-  const std::int64_t E = row_chunk(e, W, C, 11, n.name);
-  const std::int64_t A = e.scratch(c, E), B = e.scratch(c, E), A32 = e.scratch(c, 4 * E), B32 = e.scratch(c, 4 * E),
-                     O = e.scratch(c, E);
-  e.li(c, 1, A);
-  e.li(c, 2, B);
-  e.li(c, 3, A32);
-  e.li(c, 4, B32);
-  e.li(c, 5, O);
-  e.li(c, 6, E);
-  e.li(c, 7, n.q.mult[0]);
-  e.li(c, 8, n.q.mult[1]);
-  e.li(c, 9, 1);
-  pixel_loop(e, c, y.shape.h, 1,
-             {{interior(a), 0, a.buf.wp(a.shape) * C}, {interior(b), 0, b.buf.wp(b.shape) * C},
-              {interior(y), 0, y.buf.wp(y.shape) * C}},
-             [&] {
-               for (std::int64_t off = 0; off < W * C; off += E) {
-                 e.ins(c, "addi r10, r24, " + std::to_string(off));
-                 e.ins(c, "dma.gl r1, r10, r6");
-                 e.ins(c, "addi r11, r25, " + std::to_string(off));
-                 e.ins(c, "dma.gl r2, r11, r6");
-                 e.ins(c, "vwiden r3, r1, r6");
-                 e.ins(c, "vwiden r4, r2, r6");
-                 e.ins(c, "vmuls r3, r3, r7, r6, i32");
-                 e.ins(c, "vmuls r4, r4, r8, r6, i32");
-                 e.ins(c, "vadd r3, r3, r4, r6, i32");
-                 e.ins(c, "vrqs r5, r3, r6, r9, " + std::to_string(n.q.shift[0]) + ", 0");
-                 clamp_out(e, c, n, 5, 6);
-                 e.ins(c, "addi r12, r27, " + std::to_string(off));
-                 e.ins(c, "dma.lg r12, r5, r6");
-               }
-             });
+  for (int c : n.cores) {
+    e.scratch_reset(c);
+    const std::int64_t E = row_chunk(e, W, C, 11, n.name);
+    const std::int64_t A = e.scratch(c, E), B = e.scratch(c, E), A32 = e.scratch(c, 4 * E), B32 = e.scratch(c, 4 * E),
+                       O = e.scratch(c, E);
+    e.li(c, 1, A);
+    e.li(c, 2, B);
+    e.li(c, 3, A32);
+    e.li(c, 4, B32);
+    e.li(c, 5, O);
+    e.li(c, 6, E);
+    e.li(c, 7, n.q.mult[0]);
+    e.li(c, 8, n.q.mult[1]);
+    e.li(c, 9, 1);
+    share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
+               {{interior(a), 0, a.buf.wp(a.shape) * C}, {interior(b), 0, b.buf.wp(b.shape) * C},
+                {interior(y), 0, y.buf.wp(y.shape) * C}},
+               [&] {
+                 for (std::int64_t off = 0; off < W * C; off += E) {
+                   e.ins(c, "addi r10, r24, " + std::to_string(off));
+                   e.ins(c, "dma.gl r1, r10, r6");
+                   e.ins(c, "addi r11, r25, " + std::to_string(off));
+                   e.ins(c, "dma.gl r2, r11, r6");
+                   e.ins(c, "vwiden r3, r1, r6");
+                   e.ins(c, "vwiden r4, r2, r6");
+                   e.ins(c, "vmuls r3, r3, r7, r6, i32");
+                   e.ins(c, "vmuls r4, r4, r8, r6, i32");
+                   e.ins(c, "vadd r3, r3, r4, r6, i32");
+                   e.ins(c, "vrqs r5, r3, r6, r9, " + std::to_string(n.q.shift[0]) + ", 0");
+                   clamp_out(e, c, n, 5, 6);
+                   e.ins(c, "addi r12, r27, " + std::to_string(off));
+                   e.ins(c, "dma.lg r12, r5, r6");
+                 }
+               });
+  }
 }
 
 void emit_unary(Ctx& e, const Node& n) {
   const Value& x = e.g.val(n.in[0]);
   const Value& y = e.g.val(n.out[0]);
   const std::int64_t C = y.shape.c, W = y.shape.w;
-  const int c = n.cores[0];
-  e.scratch_reset(c);
-  const std::int64_t E = row_chunk(e, W, C, 1, n.name);
-  const std::int64_t buf = e.scratch(c, E);
-  e.li(c, 1, buf);
-  e.li(c, 6, E);
-  if (n.op == OpKind::LeakyRelu) e.li(c, 2, e.bytes(c, n.q.lut));
-  pixel_loop(e, c, y.shape.h, 1, {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
-             [&] {
-               for (std::int64_t off = 0; off < W * C; off += E) {
-                 e.ins(c, "addi r10, r24, " + std::to_string(off));
-                 e.ins(c, "dma.gl r1, r10, r6");
-                 if (n.op == OpKind::LeakyRelu) e.ins(c, "vlut r1, r1, r6, r2");
-                 else clamp_out(e, c, n, 1, 6);
-                 e.ins(c, "addi r11, r25, " + std::to_string(off));
-                 e.ins(c, "dma.lg r11, r1, r6");
-               }
-             });
+  for (int c : n.cores) {
+    e.scratch_reset(c);
+    const std::int64_t E = row_chunk(e, W, C, 1, n.name);
+    const std::int64_t buf = e.scratch(c, E);
+    e.li(c, 1, buf);
+    e.li(c, 6, E);
+    if (n.op == OpKind::LeakyRelu) e.li(c, 2, e.bytes(c, n.q.lut));
+    share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
+               {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
+               [&] {
+                 for (std::int64_t off = 0; off < W * C; off += E) {
+                   e.ins(c, "addi r10, r24, " + std::to_string(off));
+                   e.ins(c, "dma.gl r1, r10, r6");
+                   if (n.op == OpKind::LeakyRelu) e.ins(c, "vlut r1, r1, r6, r2");
+                   else clamp_out(e, c, n, 1, 6);
+                   e.ins(c, "addi r11, r25, " + std::to_string(off));
+                   e.ins(c, "dma.lg r11, r1, r6");
+                 }
+               });
+  }
 }
 
 void emit_rescale(Ctx& e, const Node& n) {
   const Value& y = e.g.val(n.out[0]);
-  const int c = n.cores[0];
-  const std::int64_t Cy = y.shape.c;
-  // Mul: one input, per-channel pairs; Concat: each input at its channel
-  // offset with its own (M, S).
-  const std::size_t inputs = n.op == OpKind::Concat ? n.in.size() : 1;
-  std::int64_t coff = 0;
-  for (std::size_t k = 0; k < inputs; ++k) {
-    const Value& x = e.g.val(n.in[k]);
-    const std::int64_t C = x.shape.c;
-    e.scratch_reset(c);
-    const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
-    std::vector<std::int32_t> rq;
-    for (std::int64_t ch = 0; ch < C; ++ch) {
-      const std::size_t i = n.op == OpKind::Concat ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
-      rq.push_back(n.q.mult[i]);
-      rq.push_back(n.q.shift[i]);
+  for (int c : n.cores) {
+    const std::int64_t Cy = y.shape.c;
+    // Mul: one input, per-channel pairs; Concat: each input at its channel
+    // offset with its own (M, S).
+    const std::size_t inputs = n.op == OpKind::Concat ? n.in.size() : 1;
+    std::int64_t coff = 0;
+    for (std::size_t k = 0; k < inputs; ++k) {
+      const Value& x = e.g.val(n.in[k]);
+      const std::int64_t C = x.shape.c;
+      e.scratch_reset(c);
+      const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
+      std::vector<std::int32_t> rq;
+      for (std::int64_t ch = 0; ch < C; ++ch) {
+        const std::size_t i = n.op == OpKind::Concat ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
+        rq.push_back(n.q.mult[i]);
+        rq.push_back(n.q.shift[i]);
+      }
+      e.li(c, 1, in);
+      e.li(c, 2, C);
+      e.li(c, 3, x32);
+      e.li(c, 4, o);
+      e.li(c, 5, e.words(c, rq));
+      share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
+                 {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
+                 [&] {
+                   e.ins(c, "dma.gl r1, r24, r2");
+                   e.ins(c, "vwiden r3, r1, r2");
+                   e.ins(c, "vrq r4, r3, r2, r5, 0");
+                   e.ins(c, "dma.lg r25, r4, r2");
+                 });
+      coff += C;
     }
-    e.li(c, 1, in);
-    e.li(c, 2, C);
-    e.li(c, 3, x32);
-    e.li(c, 4, o);
-    e.li(c, 5, e.words(c, rq));
-    pixel_loop(e, c, y.shape.h, y.shape.w, {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
-               [&] {
-                 e.ins(c, "dma.gl r1, r24, r2");
-                 e.ins(c, "vwiden r3, r1, r2");
-                 e.ins(c, "vrq r4, r3, r2, r5, 0");
-                 e.ins(c, "dma.lg r25, r4, r2");
-               });
-    coff += C;
   }
 }
 
-void emit_input_copy(Ctx& e, int c, const Value& v, std::int64_t plain) {
+void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain) {
   const std::int64_t C = v.shape.c, W = v.shape.w;
-  e.scratch_reset(c);
-  const std::int64_t E = row_chunk(e, W, C, 1, v.name);
-  const std::int64_t buf = e.scratch(c, E);
-  e.li(c, 1, buf);
-  e.li(c, 6, E);
-  pixel_loop(e, c, v.shape.h, 1, {{plain, 0, W * C}, {interior(v), 0, v.buf.wp(v.shape) * C}}, [&] {
-    for (std::int64_t off = 0; off < W * C; off += E) {
-      e.ins(c, "addi r10, r24, " + std::to_string(off));
-      e.ins(c, "dma.gl r1, r10, r6");
-      e.ins(c, "addi r11, r25, " + std::to_string(off));
-      e.ins(c, "dma.lg r11, r1, r6");
-    }
-  });
+  const int R = static_cast<int>(cores.size());
+  for (int r = 0; r < R; ++r) {
+    const int c = cores[static_cast<std::size_t>(r)];
+    e.scratch_reset(c);
+    const std::int64_t E = row_chunk(e, W, C, 1, v.name);
+    const std::int64_t buf = e.scratch(c, E);
+    e.li(c, 1, buf);
+    e.li(c, 6, E);
+    share_loop(e, c, v.shape.h, 1, r, R, {{plain, 0, W * C}, {interior(v), 0, v.buf.wp(v.shape) * C}}, [&] {
+      for (std::int64_t off = 0; off < W * C; off += E) {
+        e.ins(c, "addi r10, r24, " + std::to_string(off));
+        e.ins(c, "dma.gl r1, r10, r6");
+        e.ins(c, "addi r11, r25, " + std::to_string(off));
+        e.ins(c, "dma.lg r11, r1, r6");
+      }
+    });
+  }
 }
 
 }  // namespace vp::cc::emit

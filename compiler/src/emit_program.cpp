@@ -3,9 +3,11 @@
 // Schedule: layer-sequential and weight-stationary. Every layer's output goes
 // to global memory; after each layer every core that has work anywhere in
 // the program waits for its units and meets the others at a barrier, so the
-// next layer reads complete tensors. Within a layer the CUs of a Conv work in
-// parallel on disjoint output channels (and exchange partial sums when a
-// column tile spans CUs).
+// next layer reads complete tensors. Within a layer the CUs of a Conv copy
+// work in parallel on disjoint output channels (and exchange partial sums
+// when a column tile spans CUs), and the copies (replicas) on disjoint
+// shares of the output pixels; other operators share rows or pixels among
+// their cores the same way.
 //
 // Output: `.core c, u` text per CU, `.data local` parameters, one `.xbar`
 // cell program per crossbar (levels from WeightEncoding, the chip's own
@@ -13,6 +15,7 @@
 // `.input` / `.output` bindings.
 #include <climits>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "emit_context.h"
@@ -111,10 +114,21 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
     const ConvGeom& geo = n.geom;
     const int Cin = static_cast<int>(g.val(n.in[0]).shape.c), N = static_cast<int>(g.val(n.out[0]).shape.c);
     const int Cg = Cin / geo.group, Ng = N / geo.group;
+    // Copies of the layer program the same levels: encoded once, included
+    // again by every copy's crossbar.
+    std::map<std::pair<int, int>, std::pair<std::int64_t, std::size_t>> encoded;
     for (const ColumnTile& ct : n.tiles) {
       const int width = ct.ci1 - ct.ci0;
       for (const auto& part : ct.parts)
         for (int x = 0; x < part.row_tiles; ++x) {
+          const int pcols = ct.ncols * t.cols_per_weight();
+          const auto key = std::make_pair(ct.n0, part.row_tile0 + x);
+          if (const auto it = encoded.find(key); it != encoded.end()) {
+            cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << part.xbar0 + x
+                  << ", 0, 0, " << t.rows << ", " << pcols << "\n    .incbin \"" << image_name << "\", "
+                  << it->second.first << ", " << it->second.second << "\n";
+            continue;
+          }
           const std::int64_t k0 = std::int64_t{part.row_tile0 + x} * t.rows;
           // Rows past K are programmed too (weight 0): the patch feeds them 0,
           // and a fully programmed crossbar keeps the MVM on its exact path.
@@ -134,7 +148,7 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
           }
           const auto levels = enc.encode(w, rows, ct.ncols);
           img.write(reinterpret_cast<const char*>(levels.data()), static_cast<std::streamsize>(levels.size()));
-          const int pcols = ct.ncols * t.cols_per_weight();
+          encoded[key] = {offset, levels.size()};
           cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << part.xbar0 + x
                 << ", 0, 0, " << rows << ", " << pcols << "\n    .incbin \"" << image_name << "\", " << offset << ", "
                 << levels.size() << "\n";
@@ -177,20 +191,27 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
       e.ins(c, "bar " + std::to_string(e.layer % 256) + ", " + std::to_string(count));
     }
   };
-  auto begin_layer = [&](const std::string& name, const std::vector<int>& cores) {
+  // Every core that meets at the barriers marks the layer, so a trace
+  // charges each core's time (waiting included) to the layer it is in.
+  auto begin_layer = [&](const std::string& name) {
     ++e.layer;
     layers.emplace_back(e.layer, name);
-    for (int c : cores) e.ins(c, "layer " + std::to_string(e.layer));
+    for (int c : active) e.ins(c, "layer " + std::to_string(e.layer));
   };
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (g.input_plain[i] == v.buf.addr) continue;
-    begin_layer("pad:" + v.name, {0});
-    emit::emit_input_copy(e, 0, v, g.input_plain[i]);
+    begin_layer("pad:" + v.name);
+    // Its rows shared among up to 16 of the cores (each copy is a DMA in and out).
+    std::vector<int> cores;
+    for (int c : active)
+      if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
+    emit::emit_input_copy(e, cores, v, g.input_plain[i]);
     end_layer();
   }
   for (const Node& n : g.nodes) {
-    begin_layer(n.name, n.cores);
+    if (n.fused) continue;  // computed by the Conv that feeds it (emit_conv)
+    begin_layer(n.name);
     switch (n.op) {
       case OpKind::Conv: emit::emit_conv(e, n); break;
       case OpKind::MaxPool:
@@ -227,7 +248,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   std::ofstream out(opt.asm_path);
   if (!out) throw CompileError("cannot write '" + opt.asm_path + "'");
   out << "; " << g.name << ": compiled by vp-cc for chip '" << t.name << "'\n";
-  out << "; layer-sequential, weight-stationary; activations int8 channels-last in global memory\n";
+  out << "; layer-sequential, weight-stationary, replicated; activations int8 channels-last in global memory\n";
   out << ".chip clusters=" << t.clusters << ", cus=" << t.cus_per_cluster << ", xbars=" << t.xbars_per_cu
       << ", rows=" << t.rows << ", cols=" << t.cols << ", cell_bits=" << t.cell_bits << "\n";
   for (const auto& [id, name] : layers) out << ".layer " << id << ", \"" << name << "\"\n";

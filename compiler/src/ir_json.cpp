@@ -62,11 +62,19 @@ std::string ir_json(const Graph& g, const std::string& stage) {
     }
     for (const auto& ct : n.tiles) {
       json t{{"channels", {ct.n0, ct.n0 + ct.ncols}}, {"input_channels", {ct.ci0, ct.ci1}}, {"k", ct.k}};
+      if (n.replicas > 1) t["copy"] = ct.copy;
       for (const auto& p : ct.parts)
         t["parts"].push_back({{"core", p.core}, {"xbar0", p.xbar0}, {"row_tile0", p.row_tile0}, {"row_tiles", p.row_tiles}});
       o["tiles"].push_back(t);
     }
     if (!n.cores.empty()) o["cores"] = n.cores;
+    if (n.fused) o["computed_by_producer"] = true;
+    if (n.fused_add >= 0) o["fused_add"] = g.nodes[static_cast<std::size_t>(n.fused_add)].name;
+    if (!n.cores.empty()) {
+      o["replicas"] = n.replicas;
+      o["stage_cycles"] = n.stage_cycles;
+      if (n.bound_cycles) o["mvm_bound_cycles"] = n.bound_cycles;
+    }
     j["nodes"].push_back(o);
   }
   return j.dump(1);

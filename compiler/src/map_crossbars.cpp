@@ -1,33 +1,228 @@
 // Map: every operator with crossbar weights (operators.def: Conv, which
 // Gemm, MatMul and BatchNormalization have become) becomes a weight matrix
 // of K = kh*kw*Cin rows by N output channels, tiled into crossbar blocks of
-// rows x lcols and placed on (cluster, CU, crossbar).
+// rows x lcols and placed on (cluster, CU, crossbar), in one or more copies.
 //
 // Rows follow the channel-wise lowering (seeds: RAPTOR thesis): row
 // (r*kw + s)*C' + c holds input channel c of window position (r, s), so a
 // window in the channels-last activation is kh contiguous runs of kw*C bytes.
-// A column tile of lcols output channels keeps all its row tiles in one CU,
-// fired together as an MVM `sum` group; a tile needing more crossbars than a
-// CU has is split over several CUs whose partial sums travel on the NoC to
-// the first. CUs are handed out in order, so a layer's CUs share clusters
-// and consecutive layers sit next to each other on the mesh.
+//
+// One copy of a layer is a set of CU loads ("bins"), each fired as one MVM
+// group per pixel: column tiles of one crossbar that read the same window
+// share a bin (a `concat` group of up to 16), a taller tile has a bin of its
+// own (a `sum` group), and a tile needing more crossbars than a CU has is
+// split over several CUs whose partial sums travel on the NoC to the first.
+// The schedule runs one layer at a time, so a CU may hold crossbars of many
+// layers; a layer's bins (all copies) sit on distinct CUs, as close to the
+// layer's home CU as packing allows (place()). Copies (replication) come from the cost model
+// (schedule_cost.h): the layer whose next copy saves the most cycles per
+// crossbar gets it, while crossbars and CUs last.
 #include <algorithm>
+#include <queue>
+#include <stdexcept>
+#include <string>
 
+#include "schedule_cost.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
+namespace {
 
-void map_crossbars(Graph& g, const Target& t) {
-  const int X = t.xbars_per_cu, L = t.lcols();
-  int next_core = 0;
-  std::int64_t total_xbars = 0;
-  for (Node& n : g.nodes) {
+struct Slot {
+  int tile, row_tile0, row_tiles;
+};
+struct Bin {
+  std::vector<Slot> slots;
+  int xbars = 0;
+};
+constexpr int kMaxGroup = 16;  // mvm's crossbar mask
+
+int row_tiles(const ColumnTile& ct, const Target& t) { return static_cast<int>((ct.k + t.rows - 1) / t.rows); }
+
+// One copy's CU loads: one MVM group each, or (`packed`, when the chip has
+// too few CUs for that) whole tiles packed while a CU's crossbars last.
+std::vector<Bin> copy_bins(const std::vector<ColumnTile>& tiles, const Target& t, bool packed) {
+  const int X = t.xbars_per_cu;
+  std::vector<Bin> bins;
+  Bin cur;
+  int ci0 = -1, ci1 = -1;
+  auto flush = [&] {
+    if (!cur.slots.empty()) bins.push_back(cur);
+    cur = Bin{};
+  };
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    const ColumnTile& ct = tiles[i];
+    const int rt = row_tiles(ct, t);
+    if (rt > X) {
+      flush();
+      for (int r0 = 0; r0 < rt; r0 += X) {
+        const int part = std::min(X, rt - r0);
+        bins.push_back({{{static_cast<int>(i), r0, part}}, part});
+      }
+      continue;
+    }
+    // A concat group: one-crossbar tiles reading the same window.
+    const bool group = rt == 1 && !cur.slots.empty() && cur.xbars + 1 <= std::min(X, kMaxGroup) && ct.ci0 == ci0 &&
+                       ct.ci1 == ci1 && row_tiles(tiles[static_cast<std::size_t>(cur.slots[0].tile)], t) == 1;
+    const bool joins = packed ? cur.xbars + rt <= X : group;
+    if (!joins) flush();
+    cur.slots.push_back({static_cast<int>(i), 0, rt});
+    cur.xbars += rt;
+    ci0 = ct.ci0;
+    ci1 = ct.ci1;
+  }
+  flush();
+  return bins;
+}
+
+struct Layer {
+  int node;
+  std::vector<ColumnTile> tiles;  // one copy, no parts yet
+  std::vector<Bin> bins;
+  LayerCost cost;
+  int xbars = 0;
+  int max_copies = 1;
+  int copies = 1;
+};
+
+// Places every layer's copies; false when some bin finds no CU. Bins go
+// largest first (a 16-crossbar bin needs an empty CU, small ones fill the
+// gaps), each to the CU it fits most tightly, ties to the CU nearest the
+// layer's first one, never two bins of one layer on one CU.
+bool place(Graph& g, const Target& t, std::vector<Layer>& layers) {
+  struct Item {
+    int layer, copy, bin, xbars;
+  };
+  std::vector<Item> items;
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    for (int r = 0; r < layers[l].copies; ++r)
+      for (std::size_t b = 0; b < layers[l].bins.size(); ++b)
+        items.push_back({static_cast<int>(l), r, static_cast<int>(b), layers[l].bins[b].xbars});
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.xbars > b.xbars; });
+  const std::size_t C = static_cast<std::size_t>(t.cores());
+  std::vector<int> free(C, t.xbars_per_cu);
+  std::vector<std::vector<char>> taken(layers.size(), std::vector<char>(C, 0));
+  std::vector<int> home(layers.size(), -1);
+  struct Spot {
+    int core, xbar0;
+  };
+  std::vector<std::vector<std::vector<Spot>>> at(layers.size());
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    at[l].assign(static_cast<std::size_t>(layers[l].copies), std::vector<Spot>(layers[l].bins.size(), Spot{-1, 0}));
+  // Layers start spread over the chip, in order, so consecutive layers are neighbours.
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    home[l] = static_cast<int>(l * C / std::max<std::size_t>(layers.size(), 1));
+  for (const Item& it : items) {
+    const std::size_t l = static_cast<std::size_t>(it.layer);
+    int best = -1;
+    for (std::size_t c = 0; c < C; ++c) {
+      if (taken[l][c] || free[c] < it.xbars) continue;
+      if (best < 0) {
+        best = static_cast<int>(c);
+        continue;
+      }
+      const std::size_t b = static_cast<std::size_t>(best);
+      const int d = t.hops(static_cast<int>(c), home[l]), db = t.hops(best, home[l]);
+      if (free[c] < free[b] || (free[c] == free[b] && d < db)) best = static_cast<int>(c);
+    }
+    if (best < 0) return false;
+    const std::size_t b = static_cast<std::size_t>(best);
+    taken[l][b] = 1;
+    at[l][static_cast<std::size_t>(it.copy)][static_cast<std::size_t>(it.bin)] = {best, t.xbars_per_cu - free[b]};
+    free[b] -= it.xbars;
+  }
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    Layer& L = layers[l];
+    Node& n = g.nodes[static_cast<std::size_t>(L.node)];
     n.tiles.clear();
     n.cores.clear();
+    for (int r = 0; r < L.copies; ++r) {
+      std::vector<ColumnTile> copy = L.tiles;
+      for (ColumnTile& ct : copy) ct.copy = r;
+      for (std::size_t bi = 0; bi < L.bins.size(); ++bi) {
+        const Spot sp = at[l][static_cast<std::size_t>(r)][bi];
+        n.cores.push_back(sp.core);
+        int xb = sp.xbar0;
+        for (const Slot& s : L.bins[bi].slots) {
+          copy[static_cast<std::size_t>(s.tile)].parts.push_back({sp.core, xb, s.row_tile0, s.row_tiles});
+          xb += s.row_tiles;
+        }
+      }
+      n.tiles.insert(n.tiles.end(), copy.begin(), copy.end());
+    }
+    n.replicas = L.copies;
+  }
+  return true;
+}
+
+}  // namespace
+
+int parse_replicate(const std::string& text) {
+  if (text == "auto") return kReplicateAuto;
+  if (text == "none") return 1;
+  std::size_t used = 0;
+  int n = 0;
+  try {
+    n = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || n < 1 || n > 65536)
+    throw CompileError("--replicate '" + text + "': expected auto, none or a count of copies from 1 to 65536");
+  return n;
+}
+
+namespace {
+
+// Residual Adds computed by the Conv that produces one of their inputs:
+// the Conv's output has no other reader and is no graph output, so it need
+// not go to global memory and come back.
+void fuse_adds(Graph& g) {
+  for (Node& n : g.nodes) {
+    n.fused_add = -1;
+    n.fused = false;
+  }
+  for (std::size_t ai = 0; ai < g.nodes.size(); ++ai) {
+    Node& add = g.nodes[ai];
+    if (add.op != OpKind::Add || add.in.size() != 2) continue;
+    for (int k = 0; k < 2; ++k) {
+      const int v = add.in[static_cast<std::size_t>(k)];
+      const int p = g.producer(v);
+      if (p < 0) continue;
+      Node& conv = g.nodes[static_cast<std::size_t>(p)];
+      if (!op_has(conv.op, op_crossbar) || conv.fused_add >= 0) continue;
+      if (g.consumers(v).size() != 1 || !(g.val(v).shape == g.val(add.out[0]).shape)) continue;
+      if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
+      // The other input must exist when the Conv runs (a projection
+      // shortcut after the Conv in node order takes the Add instead).
+      if (g.producer(add.in[static_cast<std::size_t>(1 - k)]) > p) continue;
+      conv.fused_add = static_cast<int>(ai);
+      add.fused = true;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
+  const int L = t.lcols();
+  const CostModel cm(t);
+  fuse_adds(g);
+  std::vector<Layer> layers;
+  std::int64_t total_xbars = 0;
+  for (std::size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    Node& n = g.nodes[ni];
+    n.tiles.clear();
+    n.cores.clear();
+    n.replicas = 1;
     if (!op_has(n.op, op_crossbar)) continue;
     const Shape in = g.val(n.in[0]).shape;
-    const int N = static_cast<int>(g.val(n.out[0]).shape.c);
+    const Shape out = g.val(n.out[0]).shape;
+    const int N = static_cast<int>(out.c);
     const int G = n.geom.group, Cg = static_cast<int>(in.c) / G, Ng = N / G;
+    Layer lay;
+    lay.node = static_cast<int>(ni);
     // Column tiles: lcols channels, never straddling more groups than needed.
     for (int n0 = 0; n0 < N; n0 += L) {
       ColumnTile ct;
@@ -36,40 +231,125 @@ void map_crossbars(Graph& g, const Target& t) {
       ct.ci0 = (n0 / Ng) * Cg;
       ct.ci1 = ((n0 + ct.ncols - 1) / Ng + 1) * Cg;
       ct.k = std::int64_t{n.geom.kh} * n.geom.kw * (ct.ci1 - ct.ci0);
-      n.tiles.push_back(ct);
+      lay.tiles.push_back(ct);
     }
-    // Placement: whole tiles packed into a CU while its crossbars last.
-    int core = -1, used = X;
-    for (ColumnTile& ct : n.tiles) {
-      const int rt = static_cast<int>((ct.k + t.rows - 1) / t.rows);
-      total_xbars += rt;
-      if (rt <= X) {
-        if (used + rt > X) {
-          core = next_core++;
-          used = 0;
-        }
-        ct.parts.push_back({core, used, 0, rt});
-        used += rt;
-      } else {
-        for (int r0 = 0; r0 < rt; r0 += X) ct.parts.push_back({next_core++, 0, r0, std::min(X, rt - r0)});
-        used = X;
+    lay.bins = copy_bins(lay.tiles, t, false);
+    if (static_cast<int>(lay.bins.size()) > t.cores()) lay.bins = copy_bins(lay.tiles, t, true);
+    int groups = 1, cols = 0;
+    for (const Bin& b : lay.bins) {
+      lay.xbars += b.xbars;
+      int gb = 0, cb = 0;
+      for (const Slot& s : b.slots) {
+        const ColumnTile& ct = lay.tiles[static_cast<std::size_t>(s.tile)];
+        cb += ct.ncols;
+        gb += row_tiles(ct, t) == 1 && b.slots.size() > 1 ? 0 : 1;
+      }
+      groups = std::max(groups, std::max(gb, 1));
+      cols = std::max(cols, cb);
+    }
+    lay.cost = cm.conv(g, n, groups, cols, static_cast<int>(lay.bins.size()));
+    const std::int64_t pixels = out.h * out.w;
+    lay.max_copies = static_cast<int>(std::max<std::int64_t>(
+        1, std::min<std::int64_t>(pixels, t.cores() / static_cast<std::int64_t>(lay.bins.size()))));
+    total_xbars += lay.xbars;
+    layers.push_back(std::move(lay));
+  }
+  if (total_xbars > t.crossbars())
+    throw CompileError("model needs " + std::to_string(total_xbars) + " crossbars, chip '" + t.name + "' has " +
+                       std::to_string(t.crossbars()) + " crossbars on " + std::to_string(t.cores()) + " CUs");
+  // Copies: fixed, or the cost model's greedy choice within the crossbars.
+  if (opt.replicate != kReplicateAuto) {
+    for (Layer& lay : layers) lay.copies = std::min(opt.replicate, lay.max_copies);
+  } else {
+    std::int64_t spare = t.crossbars() - total_xbars;
+    // The next useful copy count: the fewest copies that shorten the
+    // largest share by a pixel (more copies between would not help).
+    auto next = [](const Layer& lay) {
+      const std::int64_t share = (lay.cost.units + lay.copies - 1) / lay.copies;
+      if (share <= 1) return lay.max_copies + 1;
+      return static_cast<int>((lay.cost.units + share - 2) / (share - 1));
+    };
+    auto gain = [&](const Layer& lay) {
+      const int to = next(lay);
+      if (to > lay.max_copies || std::int64_t{lay.xbars} * (to - lay.copies) > spare) return 0.0;
+      const std::int64_t d = cm.stage(lay.cost, lay.copies) - cm.stage(lay.cost, to);
+      return static_cast<double>(d) / (double(lay.xbars) * (to - lay.copies));
+    };
+    using Item = std::pair<double, int>;
+    std::priority_queue<Item> q;
+    for (std::size_t i = 0; i < layers.size(); ++i) q.push({gain(layers[i]), static_cast<int>(i)});
+    while (!q.empty()) {
+      const auto [gv, i] = q.top();
+      q.pop();
+      Layer& lay = layers[static_cast<std::size_t>(i)];
+      const double now = gain(lay);
+      if (now <= 0) continue;
+      if (now < gv) {  // stale entry: requeue with the current gain
+        q.push({now, i});
+        continue;
+      }
+      const int to = next(lay);
+      spare -= std::int64_t{lay.xbars} * (to - lay.copies);
+      lay.copies = to;
+      q.push({gain(lay), i});
+    }
+  }
+  // Fragmentation may leave a bin without a CU: drop the copy that costs least.
+  while (!place(g, t, layers)) {
+    Layer* best = nullptr;
+    std::int64_t loss = 0;
+    for (Layer& lay : layers) {
+      if (lay.copies <= 1) continue;
+      const std::int64_t d = cm.stage(lay.cost, lay.copies - 1) - cm.stage(lay.cost, lay.copies);
+      if (!best || d < loss) {
+        best = &lay;
+        loss = d;
       }
     }
-    for (const auto& ct : n.tiles)
-      for (const auto& p : ct.parts)
-        if (std::find(n.cores.begin(), n.cores.end(), p.core) == n.cores.end()) n.cores.push_back(p.core);
+    if (!best)
+      throw CompileError("model needs " + std::to_string(total_xbars) + " crossbars in CU-sized groups that chip '" +
+                         t.name + "' (" + std::to_string(t.crossbars()) + " crossbars on " +
+                         std::to_string(t.cores()) + " CUs) cannot place");
+    --best->copies;
   }
-  if (total_xbars > t.crossbars() || next_core > t.cores())
-    throw CompileError("model needs " + std::to_string(total_xbars) + " crossbars on " + std::to_string(next_core) +
-                       " CUs, chip '" + t.name + "' has " + std::to_string(t.crossbars()) + " crossbars on " +
-                       std::to_string(t.cores()) + " CUs");
-  // Operators without weights run on the first CU of the layer that feeds
-  // them (their input is freshest there), or on CU 0.
+  for (const Layer& lay : layers) {
+    Node& n = g.nodes[static_cast<std::size_t>(lay.node)];
+    n.stage_cycles = cm.stage(lay.cost, lay.copies);
+    n.bound_cycles = cm.bound(lay.cost, lay.copies);
+  }
+  // Operators without weights run on the CUs of the layer that feeds them
+  // (their input is freshest there), or from CU 0, as many as the cost
+  // model finds worth it (rows or pixels shared out like copies).
   for (Node& n : g.nodes) {
     if (op_has(n.op, op_crossbar)) continue;
+    if (n.fused) {  // runs inside its Conv
+      n.cores.clear();
+      n.replicas = 1;
+      n.stage_cycles = n.bound_cycles = 0;
+      continue;
+    }
+    const LayerCost c = cm.other(g, n);
+    int k = 1;
+    if (n.op != OpKind::GlobalAveragePool && opt.replicate != 1) {
+      const std::int64_t limit = std::min<std::int64_t>({c.units, t.cores(), kMaxGroup * 4});
+      if (opt.replicate != kReplicateAuto) {
+        k = static_cast<int>(std::min<std::int64_t>(opt.replicate, limit));
+      } else {
+        while (k < limit && cm.stage(c, k + 1) < cm.stage(c, k)) ++k;
+      }
+    }
     const int p = g.producer(n.in[0]);
-    n.cores = {p >= 0 && !g.nodes[static_cast<std::size_t>(p)].cores.empty() ? g.nodes[static_cast<std::size_t>(p)].cores[0]
-                                                                             : 0};
+    const std::vector<int>* from = p >= 0 ? &g.nodes[static_cast<std::size_t>(p)].cores : nullptr;
+    const int first = from && !from->empty() ? (*from)[0] : 0;
+    n.cores.clear();
+    for (int i = 0; static_cast<int>(n.cores.size()) < k; ++i) {
+      const int core = from && i < static_cast<int>(from->size()) ? (*from)[static_cast<std::size_t>(i)]
+                                                                  : (first + i) % t.cores();
+      if (std::find(n.cores.begin(), n.cores.end(), core) == n.cores.end()) n.cores.push_back(core);
+    }
+    n.replicas = k;
+    n.stage_cycles = cm.stage(c, k);
+    n.bound_cycles = 0;
   }
 }
 

@@ -13,7 +13,7 @@ check the result two ways:
                                                     gives the file, calibration and test inputs)
       [--bin BUILD/bin] [--chip sidra-y1] [--trace FILE] [--stats FILE]
       [--min-cosine C] [--min-top5 F] [--json FILE] [--label NAME]
-      [--vp-run-arg ARG]... [--report]
+      [--vp-run-arg ARG]... [--vp-cc-arg ARG]... [--report]
 
 All test inputs run in one vp-run call (a batch: the firmware deploys the
 weights once, then runs one inference per input). Exit status: 0 when the
@@ -118,6 +118,8 @@ def main():
     ap.add_argument("--label")
     ap.add_argument("--node", default="node")
     ap.add_argument("--vp-run-arg", action="append", default=[])
+    ap.add_argument("--vp-cc-arg", action="append", default=[],
+                    help="extra vp-cc argument, e.g. --vp-cc-arg=--replicate --vp-cc-arg=2")
     ap.add_argument("--report", action="store_true", help="print vp-cc's per-layer report")
     a = ap.parse_args()
 
@@ -152,6 +154,7 @@ def main():
         cmd += ["--test", t]
     if a.report:
         cmd.append("--report")
+    cmd += a.vp_cc_arg
     text, t_compile = run(cmd, log)
     if a.report:
         print(text, end="")

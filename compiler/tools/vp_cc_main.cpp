@@ -1,7 +1,7 @@
 // vp-cc: ONNX model -> Sidra VP assembly (+ crossbar weight image).
 //
 //   vp-cc MODEL.onnx -o MODEL.asm [--chip NAME] [--set k=v]... [--calib X.npy]...
-//         [--dump-ir DIR] [--report] [--io auto|on|off]
+//         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
 //   vp-cc MODEL.onnx --quantize-input IN.npy -o IN.bin   bytes for vp-run --input
@@ -25,7 +25,7 @@ namespace {
 const char* kUsage =
     "usage: vp-cc MODEL.onnx -o OUT.asm [--chip NAME] [--set key=value]... [--calib X.npy[,X2.npy]]...\n"
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
-    "             [--io auto|on|off]\n"
+    "             [--io auto|on|off] [--replicate auto|none|N]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -112,7 +112,7 @@ void dump(const std::string& dir, int i, const std::string& stage, const Graph& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string model, out, chip = "sidra-y1", dump_dir, mode, mode_in, io = "auto";
+  std::string model, out, chip = "sidra-y1", dump_dir, mode, mode_in, io = "auto", replicate = "auto";
   std::string test_dir;
   std::vector<std::string> sets, calib, tests;
   bool report = false;
@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
     else if (a == "--dump-ir") dump_dir = next();
     else if (a == "--report") report = true;
     else if (a == "--io") io = next();
+    else if (a == "--replicate") replicate = next();
     else if (a == "--reference" || a == "--fp32" || a == "--quantize-input" || a == "--layer-error") {
       mode = a;
       mode_in = next();
@@ -224,7 +225,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const auto t2 = std::chrono::steady_clock::now();
-    map_crossbars(g, target);
+    map_crossbars(g, target, MapOptions{parse_replicate(replicate)});
     dump(dump_dir, 4, "mapped", g);
     plan_memory(g, target);
     dump(dump_dir, 5, "planned", g);

@@ -29,19 +29,22 @@ struct RunResult {
   int status = -1;
   double cosine_fp32 = 0;   // dequantized platform output vs the FP32 reference
   bool top1_fp32 = false;
+  int max_replicas = 0;     // the most copies (or cores) any layer got
+  bool split_tile = false;  // some column tile spans CUs
+  int fused_adds = 0;       // residual Adds computed by their Conv
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
 // and the golden model.
 RunResult compile_and_run(const TestModel& m, const std::string& chip, const std::vector<std::string>& sets = {},
-                    std::uint64_t seed = 5) {
+                    std::uint64_t seed = 5, const MapOptions& map = {}) {
   const fs::path dir = fs::temp_directory_path() / ("vp_cc_e2e_" + m.name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const Target t = load_target(chip, sets);
   Graph g = import_onnx_bytes(m.onnx, m.name);
   canonicalize(g);
   quantize(g, default_calibration(g));
-  map_crossbars(g, t);
+  map_crossbars(g, t, map);
   plan_memory(g, t);
   EmitOptions eo;
   eo.asm_path = (dir / "model.asm").string();
@@ -53,6 +56,11 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   std::ofstream((dir / "x.bin").string(), std::ios::binary).write(reinterpret_cast<const char*>(in.data()),
                                                                    static_cast<std::streamsize>(in.size()));
   RunResult r;
+  for (const Node& n : g.nodes) {
+    r.max_replicas = std::max(r.max_replicas, n.replicas);
+    for (const auto& ct : n.tiles) r.split_tile = r.split_tile || ct.parts.size() > 1;
+    r.fused_adds += n.fused ? 1 : 0;
+  }
   r.golden = to_hwc(run_golden(g, {q})[0]);
   const FTensor ref = run_fp32(g, default_calibration(g, 1, seed)[0])[0];
   const Value& out = g.val(g.outputs[0]);
@@ -124,7 +132,12 @@ void expect_exact(const RunResult& r) {
 
 TEST(EndToEnd, MlpOnSmallChip) { expect_exact(compile_and_run(mlp_model(), "small")); }
 TEST(EndToEnd, CnnOnSmallChip) { expect_exact(compile_and_run(cnn_model(), "small")); }
-TEST(EndToEnd, ResidualOnSmallChip) { expect_exact(compile_and_run(residual_model(), "small")); }
+// The residual Add is computed by the Conv feeding it (no layer of its own).
+TEST(EndToEnd, ResidualOnSmallChip) {
+  const RunResult r = compile_and_run(residual_model(), "small");
+  expect_exact(r);
+  EXPECT_GT(r.fused_adds, 0);
+}
 // Two crossbars per CU: column tiles of 3 and 4 row tiles span two CUs, whose
 // partial sums travel over the NoC.
 TEST(EndToEnd, TilesSplitAcrossCus) {
@@ -141,6 +154,37 @@ TEST(EndToEnd, ResNet18OnSidraY1) {
   EXPECT_GT(r.cosine_fp32, 0.99);
 }
 TEST(EndToEnd, MixedOpsOnSmallChip) { expect_exact(compile_and_run(mixed_model(), "small")); }
+
+// Replication: every layer in N copies (each a share of the output pixels,
+// partial rows included), or the cost model's choice; operators without
+// weights share their rows or pixels among as many cores.
+TEST(EndToEnd, ReplicatedSchedulesOnSmallChip) {
+  for (const TestModel& m : {cnn_model(), residual_model(), mixed_model()})
+    for (int rep : {1, 2, 3, kReplicateAuto}) {
+      SCOPED_TRACE(m.name + " --replicate " + std::to_string(rep));
+      const RunResult r = compile_and_run(m, "small", {}, 5, MapOptions{rep});
+      expect_exact(r);
+      if (rep == 1) EXPECT_EQ(r.max_replicas, 1);
+      else EXPECT_GT(r.max_replicas, 1);
+    }
+}
+// Copies of a layer whose column tiles span two CUs: each copy's helper CUs
+// send their partial sums to that copy's owner.
+TEST(EndToEnd, ReplicatedSplitTilesAcrossCus) {
+  for (int rep : {2, kReplicateAuto}) {
+    SCOPED_TRACE("--replicate " + std::to_string(rep));
+    const RunResult r = compile_and_run(residual_model(), "small", {"chip.xbars_per_cu=2"}, 5, MapOptions{rep});
+    expect_exact(r);
+    EXPECT_TRUE(r.split_tile);
+    EXPECT_GT(r.max_replicas, 1);
+  }
+}
+TEST(EndToEnd, ReplicateOptionParsing) {
+  EXPECT_EQ(parse_replicate("auto"), kReplicateAuto);
+  EXPECT_EQ(parse_replicate("none"), 1);
+  EXPECT_EQ(parse_replicate("4"), 4);
+  for (const char* bad : {"0", "-2", "2x", "", "many"}) EXPECT_THROW(parse_replicate(bad), CompileError) << bad;
+}
 
 }  // namespace
 }  // namespace vp::cc

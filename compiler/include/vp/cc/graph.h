@@ -93,6 +93,7 @@ struct ColumnTile {
   std::int64_t k = 0;          // patch length: kh * kw * (ci1 - ci0)
   struct Part { int core; int xbar0; int row_tile0; int row_tiles; };
   std::vector<Part> parts;     // parts[0] is the owner
+  int copy = 0;                // which replica of the layer's weights (map_crossbars.cpp)
 };
 
 // Node::ints["auto_pad"] after parse (NOTSET leaves no entry).
@@ -112,6 +113,17 @@ struct Node {
   QuantParams q;
   std::vector<ColumnTile> tiles;  // Conv after map
   std::vector<int> cores;         // cores that execute this node
+  // Schedule (map_crossbars.cpp, schedule_cost.h): copies of the weights
+  // (Conv) or cores sharing the work (other operators); copy r computes the
+  // output pixels [P*r/replicas, P*(r+1)/replicas). The cost model's stage
+  // time and the analytic bound (MVMs per crossbar x MVM cycles).
+  int replicas = 1;
+  std::int64_t stage_cycles = 0, bound_cycles = 0;
+  // A Conv whose only reader is a residual Add computes that Add per pixel
+  // (map_crossbars.cpp): fused_add is the Add's node index, and the Add is
+  // `fused` (no layer of its own).
+  int fused_add = -1;
+  bool fused = false;
 };
 
 struct Graph {

@@ -85,7 +85,16 @@ std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inpu
 std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs);
 
 // ---- map, plan, emit --------------------------------------------------------------
-void map_crossbars(Graph& g, const Target& t);
+// replicate: kReplicateAuto lets the cost model choose each layer's copies
+// (schedule_cost.h); N >= 1 gives every layer up to N copies (1: none), as
+// many as fit the chip.
+inline constexpr int kReplicateAuto = 0;
+struct MapOptions {
+  int replicate = kReplicateAuto;
+};
+void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
+// "auto", "none" or a count N >= 1 (--replicate); CompileError otherwise.
+int parse_replicate(const std::string& text);
 void plan_memory(Graph& g, const Target& t);
 
 struct EmitOptions {

@@ -1,0 +1,164 @@
+// Cost model of the schedule (schedule_cost.h). The DMA and port constants
+// are the default timing's: a read request crosses the mesh to the memory
+// (noc.hop_cycles per hop, three hops on average on the 4x4 mesh), waits
+// gmem.latency_ns, and its data comes back in noc.link_bits flits; the port
+// figure was fitted on ResNet-50's measured per-layer cycles
+// (docs/compiler.md, "Schedule"): the Adds reach 6.6 B/cycle, but taking
+// the link rate (10.7 B/cycle) as the bound lets the map give port-heavy
+// layers more copies, which measured faster (ResNet-50 8.3 M cycles against
+// 10.1 M); the estimate is then low where the port is contended.
+#include "schedule_cost.h"
+
+#include <algorithm>
+
+#include "emit_context.h"
+#include "vp/config/cycles.h"
+#include "vp/config/param_defaults.h"
+#include "vp/hw/crossbar/crossbar_config.h"
+#include "vp/hw/crossbar/mvm_timing.h"
+
+namespace vp::cc {
+namespace pd = config::param_default;
+namespace {
+constexpr int kMeanHops = 3;            // mean XY hops to the memory's router on the 4x4 mesh
+constexpr std::int64_t kDmaExtra = 0;   // fitted: arbitration and packet headers
+constexpr double kPortLinks = 1.33;     // 10.7 B/cycle: XY routing sends 12 of 16 clusters' responses over one link
+constexpr std::int64_t kPixelFixed = 12;   // loop and address arithmetic per pixel
+constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
+constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
+// Fitted on the firmware's inference phase (mlp on one core, tiny_cnn on 342).
+constexpr std::int64_t kInferenceFixed = 680, kStartPerCore = 48;
+}  // namespace
+
+CostModel::CostModel(const Target& t) : t_(t) {
+  hw::CrossbarConfig cfg;
+  cfg.rows = t.rows;
+  cfg.cols = t.cols;
+  cfg.cell_bits = t.cell_bits;
+  cfg.weight_bits = t.weight_bits;
+  cfg.signed_encoding = t.differential ? hw::SignedEncoding::differential : hw::SignedEncoding::offset_slices;
+  mvm_ = static_cast<std::int64_t>(hw::MvmTiming(cfg, hw::MvmTimingConfig{}).cycles(8, true));
+  // Flits leave the memory's router on its links; with XY routing most
+  // responses take one of them.
+  port_bytes_per_cycle_ = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks;
+}
+
+bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes,
+                     std::int64_t* span) {
+  const std::int64_t sp = ((out.w - 1) * g.sw + std::int64_t{g.kw - 1} * g.dw + 1) * in.c;
+  if (span) *span = sp;
+  if (out.w == 1 && g.kw == in.w + g.pl + g.pr && g.kh > 1) return false;
+  if ((sp + 7) / 8 * 8 * g.kh > spad_bytes / 2) return false;
+  return sp * g.kh <= out.w * std::int64_t{g.kh} * g.kw * in.c;
+}
+
+std::int64_t CostModel::dma(std::int64_t bytes) const {
+  const std::int64_t lat = static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz));
+  const std::int64_t flits = (bytes * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits;
+  return pd::cu_dma_setup_cycles + lat + 2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits +
+         kDmaExtra;
+}
+
+std::int64_t CostModel::start(std::int64_t cores) const { return kInferenceFixed + kStartPerCore * cores; }
+
+std::int64_t CostModel::vec(std::int64_t elems) const {
+  return pd::cu_vector_startup_cycles + (elems + pd::cu_vector_lanes - 1) / pd::cu_vector_lanes;
+}
+
+std::int64_t CostModel::port(std::int64_t bytes) const {
+  return static_cast<std::int64_t>(static_cast<double>(bytes) / port_bytes_per_cycle_);
+}
+
+std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
+  const std::int64_t share = (c.units + copies - 1) / copies;
+  const std::int64_t rows = (share + c.row_units - 1) / c.row_units + (share % c.row_units ? 1 : 0);
+  return std::max(share * c.pixel_cycles + rows * c.row_cycles, port(c.gmem_bytes)) + kLayerFixed;
+}
+
+std::int64_t CostModel::bound(const LayerCost& c, int copies) const {
+  return (c.units + copies - 1) / copies * c.mvms_per_unit * mvm_;
+}
+
+LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, int gathering_cus) const {
+  const Value& in = g.val(n.in[0]);
+  const Value& out = g.val(n.out[0]);
+  LayerCost c;
+  c.units = out.shape.h * out.shape.w;
+  c.row_units = out.shape.w;
+  c.mvms_per_unit = groups;
+  const std::int64_t C = in.shape.c;
+  const std::int64_t width = n.tiles.empty() ? C : n.tiles[0].ci1 - n.tiles[0].ci0;
+  // plan_memory runs later; the row width only decides which runs merge.
+  const std::int64_t wp = in.shape.w + 2 * std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
+  const auto segs = emit::window_segments(n.geom, C, wp, 0, static_cast<int>(width));
+  const std::int64_t window = std::int64_t{n.geom.kh} * n.geom.kw * width;
+  std::int64_t fill = 0, span = 0;
+  const bool line = use_line_buffer(n.geom, in.shape, out.shape, t_.spad_bytes, &span);
+  std::int64_t bytes_per_unit = 0, bytes_per_row = 0;
+  if (line) {
+    // Runs of the window in the buffer: kh of kw*C when whole channels are read.
+    const std::int64_t runs = width == C && n.geom.dw == 1 ? n.geom.kh : std::int64_t{n.geom.kh} * n.geom.kw;
+    fill = runs * (kVmovScalar + vec(window / runs));
+    c.row_cycles = n.geom.kh * dma(span);
+    bytes_per_row = n.geom.kh * span;
+  } else {
+    for (const auto& s : segs) fill += dma(s.len);
+    bytes_per_unit = window;
+  }
+  c.pixel_cycles = fill + groups * mvm_ + 3 * vec(cols) + kPixelFixed;
+  // A fused residual Add: the other input's channels come in per pixel.
+  if (n.fused_add >= 0) c.pixel_cycles += dma(cols) + 6 * vec(cols);
+  // Every CU of a copy reads its window (or rows); the output is written once.
+  c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) +
+                 c.units * out.shape.c * (n.fused_add >= 0 ? 2 : 1);
+  return c;
+}
+
+LayerCost CostModel::other(const Graph& g, const Node& n) const {
+  const Value& out = g.val(n.out[0]);
+  const Value& in = g.val(n.in[0]);
+  LayerCost c;
+  const std::int64_t C = out.shape.c, W = out.shape.w;
+  switch (n.op) {
+    case OpKind::MaxPool:
+    case OpKind::AveragePool: {
+      const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
+      c.units = out.shape.h * W;
+      c.row_units = W;
+      std::int64_t span = 0;
+      if (use_line_buffer(n.geom, in.shape, out.shape, t_.spad_bytes, &span)) {  // as emit_pool
+        c.pixel_cycles = n.geom.kh * (kVmovScalar + vec(n.geom.kw * C)) + vec(k * C) + vec(C) + kPixelFixed;
+        c.row_cycles = n.geom.kh * dma(span);
+        c.gmem_bytes = out.shape.h * n.geom.kh * span + c.units * C;
+      } else {
+        c.pixel_cycles = n.geom.kh * dma(n.geom.kw * C) + vec(k * C) + vec(C) + kPixelFixed;
+        c.gmem_bytes = c.units * (k * C + C);
+      }
+      break;
+    }
+    case OpKind::GlobalAveragePool:
+      c.units = in.shape.h;
+      c.pixel_cycles = dma(in.shape.w * in.shape.c) + vec(in.shape.w * in.shape.c) + vec(in.shape.c) + kPixelFixed;
+      c.gmem_bytes = in.shape.numel() + C;
+      break;
+    case OpKind::Add:
+      c.units = out.shape.h;
+      c.pixel_cycles = 3 * dma(W * C) + 6 * vec(W * C) + kPixelFixed;
+      c.gmem_bytes = 3 * out.shape.numel();
+      break;
+    case OpKind::Mul:
+    case OpKind::Concat:
+      c.units = out.shape.h * W;
+      c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
+      c.gmem_bytes = 2 * out.shape.numel();
+      break;
+    default:  // Relu, Clip, LeakyRelu
+      c.units = out.shape.h;
+      c.pixel_cycles = 2 * dma(W * C) + vec(W * C) + kPixelFixed;
+      c.gmem_bytes = 2 * out.shape.numel();
+      break;
+  }
+  return c;
+}
+
+}  // namespace vp::cc

@@ -1,0 +1,68 @@
+// The schedule's cost model: what one layer costs on the chip at the
+// parameter table's default timing, as emit_layers.cpp lays it out. The map
+// stage chooses replicas with it and --report prints it.
+//
+// A layer's copies run in parallel, each over its share of the output
+// pixels; inside a copy every CU fires one MVM group per pixel. A pixel on a
+// CU costs its window (vmov from the line buffer, or one DMA per contiguous
+// run from global memory when the rows do not fit), its MVM groups and the
+// vector work, one after the other (in-order issue: the vector work waits
+// for the MVM); the store overlaps the next pixel. Each output row of a
+// share first loads its kh input rows. Every byte a layer reads or writes crosses the mesh port of
+// the global memory, so a layer also takes at least bytes / port bandwidth,
+// however many copies share it.
+#pragma once
+
+#include <cstdint>
+
+#include "vp/cc/graph.h"
+#include "vp/cc/target.h"
+
+namespace vp::cc {
+
+// Whether a window operator (Conv, pooling) reads its windows from a line
+// buffer of kh input rows per output row: when the rows fit half the
+// scratchpad, the windows run along rows (not a kernel as wide as the map),
+// and the rows bring no more bytes from global memory than gathering every
+// window would. `span` gets the bytes of one buffered row.
+bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes, std::int64_t* span);
+
+struct LayerCost {
+  std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU
+  std::int64_t row_cycles = 0;     // once per output row of a share (line buffer loads)
+  std::int64_t row_units = 1;      // units per output row
+  std::int64_t units = 0;          // pixels (or rows) the layer computes
+  std::int64_t gmem_bytes = 0;     // bytes read and written in global memory
+  std::int64_t mvms_per_unit = 0;  // MVM groups per pixel per copy (the slowest CU's)
+};
+
+class CostModel {
+ public:
+  explicit CostModel(const Target& t);
+  std::int64_t mvm_cycles() const { return mvm_; }
+  // Stage time of a layer with `copies` copies (Conv) or cores (the rest).
+  std::int64_t stage(const LayerCost& c, int copies) const;
+  // The analytic floor: MVMs per crossbar x MVM cycles, all copies at once.
+  std::int64_t bound(const LayerCost& c, int copies) const;
+  // Per inference outside the layers: the firmware starts and waits for
+  // every core that has a program, and copies the inputs and outputs.
+  std::int64_t start(std::int64_t cores) const;
+  // One DMA of `bytes` between global memory and a scratchpad.
+  std::int64_t dma(std::int64_t bytes) const;
+  std::int64_t vec(std::int64_t elems) const;
+  // Global memory traffic floor: every byte crosses the memory's mesh port.
+  std::int64_t port(std::int64_t bytes) const;
+
+  // Per operator; `groups` = MVM groups one CU fires per pixel, `cols` the
+  // channels that CU stores, `gathering_cus` the CUs of one copy (each
+  // gathers its own window).
+  LayerCost conv(const Graph& g, const Node& n, int groups, int cols, int gathering_cus) const;
+  LayerCost other(const Graph& g, const Node& n) const;
+
+ private:
+  const Target& t_;
+  std::int64_t mvm_ = 0;
+  double port_bytes_per_cycle_ = 8;
+};
+
+}  // namespace vp::cc
