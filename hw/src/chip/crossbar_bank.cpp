@@ -76,19 +76,19 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
 
 uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols) {
   Crossbar& xb = at(id);
-  IsppRowResult r = rtl_ispp_ ? rtl_ispp_->program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
-                                                       static_cast<int>(ncols), device(id))
-                              : ispp_.program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
-                                                  static_cast<int>(ncols), device(id));
+  const IsppRowTotals r = rtl_ispp_ ? rtl_ispp_->program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
+                                                             static_cast<int>(ncols), device(id))
+                                    : ispp_.program_row_totals(xb, static_cast<int>(row), static_cast<int>(col0), levels,
+                                                               static_cast<int>(ncols), device(id));
   stats_.rows_programmed++;
   stats_.cells_programmed += ncols;
   stats_.ispp_pulses += r.total_pulses;
   stats_.ispp_verify_reads += r.verify_reads;
   stats_.ispp_energy_pj += r.energy_pj;
   stats_.ispp_cycles += r.cycles;
-  if (r.failed() > 0) {
-    stats_.ispp_failed_cells += static_cast<uint64_t>(r.failed());
-    failed_[id] += static_cast<uint64_t>(r.failed());
+  if (r.failed_cells > 0) {
+    stats_.ispp_failed_cells += static_cast<uint64_t>(r.failed_cells);
+    failed_[id] += static_cast<uint64_t>(r.failed_cells);
   }
   return r.cycles;
 }
