@@ -189,6 +189,94 @@ TEST(IsppWritePath, SameSeedSameRowDifferentSeedDifferentPulses) {
             *std::min_element(for_three.begin(), for_three.end()));
 }
 
+// Each cell draws from its own stream keyed by (seed, row, column, write
+// number): programming rows in another order, or interleaving two
+// crossbars, changes nothing.
+TEST(IsppWritePath, RowsGiveTheSameResultInAnyOrder) {
+  const IsppWritePath ispp(IsppConfig{});
+  DeviceConfig dc;  // stochastic steps and start state
+  std::mt19937 rng(8);
+  std::vector<std::vector<std::uint8_t>> t(16, std::vector<std::uint8_t>(64));
+  for (auto& row : t)
+    for (auto& v : row) v = static_cast<std::uint8_t>(rng() % 4);
+  auto program = [&](const std::vector<int>& order, int passes) {
+    Crossbar xb(16, 64, 2);
+    DeviceModel dev(dc, 77);
+    dev.reset(xb);
+    std::vector<std::vector<std::uint16_t>> pulses(16);
+    for (int pass = 0; pass < passes; ++pass)
+      for (int r : order) {
+        const auto res = ispp.program_row(xb, r, 0, t[static_cast<std::size_t>(r)].data(), 64, dev);
+        pulses[static_cast<std::size_t>(r)].insert(pulses[static_cast<std::size_t>(r)].end(), res.pulses.begin(),
+                                                   res.pulses.end());
+      }
+    return std::make_pair(pulses, std::vector<float>(xb.levels(), xb.levels() + 16 * 64));
+  };
+  std::vector<int> forward(16);
+  for (int r = 0; r < 16; ++r) forward[static_cast<std::size_t>(r)] = r;
+  std::vector<int> shuffled = forward;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  const auto a = program(forward, 2);
+  const auto b = program(shuffled, 2);
+  EXPECT_EQ(a.first, b.first);
+  EXPECT_EQ(a.second, b.second);
+  // The second write of a row draws new steps: same targets, other pulses.
+  int differ = 0;
+  for (const auto& p : a.first)
+    for (std::size_t i = 0; i < 64; ++i) differ += p[i] != p[64 + i] ? 1 : 0;
+  EXPECT_GT(differ, 0);
+}
+
+// The pulses a cell needs follow the device's distribution: mean pulses
+// per target level from HRS equal those of a Monte Carlo of the documented
+// rule on std::normal_distribution, within 5 standard errors.
+TEST(IsppWritePath, MeanPulsesPerLevelMatchAnIndependentMonteCarlo) {
+  IsppConfig ic;  // tolerance 0.2, cap 30
+  const IsppWritePath ispp(ic);
+  const DeviceConfig dc;  // step 0.25 +- 0.05 levels
+  const int rows = 64;
+  const int cols = 256;
+  Crossbar xb(rows, cols, 2);
+  DeviceModel dev(dc, 2024);
+  double sum[4] = {};
+  double sum2[4] = {};
+  double count[4] = {};
+  std::vector<std::uint8_t> t(cols);
+  for (int c = 0; c < cols; ++c) t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>(c % 4);
+  for (int r = 0; r < rows; ++r) {
+    const auto res = ispp.program_row(xb, r, 0, t.data(), cols, dev);
+    for (int c = 0; c < cols; ++c) {
+      const double p = res.pulses[static_cast<std::size_t>(c)];
+      sum[c % 4] += p;
+      sum2[c % 4] += p * p;
+      count[c % 4] += 1;
+    }
+  }
+  std::mt19937_64 eng(5);
+  std::normal_distribution<double> step(dc.step_levels_mean, dc.step_levels_sigma);
+  for (int level = 1; level < 4; ++level) {
+    const int n = 200000;
+    double ref = 0.0;
+    for (int k = 0; k < n; ++k) {
+      double v = 0.0;
+      int p = 0;
+      while (p < ic.max_pulses && std::fabs(v - level) > ic.tolerance_levels) {
+        const double s = std::max(step(eng), 0.01 * dc.step_levels_mean);
+        v = std::clamp(v < level ? v + s : v - s, 0.0, 3.0);
+        ++p;
+      }
+      ref += p;
+    }
+    ref /= n;
+    const double mean = sum[level] / count[level];
+    const double var = sum2[level] / count[level] - mean * mean;
+    const double se = std::sqrt(std::max(var, 0.01) / count[level]);
+    EXPECT_NEAR(mean, ref, 5 * se) << "level " << level;
+    EXPECT_GT(var, 0.0) << "level " << level;  // the device is stochastic
+  }
+  EXPECT_EQ(sum[0], 0.0);  // HRS cells need no pulse
+}
+
 TEST(IsppWritePath, StochasticDeviceMostlyConvergesInsideTheWindow) {
   IsppConfig ic;  // tolerance 0.1, cap 30
   ic.tolerance_levels = 0.1;
@@ -343,11 +431,17 @@ TEST(DeviceModel, StepsArePositiveAndSeeded) {
   dc.step_levels_sigma = 0.2;  // many raw draws negative
   DeviceModel a(dc, 3);
   DeviceModel b(dc, 3);
+  DeviceModel::CellDraws ca = a.write(5, 0).cell(7);
+  DeviceModel::CellDraws cb = b.write(5, 0).cell(7);
+  DeviceModel::CellDraws other = a.write(5, 0).cell(8);
+  int differ = 0;
   for (int i = 0; i < 1000; ++i) {
-    const double s = a.draw_step();
+    const double s = ca.step();
     EXPECT_GE(s, a.min_step());
-    EXPECT_EQ(s, b.draw_step());
+    EXPECT_EQ(s, cb.step());
+    differ += s != other.step() ? 1 : 0;
   }
+  EXPECT_GT(differ, 500);  // the clamp makes some equal; the streams are not
   EXPECT_THROW(DeviceModel(DeviceConfig{0, 0, 0.0, 0}, 1), std::invalid_argument);
 }
 

@@ -311,6 +311,35 @@ TEST(MvmEngine, DefaultConfigFullCrossbarIsExact) {
   EXPECT_EQ(stats.dac_conversions, 8u * 256u);
 }
 
+// 8-bit cells, 16-bit inputs, 512 rows: |x| x max_level x rows passes 2^31,
+// so the one-pass sum of the ideal integer path accumulates in 64 bits; it
+// still equals the integer product and the step-by-step float path.
+TEST(MvmEngine, WideInputsOnWideCellsStayExact) {
+  CrossbarConfig cfg;
+  cfg.rows = 512;
+  cfg.cols = 16;
+  cfg.cell_bits = 8;
+  cfg.weight_bits = 8;
+  cfg.dac_rows_per_step = 256;  // column sums stay within 16 bits
+  const int n = vp::hw::logical_cols_per_crossbar(cfg);
+  ASSERT_GT(n, 0);
+  std::mt19937_64 rng(11);
+  MvmEngine engine(cfg);
+  MvmOptions opt;
+  opt.input_bits = 16;
+  opt.output_bits = 64;
+  for (int trial = 0; trial < 3; ++trial) {
+    auto w = random_values(rng, static_cast<std::size_t>(512) * n, -128, 127);
+    auto x = random_values(rng, 512, -32768, 32767);
+    if (trial > 0) {
+      std::fill(w.begin(), w.end(), trial == 1 ? 127 : -128);
+      std::fill(x.begin(), x.end(), -32768);
+    }
+    const Crossbar xb = program(cfg, w, 512, n);
+    EXPECT_EQ(run_both_paths(engine, xb, x, opt), integer_product(w, 512, n, x)) << "trial " << trial;
+  }
+}
+
 TEST(MvmEngine, ColumnWindowSelectsLogicalColumns) {
   CrossbarConfig cfg;
   cfg.rows = 32;

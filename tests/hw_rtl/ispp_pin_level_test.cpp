@@ -123,6 +123,10 @@ SC_MODULE(Bench) {
       xb_rtl.set_row_targets(row, 0, t.data(), kCells);
       float* lvl = xb_rtl.row_levels(row);
       std::vector<double> level(lvl, lvl + kCells);
+      // Each cell draws from its own stream of this write of the row.
+      const vp::hw::DeviceModel::RowDraws draws = dev_rtl.next_write(row);
+      std::vector<vp::hw::DeviceModel::CellDraws> cell;
+      for (int i = 0; i < kCells; ++i) cell.push_back(draws.cell(i));
       target.write(tv);
       drive_levels(level);
       start.write(true);
@@ -136,7 +140,7 @@ SC_MODULE(Bench) {
           for (int i = 0; i < kCells; ++i) {
             if (((pulse_en.read() >> i) & 1u) == 0) continue;
             auto& v = level[static_cast<std::size_t>(i)];
-            const double step = dev_rtl.draw_step();
+            const double step = cell[static_cast<std::size_t>(i)].step();
             v = std::clamp(((pulse_set.read() >> i) & 1u) != 0 ? v + step : v - step, 0.0, 3.0);
           }
         }

@@ -76,8 +76,13 @@ IsppRowResult RtlIsppWritePath::program_row(Crossbar& xb, int row, int col_begin
   const double top_level = static_cast<double>(xb.max_level());
   float* lv = xb.row_levels(row) + col_begin;
   const std::uint8_t* faults = xb.row_faults(row);
-  // The device's analog state, in double like the TLM model's.
+  // The device's analog state, in double like the TLM model's, and each
+  // cell's draws for this write.
   std::vector<double> level(lv, lv + n);
+  const DeviceModel::RowDraws draws = device.next_write(row);
+  std::vector<DeviceModel::CellDraws> cell;
+  cell.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) cell.push_back(draws.cell(col_begin + i));
 
   Vispp_row_controller& t = *m_->top;
   std::uint32_t* levels_in = t.verify_level.data();
@@ -112,9 +117,11 @@ IsppRowResult RtlIsppWritePath::program_row(Crossbar& xb, int row, int col_begin
         if (get_bits(en, i, 1) == 0) continue;
         if (ev != nullptr) ev->cells.push_back(i);
         auto& v = level[static_cast<std::size_t>(i)];
-        const double step = device.draw_step();
         const bool stuck = faults != nullptr && faults[col_begin + i] != 0;
-        if (!stuck) v = std::clamp(get_bits(set, i, 1) != 0 ? v + step : v - step, 0.0, top_level);
+        if (!stuck) {
+          const double step = cell[static_cast<std::size_t>(i)].step();
+          v = std::clamp(get_bits(set, i, 1) != 0 ? v + step : v - step, 0.0, top_level);
+        }
       }
     }
     if (t.verify_strobe) drive_levels();
@@ -133,6 +140,7 @@ IsppRowResult RtlIsppWritePath::program_row(Crossbar& xb, int row, int col_begin
     const bool snap = !cfg_.keep_residual && !fail;
     if (!stuck) lv[i] = snap ? static_cast<float>(targets[i]) : static_cast<float>(level[static_cast<std::size_t>(i)]);
   }
+  res.failed_cells = static_cast<int>(res.failed_cols.size());
   res.iterations = t.rounds;
   res.cycles = t.busy_cycles;
   tick();  // DONE -> IDLE

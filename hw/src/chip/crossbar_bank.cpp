@@ -1,7 +1,11 @@
 #include "vp/hw/chip/crossbar_bank.h"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "vp/hw/crossbar/rng.h"
 #include "vp/hw/crossbar/weight_encoding.h"
@@ -76,21 +80,71 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
 
 uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols) {
   Crossbar& xb = at(id);
-  IsppRowResult r = rtl_ispp_ ? rtl_ispp_->program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
-                                                       static_cast<int>(ncols), device(id))
-                              : ispp_.program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
-                                                  static_cast<int>(ncols), device(id));
+  const IsppRowTotals r = rtl_ispp_ ? rtl_ispp_->program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
+                                                             static_cast<int>(ncols), device(id))
+                                    : ispp_.program_row_totals(xb, static_cast<int>(row), static_cast<int>(col0), levels,
+                                                               static_cast<int>(ncols), device(id));
+  account(id, ncols, r);
+  return r.cycles;
+}
+
+void CrossbarBank::account(uint32_t id, uint32_t ncols, const IsppRowTotals& r) {
   stats_.rows_programmed++;
   stats_.cells_programmed += ncols;
   stats_.ispp_pulses += r.total_pulses;
   stats_.ispp_verify_reads += r.verify_reads;
   stats_.ispp_energy_pj += r.energy_pj;
   stats_.ispp_cycles += r.cycles;
-  if (r.failed() > 0) {
-    stats_.ispp_failed_cells += static_cast<uint64_t>(r.failed());
-    failed_[id] += static_cast<uint64_t>(r.failed());
+  if (r.failed_cells > 0) {
+    stats_.ispp_failed_cells += static_cast<uint64_t>(r.failed_cells);
+    failed_[id] += static_cast<uint64_t>(r.failed_cells);
   }
-  return r.cycles;
+}
+
+uint64_t CrossbarBank::program_rows(const std::vector<RowWrite>& writes, unsigned threads) {
+  uint64_t cycles = 0;
+  if (rtl_ispp_ || threads <= 1 || writes.size() < 2) {
+    for (const RowWrite& w : writes) cycles += program_row(w.id, w.row, w.levels, w.col0, w.ncols);
+    return cycles;
+  }
+  // Crossbars and their devices are created here, in order; the workers
+  // then touch only the crossbar, device and non-ideality of their group.
+  std::map<uint32_t, std::vector<std::size_t>> by_xbar;
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    at(writes[i].id);
+    device(writes[i].id);
+    by_xbar[writes[i].id].push_back(i);
+  }
+  std::vector<const std::vector<std::size_t>*> groups;
+  for (const auto& g : by_xbar) groups.push_back(&g.second);
+  std::vector<IsppRowTotals> results(writes.size());
+  std::vector<std::exception_ptr> errors(writes.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t g; (g = next.fetch_add(1)) < groups.size();) {
+      for (std::size_t i : *groups[g]) {
+        const RowWrite& w = writes[i];
+        try {
+          results[i] = ispp_.program_row_totals(*xbars_[w.id], static_cast<int>(w.row), static_cast<int>(w.col0),
+                                                w.levels, static_cast<int>(w.ncols), *devices_[w.id]);
+        } catch (...) {
+          errors[i] = std::current_exception();
+          break;  // later rows of this crossbar are not written, as in order
+        }
+      }
+    }
+  };
+  const unsigned n = static_cast<unsigned>(std::min<std::size_t>(threads, groups.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    account(writes[i].id, writes[i].ncols, results[i]);
+    cycles += results[i].cycles;
+  }
+  return cycles;
 }
 
 void CrossbarBank::read_row(uint32_t id, uint32_t row, uint8_t* out) {

@@ -1,6 +1,5 @@
 #include "vp/hw/crossbar/device_model.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -15,24 +14,37 @@ void DeviceConfig::validate() const {
   if (!(step_levels_sigma >= 0.0)) throw std::invalid_argument("device.step_levels_sigma: must be >= 0");
 }
 
-DeviceModel::DeviceModel(const DeviceConfig& cfg, std::uint64_t seed) : cfg_(cfg), rng_(seed) {
+DeviceModel::DeviceModel(const DeviceConfig& cfg, std::uint64_t seed) : cfg_(cfg), seed_(seed) {
   cfg_.validate();
 }
 
-double DeviceModel::draw_step() {
-  if (cfg_.step_levels_sigma == 0.0) return cfg_.step_levels_mean;
-  return std::max(rng_.normal(cfg_.step_levels_mean, cfg_.step_levels_sigma), min_step());
+DeviceModel::RowDraws DeviceModel::write(int row, std::uint32_t write) const {
+  // Row and write number in one word, hashed, then keyed by the seed: every
+  // (row, write) starts its cells' streams from an unrelated point.
+  const std::uint64_t rw = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(row)) << 32) | write;
+  return RowDraws(&cfg_, mix64(seed_ ^ mix64(rw)));
 }
 
-double DeviceModel::draw_start(int max_level) {
-  const double v = cfg_.start_sigma == 0.0 ? cfg_.start_level
-                                           : rng_.normal(cfg_.start_level, cfg_.start_sigma);
-  return std::clamp(v, 0.0, static_cast<double>(max_level));
+std::uint32_t DeviceModel::writes(int row) const {
+  const auto r = static_cast<std::size_t>(row);
+  return r < writes_.size() ? writes_[r] : 0u;
+}
+
+DeviceModel::RowDraws DeviceModel::next_write(int row) {
+  if (row < 0) throw std::out_of_range("device model: row " + std::to_string(row));
+  const auto r = static_cast<std::size_t>(row);
+  if (r >= writes_.size()) writes_.resize(r + 1, 0u);
+  return write(row, writes_[r]++);
 }
 
 void DeviceModel::reset_row(Crossbar& xb, int row) {
+  const RowDraws draws = next_write(row);
+  const std::uint8_t* faults = xb.row_faults(row);
+  float* lv = xb.row_levels(row);
+  const int top = xb.max_level();
   for (int c = 0; c < xb.cols(); ++c) {
-    xb.set_level(row, c, static_cast<float>(draw_start(xb.max_level())));
+    const float v = static_cast<float>(draws.cell(c).start(top));
+    if (faults == nullptr || faults[c] == 0) lv[c] = v;
   }
 }
 

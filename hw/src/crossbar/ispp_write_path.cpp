@@ -30,64 +30,62 @@ std::uint64_t IsppWritePath::cycles_per_iteration() const {
   return ns_to_cycles(cfg_.pulse_ns, cfg_.clock_mhz) + ns_to_cycles(cfg_.verify_ns, cfg_.clock_mhz);
 }
 
-IsppRowResult IsppWritePath::program_row(Crossbar& xb, int row, int col_begin,
-                                         const std::uint8_t* targets, int n,
-                                         DeviceModel& device) const {
+IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const std::uint8_t* targets,
+                                     int n, DeviceModel& device, std::uint16_t* pulses,
+                                     std::vector<int>* failed_cols) const {
   xb.set_row_targets(row, col_begin, targets, n);  // checks the range and the levels
 
-  IsppRowResult res;
+  IsppRowTotals res;
   res.row = row;
   res.col_begin = col_begin;
-  res.pulses.assign(static_cast<std::size_t>(n), 0);
 
   const double tol = cfg_.tolerance_levels;
   const double top = static_cast<double>(xb.max_level());
+  const int cap = cfg_.max_pulses;
   float* lv = xb.row_levels(row) + col_begin;
   const std::uint8_t* faults = xb.row_faults(row);
+  const DeviceModel::RowDraws draws = device.next_write(row);
 
-  // Work in double on a copy of the row so accumulated steps do not lose
-  // precision; `active` lists the cells still outside their window.
-  std::vector<double> level(lv, lv + n);
-  std::vector<int> active;
-  active.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    if (std::fabs(level[static_cast<std::size_t>(i)] - targets[i]) > tol) active.push_back(i);
-  }
-
+  // A cell's pulses depend only on its own draws, so each cell runs to its
+  // end (inside the window, or the cap) before the next: the lock-step row
+  // loop's result without its bookkeeping. Levels are kept in double so
+  // accumulated steps do not lose precision.
   int iterations = 0;
-  while (!active.empty() && iterations < cfg_.max_pulses) {
-    ++iterations;
-    // Pulse every active cell (SET below the window, RESET above it) ...
-    for (int i : active) {
-      auto& v = level[static_cast<std::size_t>(i)];
-      const double step = device.draw_step();
-      const bool stuck = faults != nullptr && faults[col_begin + i] != 0;
-      if (!stuck) v = std::clamp(v < targets[i] ? v + step : v - step, 0.0, top);
-      ++res.pulses[static_cast<std::size_t>(i)];
-    }
-    // ... then verify the row; converged cells leave the loop.
-    active.erase(std::remove_if(active.begin(), active.end(),
-                                [&](int i) {
-                                  return std::fabs(level[static_cast<std::size_t>(i)] -
-                                                   targets[i]) <= tol;
-                                }),
-                 active.end());
-  }
-
-  // `active` now holds exactly the non-converged cells, in column order.
-  std::vector<char> failed(static_cast<std::size_t>(n), 0);
-  for (int i : active) {
-    failed[static_cast<std::size_t>(i)] = 1;
-    res.failed_cols.push_back(col_begin + i);
-  }
+  std::uint64_t total = 0;
+  int failed = 0;
   for (int i = 0; i < n; ++i) {
-    const bool stuck = faults != nullptr && faults[col_begin + i] != 0;
-    const bool snap = !cfg_.keep_residual && failed[static_cast<std::size_t>(i)] == 0;
-    if (!stuck) lv[i] = snap ? static_cast<float>(targets[i]) : static_cast<float>(level[static_cast<std::size_t>(i)]);
-    res.total_pulses += res.pulses[static_cast<std::size_t>(i)];
+    const double target = targets[i];
+    double v = lv[i];
+    int p = 0;
+    if (std::fabs(v - target) > tol) {
+      const bool stuck = faults != nullptr && faults[col_begin + i] != 0;
+      if (stuck) {
+        p = cap;  // pulses reach it but never move it
+      } else {
+        DeviceModel::CellDraws cell = draws.cell(col_begin + i);
+        do {
+          const double step = cell.step();
+          v = std::clamp(v < target ? v + step : v - step, 0.0, top);
+          ++p;
+        } while (p < cap && std::fabs(v - target) > tol);
+      }
+    }
+    const bool converged = std::fabs(v - target) <= tol;
+    if (!converged) {
+      ++failed;
+      if (failed_cols != nullptr) failed_cols->push_back(col_begin + i);
+    }
+    if (faults == nullptr || faults[col_begin + i] == 0) {
+      lv[i] = converged && !cfg_.keep_residual ? static_cast<float>(target) : static_cast<float>(v);
+    }
+    if (pulses != nullptr) pulses[i] = static_cast<std::uint16_t>(p);
+    total += static_cast<std::uint64_t>(p);
+    iterations = std::max(iterations, p);
   }
 
   res.iterations = iterations;
+  res.total_pulses = total;
+  res.failed_cells = failed;
   res.verify_reads = static_cast<std::uint64_t>(iterations) * static_cast<std::uint64_t>(n);
   res.cycles = static_cast<std::uint64_t>(iterations) * cycles_per_iteration();
   res.time_ns = iterations * (cfg_.pulse_ns + cfg_.verify_ns);
@@ -96,8 +94,24 @@ IsppRowResult IsppWritePath::program_row(Crossbar& xb, int row, int col_begin,
 
   // The non-ideality sees the completed write (post-verify relaxation).
   if (NonIdeality* ni = xb.non_ideality()) ni->on_program_row(xb, row, col_begin, col_begin + n);
+  return res;
+}
+
+IsppRowResult IsppWritePath::program_row(Crossbar& xb, int row, int col_begin,
+                                         const std::uint8_t* targets, int n,
+                                         DeviceModel& device) const {
+  IsppRowResult res;
+  res.pulses.assign(static_cast<std::size_t>(std::max(n, 0)), 0);
+  static_cast<IsppRowTotals&>(res) = program(xb, row, col_begin, targets, n, device, res.pulses.data(), &res.failed_cols);
+  const float* lv = static_cast<const Crossbar&>(xb).row_levels(row) + col_begin;
   res.final_levels.assign(lv, lv + n);
   return res;
+}
+
+IsppRowTotals IsppWritePath::program_row_totals(Crossbar& xb, int row, int col_begin,
+                                                const std::uint8_t* targets, int n,
+                                                DeviceModel& device) const {
+  return program(xb, row, col_begin, targets, n, device, nullptr, nullptr);
 }
 
 IsppAnalytic IsppWritePath::analytic_pulses(double start, double target, double step,

@@ -47,6 +47,12 @@ VP_HOT_LOOP void accumulate_row(std::uint16_t* __restrict sums, const std::uint8
   for (int c = 0; c < n; ++c) sums[c] = static_cast<std::uint16_t>(sums[c] + code * levels[c]);
 }
 
+// Direct path: acc[c] += x * levels[c], the whole input at once.
+VP_HOT_LOOP void accumulate_row(std::int32_t* __restrict acc, const std::uint8_t* __restrict levels,
+                                std::int32_t x, int n) {
+  for (int c = 0; c < n; ++c) acc[c] += x * static_cast<std::int32_t>(levels[c]);
+}
+
 std::int64_t saturate(std::int64_t v, int bits, std::uint64_t& saturated) {
   if (bits >= 64) return v;
   const std::int64_t hi = (std::int64_t{1} << (bits - 1)) - 1;
@@ -65,7 +71,12 @@ std::int64_t saturate(std::int64_t v, int bits, std::uint64_t& saturated) {
 }  // namespace
 
 MvmEngine::MvmEngine(const CrossbarConfig& cfg)
-    : cfg_(validated(cfg)), encoding_(cfg), adc_(Adc::for_crossbar(cfg)), dac_(cfg.dac_bits) {}
+    : cfg_(validated(cfg)),
+      encoding_(cfg),
+      adc_(Adc::for_crossbar(cfg)),
+      dac_(cfg.dac_bits),
+      adc_passes_every_sum_(adc_.mode() == AdcMode::ideal ||
+                            (adc_.lsb_shift() == 0 && static_cast<double>(adc_.max_code()) >= cfg.max_column_sum())) {}
 
 int MvmEngine::output_count(const MvmOptions& opt) const {
   const int total = encoding_.logical_cols(cfg_.cols);
@@ -112,13 +123,17 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
   const int n_bits = opt.input_bits;
   const std::uint32_t in_mask = (n_bits >= 32) ? ~0u : ((1u << n_bits) - 1u);
   bits_.resize(static_cast<std::size_t>(n_inputs));
+  xvals_.resize(static_cast<std::size_t>(n_inputs));
   std::int64_t input_sum = 0;
+  std::int64_t input_max = 0;  // largest |value|
   for (int r = 0; r < n_inputs; ++r) {
     const std::uint32_t b = static_cast<std::uint32_t>(x[r]) & in_mask;
     bits_[static_cast<std::size_t>(r)] = b;
     std::int64_t v = b;
     if (opt.input_signed && ((b >> (n_bits - 1)) & 1u)) v -= std::int64_t{1} << n_bits;
+    xvals_[static_cast<std::size_t>(r)] = v;
     input_sum += v;
+    input_max = std::max(input_max, v < 0 ? -v : v);
   }
 
   sums_.resize(static_cast<std::size_t>(n_phys));
@@ -138,7 +153,37 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
   const std::size_t stride = static_cast<std::size_t>(cfg_.cols);
   std::uint64_t clipped = 0;
 
-  for (const DacStep& step : steps) {
+  // Integer path with an ADC that returns every column sum unchanged: the
+  // shift-and-add of the step sums is linear, and the DAC schedule splits
+  // each input exactly into its steps (dac.h), so sum over steps of
+  // weight x sum_r code_r t_rc = sum_r x_r t_rc with x_r the input's own
+  // value. One pass over the driven rows gives the same integers as the
+  // step-by-step loop below, and rows whose input is 0 cost nothing.
+  const bool direct = integer_path && adc_passes_every_sum_;
+  if (direct) {
+    const std::int64_t bound = input_max;  // x max_level x rows: int32 or int64 accumulation
+    if (bound * xb.max_level() * static_cast<std::int64_t>(n_inputs) <= std::numeric_limits<std::int32_t>::max()) {
+      iacc_.assign(static_cast<std::size_t>(n_phys), 0);
+      std::int32_t* ia = iacc_.data();
+      for (int r = 0; r < n_inputs; ++r) {
+        const std::int64_t v = xvals_[static_cast<std::size_t>(r)];
+        if (v == 0) continue;
+        accumulate_row(ia, xb.targets() + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col0),
+                       static_cast<std::int32_t>(v), n_phys);
+      }
+      for (int c = 0; c < n_phys; ++c) acc[c] = ia[c];
+    } else {
+      for (int r = 0; r < n_inputs; ++r) {
+        const std::int64_t v = xvals_[static_cast<std::size_t>(r)];
+        if (v == 0) continue;
+        const std::uint8_t* t = xb.targets() + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col0);
+        for (int c = 0; c < n_phys; ++c) acc[c] += v * t[c];
+      }
+    }
+  }
+
+  const std::vector<DacStep> none;
+  for (const DacStep& step : direct ? none : steps) {
     const std::uint32_t code_mask = (1u << step.width) - 1u;
     const std::int64_t step_weight = step.negative ? -(std::int64_t{1} << step.shift)
                                                    : (std::int64_t{1} << step.shift);

@@ -10,9 +10,9 @@ constexpr double kV = 9.91256303526217e-3;   // area of each layer
 constexpr double kM = 2147483648.0;          // 2^31: scale of the 32-bit value
 }  // namespace
 
-const Rng::Tables& Rng::tables() {
-  static const Tables t = [] {
-    Tables s{};
+const detail::Ziggurat& detail::ziggurat() {
+  static const Ziggurat t = [] {
+    Ziggurat s{};
     double dn = kR;
     double tn = dn;
     const double q = kV / std::exp(-0.5 * dn * dn);
@@ -34,8 +34,9 @@ const Rng::Tables& Rng::tables() {
   return t;
 }
 
-double Rng::normal_slow(std::int32_t hz, unsigned layer) {
-  const Tables& t = tables();
+template <class Engine>
+double BasicRng<Engine>::normal_slow(std::int32_t hz, unsigned layer) {
+  const detail::Ziggurat& t = *t_;
   for (;;) {
     const double x = hz * t.w[layer];
     if (layer == 0) {
@@ -56,5 +57,8 @@ double Rng::normal_slow(std::int32_t hz, unsigned layer) {
     if (mag < t.k[layer]) return hz * t.w[layer];
   }
 }
+
+template class BasicRng<std::mt19937_64>;
+template class BasicRng<SplitMix64>;
 
 }  // namespace vp::hw

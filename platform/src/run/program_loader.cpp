@@ -1,7 +1,10 @@
 #include "vp/platform/program_loader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace vp::platform {
 
@@ -114,14 +117,17 @@ PreloadResult preload_cells(const obj::Object& obj, hw::Chip& chip) {
   hw::CrossbarBank& bank = chip.crossbars();
   const hw::CrossbarBankStats before = bank.stats();
   PreloadResult p;
+  std::vector<hw::CrossbarBank::RowWrite> writes;
   for (const auto& c : obj.cells) {
     const uint32_t id = chip.core_index(static_cast<uint32_t>(c.cluster), static_cast<uint32_t>(c.cu)) * cfg.xbars_per_cu +
                         static_cast<uint32_t>(c.xbar);
     for (uint32_t r = 0; r < c.rows; ++r)
-      p.cycles += bank.program_row(id, c.row0 + r, c.levels.data + uint64_t{r} * c.cols, c.col0, c.cols);
+      writes.push_back({id, c.row0 + r, c.col0, c.cols, c.levels.data + uint64_t{r} * c.cols});
     p.programs++;
     p.cells += uint64_t{c.rows} * c.cols;
   }
+  // Crossbars on every host core: the result does not depend on how many.
+  p.cycles = bank.program_rows(writes, std::max(1u, std::min(8u, std::thread::hardware_concurrency())));
   p.pulses = bank.stats().ispp_pulses - before.ispp_pulses;
   p.failed = bank.stats().ispp_failed_cells - before.ispp_failed_cells;
   return p;

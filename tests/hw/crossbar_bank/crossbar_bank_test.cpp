@@ -6,7 +6,9 @@
 // row or level the chip does not have is a fault, not an exception.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -130,6 +132,68 @@ TEST(CrossbarBank, OutOfRangeRequestsFault) {
   port.read_row(0, 16, levels.data(), read);
   EXPECT_EQ(read.message, "xread row 16 of crossbar 0 does not exist");
   EXPECT_EQ(bank.stats().rows_programmed, 0u);
+}
+
+}  // namespace
+}  // namespace vp::hw
+
+namespace vp::hw {
+namespace {
+
+// Many rows written at once: a stochastic device (start state and steps)
+// and a cap low enough to fail cells; the levels of every crossbar and every
+// statistic, the energy sum included, are the same with 1, 2 or 4 threads
+// and equal to writing the rows one by one, and some rows are written twice.
+TEST(CrossbarBank, ProgramRowsGivesTheSameResultOnAnyNumberOfThreads) {
+  ChipConfig cfg = small();
+  cfg.device = DeviceConfig{};  // the default stochastic device
+  cfg.ispp.max_pulses = 12;
+  std::mt19937 rng(6);
+  std::vector<std::vector<uint8_t>> levels;
+  std::vector<CrossbarBank::RowWrite> writes;
+  for (int k = 0; k < 120; ++k) {
+    levels.emplace_back(16);
+    for (auto& v : levels.back()) v = static_cast<uint8_t>(rng() % 4);
+  }
+  for (int k = 0; k < 120; ++k) {
+    const uint32_t id = static_cast<uint32_t>(rng() % 4);
+    const uint32_t col0 = static_cast<uint32_t>(rng() % 8);
+    writes.push_back({id, static_cast<uint32_t>(rng() % 16), col0, 16 - col0, levels[static_cast<std::size_t>(k)].data()});
+  }
+  auto run = [&](unsigned threads, bool one_by_one) {
+    auto bank = std::make_unique<CrossbarBank>(cfg);
+    uint64_t cycles = 0;
+    if (one_by_one) {
+      for (const auto& w : writes) cycles += bank->program_row(w.id, w.row, w.levels, w.col0, w.ncols);
+    } else {
+      cycles = bank->program_rows(writes, threads);
+    }
+    EXPECT_EQ(cycles, bank->stats().ispp_cycles);
+    return bank;
+  };
+  const auto ref = run(1, true);
+  EXPECT_GT(ref->stats().ispp_failed_cells, 0u);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    const auto b = run(threads, false);
+    const CrossbarBankStats& s = b->stats();
+    const CrossbarBankStats& r = ref->stats();
+    EXPECT_EQ(s.crossbars_used, r.crossbars_used) << threads;
+    EXPECT_EQ(s.rows_programmed, r.rows_programmed) << threads;
+    EXPECT_EQ(s.cells_programmed, r.cells_programmed) << threads;
+    EXPECT_EQ(s.ispp_pulses, r.ispp_pulses) << threads;
+    EXPECT_EQ(s.ispp_verify_reads, r.ispp_verify_reads) << threads;
+    EXPECT_EQ(s.ispp_failed_cells, r.ispp_failed_cells) << threads;
+    EXPECT_EQ(s.ispp_cycles, r.ispp_cycles) << threads;
+    EXPECT_EQ(s.ispp_energy_pj, r.ispp_energy_pj) << threads;  // summed in the same order
+    EXPECT_EQ(b->failed_cells(), ref->failed_cells()) << threads;
+    for (uint32_t id = 0; id < 4; ++id) {
+      ASSERT_EQ(b->exists(id), ref->exists(id));
+      if (!b->exists(id)) continue;
+      const Crossbar& x = b->at(id);
+      const Crossbar& y = ref->at(id);
+      EXPECT_TRUE(std::equal(x.levels(), x.levels() + 256, y.levels())) << "crossbar " << id << ", " << threads;
+    }
+  }
 }
 
 }  // namespace

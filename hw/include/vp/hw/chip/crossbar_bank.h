@@ -56,6 +56,17 @@ class CrossbarBank : public CrossbarBankIf {
   uint64_t mvm(uint32_t id, const int32_t* in, int input_bits, int64_t* out);
   // Program-and-verify one row (all its columns); returns the row's cycles.
   uint64_t program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols);
+  // Many row writes at once (the platform's preload): each crossbar's rows
+  // in the order given, different crossbars on up to `threads` threads.
+  // Every cell draws from its own stream (DeviceModel) and the statistics
+  // are summed in the order given afterwards, so levels, pulses and
+  // statistics are the same for any thread count. Returns the sum of the
+  // rows' cycles. The RTL write path runs them one by one.
+  struct RowWrite {
+    uint32_t id, row, col0, ncols;
+    const uint8_t* levels;
+  };
+  uint64_t program_rows(const std::vector<RowWrite>& writes, unsigned threads);
   // Read back integer levels of one row.
   void read_row(uint32_t id, uint32_t row, uint8_t* out);
   uint64_t readback_cycles() const { return readback_cycles_; }
@@ -74,6 +85,7 @@ class CrossbarBank : public CrossbarBankIf {
 
  private:
   DeviceModel& device(uint32_t id);
+  void account(uint32_t id, uint32_t ncols, const IsppRowTotals& r);
 
   ChipConfig cfg_;
   uint32_t total_;

@@ -1,9 +1,17 @@
 // The memristive device as the write path sees it: where a cell starts and
 // how far one programming pulse moves it. Seeded; the caller passes the
 // seed (device.seed, typically derive_seed(device.seed, crossbar id)).
+//
+// The writes of each row are numbered (a reset of the row counts as one),
+// and every draw of a cell during a write comes from its own counter-based
+// stream keyed by (seed, row, column, write number). A cell's steps thus
+// depend on nothing but those four: rows and crossbars can be written in
+// any order, or cells drawn on several threads, with the same numbers.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "vp/hw/crossbar/rng.h"
 #include "vp/hw/param_defaults.h"
@@ -31,19 +39,61 @@ class DeviceModel {
   double min_step() const { return 0.01 * cfg_.step_levels_mean; }
   bool deterministic() const { return cfg_.step_levels_sigma == 0.0; }
 
-  // Conductance change of one pulse, in levels, > 0. Draws nothing when
-  // step_levels_sigma is 0.
-  double draw_step();
-  // Initial state N(start_level, start_sigma) clamped to [0, max_level].
-  double draw_start(int max_level);
+  // The draws of one cell during one write, in pulse order.
+  class CellDraws {
+   public:
+    // Conductance change of the next pulse, in levels, >= min_step(). Draws
+    // nothing when step_levels_sigma is 0.
+    double step() {
+      if (cfg_->step_levels_sigma == 0.0) return cfg_->step_levels_mean;
+      return std::max(rng_.normal(cfg_->step_levels_mean, cfg_->step_levels_sigma),
+                      0.01 * cfg_->step_levels_mean);
+    }
+    // Fresh state N(start_level, start_sigma) clamped to [0, max_level].
+    double start(int max_level) {
+      const double v = cfg_->start_sigma == 0.0 ? cfg_->start_level
+                                                : rng_.normal(cfg_->start_level, cfg_->start_sigma);
+      return std::clamp(v, 0.0, static_cast<double>(max_level));
+    }
+
+   private:
+    friend class DeviceModel;
+    CellDraws(const DeviceConfig* cfg, std::uint64_t key) : cfg_(cfg), rng_(key) {}
+    const DeviceConfig* cfg_;
+    StreamRng rng_;
+  };
+
+  // The streams of one write of one row.
+  class RowDraws {
+   public:
+    CellDraws cell(int col) const {
+      return CellDraws(cfg_, mix64(key_ ^ (static_cast<std::uint64_t>(col) * 0xD1B54A32D192ED03ULL)));
+    }
+
+   private:
+    friend class DeviceModel;
+    RowDraws(const DeviceConfig* cfg, std::uint64_t key) : cfg_(cfg), key_(key) {}
+    const DeviceConfig* cfg_;
+    std::uint64_t key_;
+  };
+
+  // Numbers the next write of `row` (0, 1, ...) and returns its draws.
+  RowDraws next_write(int row);
+  // The draws of write `write` of `row`, whether or not it happened.
+  RowDraws write(int row, std::uint32_t write) const;
+  // Writes of `row` so far.
+  std::uint32_t writes(int row) const;
+
   // Puts every cell of a row (or the whole array) into a fresh start state,
-  // e.g. before first programming; stuck cells keep their level.
+  // e.g. before first programming; stuck cells keep their level. A reset is
+  // a write of the row.
   void reset_row(Crossbar& xb, int row);
   void reset(Crossbar& xb);
 
  private:
   DeviceConfig cfg_;
-  Rng rng_;
+  std::uint64_t seed_;
+  std::vector<std::uint32_t> writes_;  // per row
 };
 
 }  // namespace vp::hw

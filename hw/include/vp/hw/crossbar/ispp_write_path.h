@@ -3,7 +3,7 @@
 //
 // Each iteration: every cell still outside its window gets one pulse (SET
 // raises the level when it is below target - tolerance, RESET lowers it when
-// above target + tolerance; the step comes from DeviceModel::draw_step and
+// above target + tolerance; the step comes from the cell's DeviceModel draws and
 // can overshoot), then the row is read (verify) and cells with
 // |level - target| <= tolerance leave the loop. The row stops when every cell
 // is inside or after ispp.max_pulses iterations; cells still outside are
@@ -58,18 +58,24 @@ struct IsppConfig {
   void validate() const;           // throws std::invalid_argument naming the parameter
 };
 
-struct IsppRowResult {
+// What a row write costs: enough for the timeline and the statistics.
+struct IsppRowTotals {
   int row = 0;
   int col_begin = 0;
   int iterations = 0;                 // pulse+verify rounds the row needed
   std::uint64_t total_pulses = 0;
   std::uint64_t verify_reads = 0;
-  std::vector<std::uint16_t> pulses;  // per cell of the range
-  std::vector<int> failed_cols;       // absolute column index of non-converged cells
-  std::vector<float> final_levels;    // per cell of the range, after the non-ideality's write hook
+  int failed_cells = 0;               // cells that did not converge
   std::uint64_t cycles = 0;
   double time_ns = 0.0;
   double energy_pj = 0.0;
+};
+
+// The totals and what every cell did.
+struct IsppRowResult : IsppRowTotals {
+  std::vector<std::uint16_t> pulses;  // per cell of the range
+  std::vector<int> failed_cols;       // absolute column index of non-converged cells
+  std::vector<float> final_levels;    // per cell of the range, after the non-ideality's write hook
   int failed() const { return static_cast<int>(failed_cols.size()); }
 };
 
@@ -86,14 +92,24 @@ class IsppWritePath {
   // Programs cells [col_begin, col_begin + n) of `row` towards `targets`,
   // starting from their present levels; records the targets in the crossbar
   // and afterwards lets its non-ideality see the write.
+  // Every cell converges or fails on its own draws (DeviceModel), so cells
+  // are simulated one after another, each to its end, with the same result
+  // as pulsing the row in lock step.
   IsppRowResult program_row(Crossbar& xb, int row, int col_begin, const std::uint8_t* targets,
                             int n, DeviceModel& device) const;
+  // The same write, reporting only the totals (the chip's statistics).
+  IsppRowTotals program_row_totals(Crossbar& xb, int row, int col_begin, const std::uint8_t* targets,
+                                   int n, DeviceModel& device) const;
 
   std::uint64_t cycles_per_iteration() const;
   // The closed form above for a deterministic device with step `step`.
   IsppAnalytic analytic_pulses(double start, double target, double step, int max_level) const;
 
  private:
+  // The write itself; per-cell pulses and failed columns when asked for.
+  IsppRowTotals program(Crossbar& xb, int row, int col_begin, const std::uint8_t* targets, int n,
+                        DeviceModel& device, std::uint16_t* pulses, std::vector<int>* failed_cols) const;
+
   IsppConfig cfg_;
 };
 

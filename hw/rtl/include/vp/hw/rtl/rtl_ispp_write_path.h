@@ -2,9 +2,9 @@
 // in place of the TLM loop: same interface and result as IsppWritePath.
 //
 // The verilated --cc controller is stepped cycle by cycle. The analog side
-// stays in C++ exactly as the TLM model has it: on each pulse strobe the
-// DeviceModel draws one step per enabled cell, in column order, and moves
-// the cell's double-precision level (stuck cells take the pulse and stay);
+// stays in C++ exactly as the TLM model has it: on each pulse strobe every
+// enabled cell draws its next step from its own DeviceModel stream and moves
+// its double-precision level (stuck cells take the pulse and stay);
 // on each verify strobe the levels go back to the controller in fixed
 // point (kLevelFracBits fractional bits). After done, converged cells are
 // snapped to target unless ispp.keep_residual, and the crossbar's
