@@ -7,6 +7,7 @@
 
 #include "axis_parser.h"
 #include "metric_parser.h"
+#include "vp/common/parse_number.h"
 #include "vp/config/config_error.h"
 #include "vp/config/loader.h"
 #include "vp/config/param_set.h"
@@ -44,31 +45,57 @@ void parse_models(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   }
 }
 
+// FILE@ADDR for inputs, FILE@ADDR:BYTES[:DTYPE] for outputs: every number
+// is read here, strictly, so that a typo is a line of the sweep file and not
+// a failure of every point's vp-run.
+std::uint64_t io_number(const Doc& doc, const YAML::Node& item, const std::string& text, const std::string& what,
+                        const std::string& expected) {
+  try {
+    return common::parse_uint(text, what);
+  } catch (const common::NumberError& e) {
+    doc.fail(item, std::string(e.what()) + "; expected " + expected);
+  }
+}
+
 void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   if (root["inputs"]) {
     for (const auto& item : doc.items(root["inputs"], "inputs")) {
       const std::string s = item.Scalar();
       const std::size_t at = s.rfind('@');
       const std::string file = s.substr(0, at);
+      if (at != std::string::npos)
+        io_number(doc, item, s.substr(at + 1), "input '" + s + "' address", "FILE or FILE@ADDR");
       spec.inputs.push_back(doc.existing_file(item, file, "input") + (at == std::string::npos ? "" : s.substr(at)));
     }
   }
   if (root["outputs"]) {
+    static const char* const kExpected = "FILE@ADDR:BYTES[:int8|uint8|int16|int32] or a bare FILE";
     for (const auto& item : doc.items(root["outputs"], "outputs")) {
       const std::string s = item.Scalar();
       // FILE@ADDR:BYTES[:DTYPE]; a bare FILE is passed on as is (for
       // programs that declare their outputs).
       const std::size_t at = s.rfind('@');
       OutputSpec o{s.substr(0, at), at == std::string::npos ? std::string() : s.substr(at), "int8"};
-      if (o.file.empty() || (at != std::string::npos && s.find(':', at) == std::string::npos))
-        doc.fail(item, "output '" + s + "': expected FILE@ADDR:BYTES[:int8|uint8|int16|int32]");
+      if (o.file.empty()) doc.fail(item, "output '" + s + "': no file name; expected " + kExpected);
       if (o.file.find('/') != std::string::npos)
         doc.fail(item, "output '" + s + "': give a bare file name; it is written into each point's folder");
-      const std::size_t c1 = o.spec.find(':');
-      const std::size_t c2 = c1 == std::string::npos ? c1 : o.spec.find(':', c1 + 1);
-      if (c2 != std::string::npos) o.dtype = o.spec.substr(c2 + 1);
-      if (o.dtype != "int8" && o.dtype != "uint8" && o.dtype != "int16" && o.dtype != "int32")
-        doc.fail(item, "output '" + s + "': dtype must be int8, uint8, int16 or int32");
+      if (at != std::string::npos) {
+        const std::string rest = s.substr(at + 1);
+        const std::size_t c1 = rest.find(':');
+        if (c1 == std::string::npos) doc.fail(item, "output '" + s + "': no byte count; expected " + kExpected);
+        const std::size_t c2 = rest.find(':', c1 + 1);
+        io_number(doc, item, rest.substr(0, c1), "output '" + s + "' address", kExpected);
+        const std::uint64_t bytes =
+            io_number(doc, item, rest.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1),
+                      "output '" + s + "' bytes", kExpected);
+        if (c2 != std::string::npos) o.dtype = rest.substr(c2 + 1);
+        if (o.dtype != "int8" && o.dtype != "uint8" && o.dtype != "int16" && o.dtype != "int32")
+          doc.fail(item, "output '" + s + "': dtype must be int8, uint8, int16 or int32");
+        const std::uint64_t width = o.dtype == "int16" ? 2 : o.dtype == "int32" ? 4 : 1;
+        if (bytes == 0 || bytes % width != 0)
+          doc.fail(item, "output '" + s + "': " + std::to_string(bytes) + " bytes; expected a positive multiple of " +
+                             std::to_string(width) + " (the size of " + o.dtype + ")");
+      }
       for (const auto& seen : spec.outputs)
         if (seen.file == o.file) doc.fail(item, "output file " + o.file + " listed twice");
       spec.outputs.push_back(o);

@@ -163,4 +163,28 @@ TEST_F(SweepSpecTest, StructuralMistakesNameTheLine) {
   }
 }
 
+// Every number in inputs: and outputs: is read when the file is, strictly,
+// with the line and the entry named.
+TEST_F(SweepSpecTest, InputAndOutputAddressesAndSizesAreChecked) {
+  write("x.bin", "12345678");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"outputs: [y.bin@0x1000:abc]\n", "bytes"},
+      {"outputs: [y.bin@zz:80]\n", "address"},
+      {"outputs: [y.bin@-5:80]\n", "address"},
+      {"outputs: [y.bin@0x1000:-80]\n", "bytes"},
+      {"outputs: [y.bin@0x1000:0]\n", "positive multiple"},
+      {"outputs: [y.bin@0x1000:6:int32]\n", "multiple of 4"},
+      {"outputs: [y.bin@0x1000:80:float64]\n", "dtype"},
+      {"outputs: [\"@0x1000:80\"]\n", "no file name"},
+      {"inputs: [x.bin@0x10g]\n", "input 'x.bin@0x10g' address"},
+      {"inputs: [x.bin@]\n", "address"},
+  };
+  for (const auto& [body, part] : cases) {
+    const std::string e = error_of(body);
+    EXPECT_NE(e.find("s.yaml:3"), std::string::npos) << body << " -> " << e;
+    EXPECT_NE(e.find(part), std::string::npos) << body << " -> " << e;
+  }
+  EXPECT_EQ(error_of("inputs: [x.bin@0x10]\noutputs: [y.bin@0x1000:80:int32, z.bin@4096:3, w.bin]\n"), "no error");
+}
+
 }  // namespace
