@@ -2,6 +2,8 @@
 // what runs (models, preset, inputs, outputs), what varies, what is kept.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 
@@ -152,6 +154,9 @@ config::ParamSet parse_base(const Doc& doc, const YAML::Node& root, SweepSpec& s
   return base;
 }
 
+// Every point is planned in memory before any runs: a sweep is bounded.
+constexpr std::uint64_t kMaxPoints = 1000000;
+
 void parse_seeds(const Doc& doc, const YAML::Node& node, const config::ParamSet& base, SweepSpec& spec) {
   if (!node) {
     spec.seeds.push_back(static_cast<std::uint64_t>(base.get_int("device.seed")));
@@ -164,6 +169,8 @@ void parse_seeds(const Doc& doc, const YAML::Node& node, const config::ParamSet&
     const std::uint64_t from = doc.u64(node["from"], "seeds from");
     const std::uint64_t count = doc.u64(node["count"], "seeds count");
     if (count == 0) doc.fail(node["count"], "seeds: empty range (count 0)");
+    if (count > kMaxPoints) doc.fail(node["count"], "seeds: count " + std::to_string(count) + " is above " + std::to_string(kMaxPoints));
+    if (from > UINT64_MAX - count) doc.fail(node["from"], "seeds: from + count is beyond 2^64 - 1");
     for (std::uint64_t s = from; s < from + count; ++s) spec.seeds.push_back(s);
     return;
   }
@@ -251,6 +258,19 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
   detail::parse_pareto(doc, root["pareto"], spec);
   detail::parse_plots(doc, root["plots"], spec);
   parse_compiler(doc, root["compiler"], spec);
+  // Grid size (zip: one axis' length) times seeds times models, without overflow.
+  std::uint64_t points = spec.seeds.size() * spec.models.size();
+  for (const auto& a : spec.axes) {
+    if (spec.combine == Combine::kZip) {
+      points = spec.seeds.size() * spec.models.size() * a.texts.size();
+      break;
+    }
+    points = a.texts.size() > kMaxPoints / std::max<std::uint64_t>(points, 1) ? kMaxPoints + 1 : points * a.texts.size();
+  }
+  if (points > kMaxPoints)
+    doc.fail(root["parameters"] ? root["parameters"] : root, "the sweep expands to more than " +
+                                                               std::to_string(kMaxPoints) +
+                                                               " points (values x seeds x models); split it");
   return spec;
 }
 

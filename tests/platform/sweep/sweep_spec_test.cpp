@@ -187,4 +187,17 @@ TEST_F(SweepSpecTest, InputAndOutputAddressesAndSizesAreChecked) {
   EXPECT_EQ(error_of("inputs: [x.bin@0x10]\noutputs: [y.bin@0x1000:80:int32, z.bin@4096:3, w.bin]\n"), "no error");
 }
 
+// A sweep is planned in memory: a range of seeds or a grid too large to
+// hold is refused when the file is read, not after minutes of expansion.
+TEST_F(SweepSpecTest, SweepSizeIsBounded) {
+  EXPECT_NE(error_of("seeds: {from: 1, count: 1000000000000}\n").find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error_of("seeds: {from: 18446744073709551615, count: 2}\n").find("beyond"), std::string::npos);
+  const std::string grid = error_of(
+      "parameters:\n  xbar.read_ns: {from: 1, to: 100000, step: 1}\n  device.start_sigma: {from: 0, to: 1, "
+      "steps: 100}\n");
+  EXPECT_NE(grid.find("more than 1000000 points"), std::string::npos) << grid;
+  EXPECT_EQ(error_of("seeds: {from: 1, count: 1000}\nparameters:\n  xbar.read_ns: {from: 1, to: 1000, step: 1}\n"),
+            "no error");
+}
+
 }  // namespace
