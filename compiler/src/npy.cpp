@@ -152,6 +152,8 @@ NpyArray parse_npy(const std::string& data, const std::string& file) {
 NpyArray read_npy(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw CompileError(path + ": is a directory; expected a .npy file");
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw CompileError(path + ": is not a regular file; expected a .npy file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw CompileError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::stringstream rest;

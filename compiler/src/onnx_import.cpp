@@ -108,6 +108,8 @@ Graph import_model(const std::string& bytes, const std::string& name) {
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT_MAX);
   if (bytes.empty()) throw CompileError(name + ": empty file; expected an ONNX model");
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+    throw CompileError(name + ": " + std::to_string(bytes.size()) + " bytes; a serialized ONNX model is below 2 GiB");
   if (!model.ParseFromCodedStream(&coded))
     throw CompileError(name + ": not an ONNX model (not a serialized ONNX ModelProto protobuf)");
   if (model.opset_import_size() == 0 && !model.has_graph())
@@ -271,6 +273,9 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
 Graph import_onnx(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw CompileError(path + ": is a directory; expected an ONNX model file");
+  // A device or pipe (/dev/zero) could be read for ever.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw CompileError(path + ": is not a regular file; expected an ONNX model file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw CompileError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::stringstream ss;

@@ -26,6 +26,7 @@
 #include "vp/cc/passes.h"
 #include "vp/common/atomic_file.h"
 #include "vp/common/parse_number.h"
+#include "vp/config/config_error.h"
 
 namespace {
 
@@ -277,8 +278,14 @@ int compile(const Options& o) {
   inputs.insert(inputs.end(), o.tests.begin(), o.tests.end());
   if (!o.mode_in.empty()) inputs.push_back(o.mode_in);
   Outputs outs(inputs);
-  // Refuse an output over an input before any work is done.
-  if (!o.out.empty()) outs.check(o.out);
+  // Refuse an output over an input, or one that cannot be a file, before
+  // any work is done.
+  if (!o.out.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.out, ec) || std::filesystem::path(o.out).filename().empty())
+      throw CompileError(o.out + ": is a directory; expected a file name for -o");
+    outs.check(o.out);
+  }
 
   const Target target = load_target(o.chip, o.sets);
   Graph g = import_onnx(o.model);
@@ -389,6 +396,10 @@ int main(int argc, char** argv) {
   } catch (const CompileError& e) {
     std::cerr << "vp-cc: error: " << e.what() << "\n";
   } catch (const vp::common::OutputError& e) {
+    std::cerr << "vp-cc: error: " << e.what() << "\n";
+  } catch (const vp::config::ConfigError& e) {
+    std::cerr << "vp-cc: error: " << e.what() << "\n";
+  } catch (const std::filesystem::filesystem_error& e) {
     std::cerr << "vp-cc: error: " << e.what() << "\n";
   } catch (const std::bad_alloc&) {
     std::cerr << "vp-cc: error: out of memory while compiling " << o.model << "\n";

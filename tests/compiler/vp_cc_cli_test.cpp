@@ -117,6 +117,19 @@ TEST_F(VpCcCli, NotAModelSaysWhatItIs) {
   EXPECT_TRUE(outputs().empty());
 }
 
+TEST_F(VpCcCli, DevicesDirectoriesAndBadSettingsAreNamedNotInternal) {
+  EXPECT_FAILS(cc("/dev/zero -o o.asm"), 1, "/dev/zero: is not a regular file");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib /dev/zero"), 1, "/dev/zero: is not a regular file");
+  fs::create_directories(path("in-outdir"));
+  EXPECT_FAILS(cc("net.onnx -o in-outdir"), 1, "in-outdir: is a directory");
+  EXPECT_FAILS(cc("net.onnx -o in-outdir/"), 1, "is a directory");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --set no.such.param=1"), 1, "no.such.param");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --chip no-such-chip"), 1, "no-such-chip");
+  EXPECT_EQ(cc("net.onnx -o o.asm --set no.such.param=1").err.find("internal error"), std::string::npos);
+  EXPECT_TRUE(outputs().empty()) << ::testing::PrintToString(outputs());
+  EXPECT_TRUE(fs::is_empty(path("in-outdir")));
+}
+
 TEST_F(VpCcCli, CyclicAndOutOfRangeModelsFailCleanly) {
   onnx::ModelProto m;
   ASSERT_TRUE(m.ParseFromString(model_));
