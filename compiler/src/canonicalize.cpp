@@ -176,9 +176,16 @@ void bn_coeffs(const Graph& g, const Node& bn, std::vector<float>& scale, std::v
   const auto& mean = need_const(g, bn, 3, "mean").data;
   const auto& var = need_const(g, bn, 4, "var").data;
   const float eps = attr_f(bn, "epsilon", 1e-5f);
+  const auto channels = static_cast<std::size_t>(g.val(bn.in[0]).shape.c);
+  if (gamma.size() != channels || beta.size() != channels || mean.size() != channels || var.size() != channels)
+    throw CompileError("node '" + bn.name + "' (BatchNormalization): scale, bias, mean and var need " +
+                       std::to_string(channels) + " values each (one per channel)");
   scale.resize(gamma.size());
   shift.resize(gamma.size());
   for (std::size_t c = 0; c < gamma.size(); ++c) {
+    if (!(var[c] + eps > 0))
+      throw CompileError("node '" + bn.name + "' (BatchNormalization): var + epsilon is " +
+                         std::to_string(var[c] + eps) + " in channel " + std::to_string(c) + "; expected above 0");
     scale[c] = gamma[c] / std::sqrt(var[c] + eps);
     shift[c] = beta[c] - mean[c] * scale[c];
   }
@@ -358,6 +365,16 @@ void canonicalize(Graph& g) {
   }
   for (int in : g.inputs)
     if (g.val(in).shape.numel() <= 0) throw CompileError("graph input '" + g.val(in).name + "' has no shape");
+  // Folding can turn finite constants into non-finite ones (a variance of
+  // -eps, a product beyond float range): quantization must never see them.
+  for (const Node& n : g.nodes)
+    for (const int id : n.in) {
+      if (id < 0 || !g.val(id).is_const) continue;
+      for (const float v : g.val(id).data)
+        if (!std::isfinite(v))
+          throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): constant '" + g.val(id).name +
+                             "' is not finite after folding (e.g. a BatchNormalization variance + epsilon <= 0)");
+    }
 }
 
 }  // namespace vp::cc

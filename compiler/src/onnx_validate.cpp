@@ -2,6 +2,7 @@
 // a division, an index or an allocation further on.
 #include "onnx_validate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -45,6 +46,11 @@ void check_attributes(const onnx::NodeProto& n, const std::string& label) {
     if (a.type() == onnx::AttributeProto::INTS) ints[a.name()].assign(a.ints().begin(), a.ints().end());
     else if (a.type() == onnx::AttributeProto::INT) ints[a.name()] = {a.i()};
     else if (a.type() == onnx::AttributeProto::TENSOR) check_tensor(a.t(), label + " attribute '" + a.name() + "'");
+    // epsilon, alpha, Clip bounds: a NaN would pass through every scale.
+    const bool bad_float = (a.type() == onnx::AttributeProto::FLOAT && !std::isfinite(a.f())) ||
+                           (a.type() == onnx::AttributeProto::FLOATS &&
+                            std::any_of(a.floats().begin(), a.floats().end(), [](float f) { return !std::isfinite(f); }));
+    if (bad_float) throw CompileError(label + ": attribute '" + a.name() + "' is not a finite number");
   }
   auto each = [&](const char* name, std::int64_t lo, const char* expected) {
     const auto it = ints.find(name);

@@ -290,7 +290,11 @@ int compile(const Options& o) {
   const Target target = load_target(o.chip, o.sets);
   Graph g = import_onnx(o.model);
   dump(o.dump_dir, 1, "parse", g);
-  canonicalize(g);
+  try {
+    canonicalize(g);
+  } catch (const CompileError& e) {
+    throw CompileError(o.model + ": " + e.what());  // the importer's errors name the file already
+  }
   dump(o.dump_dir, 2, "canonical", g);
   std::vector<std::vector<FTensor>> sets_in;
   for (const auto& c : o.calib) {

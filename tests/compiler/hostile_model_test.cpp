@@ -228,6 +228,66 @@ TEST(HostileModel, AxisOutOfRange) {
   EXPECT_REFUSED(m, "bad.onnx: ", "Concat", "axis 7 is out of range");
 }
 
+// Found by onnx_import_fuzz: a variance below -epsilon made the folded
+// weights NaN, and quantization converted NaN to int8 (undefined behaviour).
+TEST(HostileModel, BatchNormThatFoldsToNonFiniteWeights) {
+  auto bn_model = [] {
+    OnnxBuilder b("m");
+    auto x = b.input("x", {1, 3, 4, 4});
+    b.output(b.relu(b.batchnorm(b.conv(x, 3, 3, 1, 1, 0, 1, false), 3)));
+    onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromString(b.serialize()));
+    return m;
+  };
+  auto input_of = [](onnx::ModelProto& m, int k) -> onnx::TensorProto& {
+    const std::string name = first(m, "BatchNormalization")->input(k);
+    for (auto& t : *m.mutable_graph()->mutable_initializer())
+      if (t.name() == name) return t;
+    throw std::runtime_error("no initializer " + name);
+  };
+  {
+    auto m = bn_model();
+    auto& var = input_of(m, 4);
+    std::string raw = var.raw_data();
+    const float neg = -1.f;
+    std::memcpy(raw.data() + 4, &neg, 4);
+    var.set_raw_data(raw);
+    EXPECT_REFUSED(m, "BatchNormalization", "var + epsilon", "channel 1");
+  }
+  {
+    auto m = bn_model();
+    auto& beta = input_of(m, 2);
+    beta.set_dims(0, 2);
+    beta.set_raw_data(beta.raw_data().substr(0, 8));
+    EXPECT_REFUSED(m, "BatchNormalization", "3 values each");
+  }
+  {
+    auto m = bn_model();
+    auto* eps = attr(first(m, "BatchNormalization"), "epsilon");
+    eps->set_type(onnx::AttributeProto::FLOAT);
+    eps->set_f(std::numeric_limits<float>::quiet_NaN());
+    EXPECT_REFUSED(m, "attribute 'epsilon' is not a finite number");
+  }
+  {
+    // Finite weights whose fold overflows float: gamma 1e30 over sqrt(1e-30).
+    auto m = bn_model();
+    auto& gamma = input_of(m, 1);
+    std::string raw = gamma.raw_data();
+    const float big = 3e38f;
+    std::memcpy(raw.data(), &big, 4);
+    gamma.set_raw_data(raw);
+    auto& var = input_of(m, 4);
+    std::string vr = var.raw_data();
+    const float tiny = 0.f;
+    std::memcpy(vr.data(), &tiny, 4);
+    var.set_raw_data(vr);
+    auto* eps = attr(first(m, "BatchNormalization"), "epsilon");
+    eps->set_type(onnx::AttributeProto::FLOAT);
+    eps->set_f(1e-30f);
+    EXPECT_REFUSED(m, "not finite after folding");
+  }
+}
+
 TEST(HostileModel, NotAModelSaysWhatItIs) {
   EXPECT_NE(error_of_bytes("", "e.onnx").find("empty file"), std::string::npos);
   EXPECT_NE(error_of_bytes("\xff\xff\xff\xff garbage", "g.onnx").find("not an ONNX model"), std::string::npos);
