@@ -288,6 +288,22 @@ TEST(HostileModel, BatchNormThatFoldsToNonFiniteWeights) {
   }
 }
 
+// Found by onnx_import_fuzz: a kernel_shape attribute that contradicts the
+// weight's dims passed shape inference, and the FP32 interpreter read the
+// weights out of bounds.
+TEST(HostileModel, KernelShapeMustMatchTheWeights) {
+  auto m = base_model();
+  auto* a = attr(first(m, "Conv"), "kernel_shape");
+  a->set_type(onnx::AttributeProto::INTS);
+  a->clear_ints();
+  a->add_ints(3);
+  a->add_ints(1);
+  auto* pads = attr(first(m, "Conv"), "pads");
+  pads->clear_ints();
+  for (int v : {1, 0, 1, 0}) pads->add_ints(v);
+  EXPECT_REFUSED(m, "weight shape does not match", "kernel 3x1");
+}
+
 TEST(HostileModel, NotAModelSaysWhatItIs) {
   EXPECT_NE(error_of_bytes("", "e.onnx").find("empty file"), std::string::npos);
   EXPECT_NE(error_of_bytes("\xff\xff\xff\xff garbage", "g.onnx").find("not an ONNX model"), std::string::npos);
