@@ -79,6 +79,23 @@ void check_attributes(const onnx::NodeProto& n, const std::string& label) {
   }
 }
 
+// Inputs each operator takes (ONNX's schemas): the first `required` must be
+// present, at most `most` may be given.
+struct Arity {
+  int required, most;
+};
+Arity arity_of(OpKind op) {
+  switch (op) {
+    case OpKind::Conv: case OpKind::Gemm: return {2, 3};
+    case OpKind::MatMul: case OpKind::Add: case OpKind::Mul: case OpKind::Reshape: return {2, 2};
+    case OpKind::Clip: return {1, 3};
+    case OpKind::BatchNormalization: return {5, 5};
+    case OpKind::Concat: return {1, 1 << 20};
+    case OpKind::Constant: return {0, 0};
+    default: return {1, 1};
+  }
+}
+
 }  // namespace
 
 void validate_onnx_model(onnx::ModelProto& model, const std::string& file) {
@@ -173,6 +190,16 @@ void validate_graph(const Graph& g, const std::string& file) {
   }
   for (const Node& n : g.nodes) {
     const std::string label = "node '" + n.name + "' (" + op_name(n.op) + ")";
+    const Arity ar = arity_of(n.op);
+    const int given = static_cast<int>(n.in.size());
+    if (given > ar.most || given < ar.required)
+      throw CompileError(file + ": " + label + " has " + std::to_string(given) + " inputs; expected " +
+                         (ar.required == ar.most ? std::to_string(ar.required)
+                                                 : std::to_string(ar.required) + " to " + std::to_string(ar.most)));
+    for (int i = 0; i < ar.required; ++i)
+      if (n.in[static_cast<std::size_t>(i)] < 0)
+        throw CompileError(file + ": " + label + ": input " + std::to_string(i) + " is required but empty");
+    if (n.out.empty() || n.out[0] < 0) throw CompileError(file + ": " + label + " has no output");
     for (const int id : n.in) {
       if (id < 0) continue;
       const Value& v = g.val(id);

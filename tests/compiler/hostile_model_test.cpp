@@ -304,6 +304,30 @@ TEST(HostileModel, KernelShapeMustMatchTheWeights) {
   EXPECT_REFUSED(m, "weight shape does not match", "kernel 3x1");
 }
 
+// Found by onnx_import_fuzz: an Add with one input was indexed at its
+// second; every operator's input count is checked against its schema.
+TEST(HostileModel, InputCountsFollowTheOperatorSchemas) {
+  {
+    OnnxBuilder b("m");
+    auto x = b.input("x", {1, 2, 3, 3});
+    b.output(b.add(b.relu(x), b.relu(x)));
+    onnx::ModelProto m;
+    ASSERT_TRUE(m.ParseFromString(b.serialize()));
+    first(m, "Add")->mutable_input()->RemoveLast();
+    EXPECT_REFUSED(m, "bad.onnx: ", "(Add) has 1 inputs; expected 2");
+  }
+  {
+    auto m = base_model();
+    first(m, "Relu")->add_input(first(m, "Relu")->input(0));
+    EXPECT_REFUSED(m, "(Relu) has 2 inputs; expected 1");
+  }
+  {
+    auto m = base_model();
+    first(m, "Conv")->set_input(1, "");
+    EXPECT_REFUSED(m, "(Conv): input 1 is required but empty");
+  }
+}
+
 TEST(HostileModel, NotAModelSaysWhatItIs) {
   EXPECT_NE(error_of_bytes("", "e.onnx").find("empty file"), std::string::npos);
   EXPECT_NE(error_of_bytes("\xff\xff\xff\xff garbage", "g.onnx").find("not an ONNX model"), std::string::npos);
