@@ -200,4 +200,17 @@ TEST_F(SweepSpecTest, SweepSizeIsBounded) {
             "no error");
 }
 
+// Found by sweep_parser_fuzz: a scalar where a map belongs (compiler: a)
+// ended in yaml-cpp's BadSubscript instead of an error naming the line.
+TEST_F(SweepSpecTest, ScalarOrListWhereAMapBelongsNamesTheLine) {
+  for (const std::string body : {"compiler: a\n", "compiler: [args]\n", "seeds: {from: 1, count: 2}\ncompiler:\n  - x\n",
+                                 "plots:\n  - just-a-name\n"}) {
+    const std::string e = error_of(body);
+    EXPECT_NE(e.find("s.yaml:"), std::string::npos) << body << " -> " << e;
+    EXPECT_EQ(e.find("yaml-cpp"), std::string::npos) << body << " -> " << e;
+    EXPECT_NE(e, "no error") << body;
+  }
+  EXPECT_NE(error_of("compiler: a\n").find("compiler: expected a map"), std::string::npos);
+}
+
 }  // namespace
