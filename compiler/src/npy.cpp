@@ -5,6 +5,7 @@
 // or hostile file is an error naming what was expected.
 #include "vp/cc/npy.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -133,7 +134,12 @@ NpyArray parse_npy(const std::string& data, const std::string& file) {
   // The size the shape implies, without overflow, against what the file holds.
   const std::size_t body = data.size() - off - hlen;
   std::size_t need = item;
+  const bool empty = std::find(a.shape.begin(), a.shape.end(), 0) != a.shape.end();
   for (const auto d : a.shape) {
+    if (empty) {
+      need = 0;
+      break;
+    }
     const auto ud = static_cast<std::size_t>(d);
     if (ud != 0 && need > (body + 1) / ud + 1) {
       need = body + 1;  // certainly more than the file holds

@@ -386,5 +386,17 @@ TEST(HostileNpy, RoundTripAndEveryMalformedPart) {
   expect(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (3,", 12), "unterminated");
 }
 
+// Found by npy_fuzz: a zero among the dims after a large one was taken for
+// a size overflow, so an empty array's own encoding did not read back.
+TEST(HostileNpy, EmptyArraysOfAnyShapeReadBack) {
+  for (const std::vector<std::int64_t>& shape : {std::vector<std::int64_t>{31, 0, 2}, {0}, {4096, 4096, 0, 7}}) {
+    const NpyArray a = parse_npy(encode_npy(shape, std::vector<float>{}), "e.npy");
+    EXPECT_EQ(a.shape, shape);
+    EXPECT_TRUE(a.as_float().empty());
+  }
+  EXPECT_NE(npy_error(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (31, 0, 2), }", 4)).find("trailing"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace vp::cc

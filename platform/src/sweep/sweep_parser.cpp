@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -117,6 +118,9 @@ config::ParamSet parse_base(const Doc& doc, const YAML::Node& root, SweepSpec& s
       base.apply_preset(spec.preset);
     } catch (const config::ConfigError& e) {
       doc.fail(root["preset"], e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+      // e.g. a name longer than the file system allows
+      doc.fail(root["preset"], "preset " + p + ": " + e.code().message());
     }
   } else {
     base.apply_preset(spec.preset);
@@ -128,6 +132,8 @@ config::ParamSet parse_base(const Doc& doc, const YAML::Node& root, SweepSpec& s
         base.apply_file(spec.configs.back());
       } catch (const config::ConfigError& e) {
         doc.fail(item, e.what());
+      } catch (const std::filesystem::filesystem_error& e) {
+        doc.fail(item, "config " + item.Scalar() + ": " + e.code().message());
       }
     }
   }

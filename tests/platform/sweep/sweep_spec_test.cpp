@@ -213,4 +213,18 @@ TEST_F(SweepSpecTest, ScalarOrListWhereAMapBelongsNamesTheLine) {
   EXPECT_NE(error_of("compiler: a\n").find("compiler: expected a map"), std::string::npos);
 }
 
+// Found by sweep_parser_fuzz: a preset path longer than the file system
+// allows ended in std::filesystem's exception instead of the line.
+TEST_F(SweepSpecTest, OverlongPresetOrConfigPathNamesTheLine) {
+  const std::string longname(5000, 'p');
+  try {
+    parse_sweep_text("model: prog.s\npreset: " + longname + ".yaml\n", path("s.yaml"));
+    ADD_FAILURE() << "accepted";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:2"), std::string::npos) << e.what();
+  }
+  const std::string e = error_of("config: [" + longname + ".yaml]\n");
+  EXPECT_NE(e.find("s.yaml:3"), std::string::npos) << e;
+}
+
 }  // namespace
