@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -70,8 +71,15 @@ std::vector<std::int64_t> parse_shape(const std::string& s, const std::string& f
 }  // namespace
 
 std::int64_t NpyArray::count() const {
+  // A zero anywhere makes the array empty, whatever the other sizes
+  // multiply to; otherwise the product of a parsed file is bounded by its
+  // data, and any other overflow is an error, not a wrapped count.
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) {
+    if (d < 0 || n > INT64_MAX / d) throw CompileError(".npy shape has more elements than can be counted");
+    n *= d;
+  }
   return n;
 }
 

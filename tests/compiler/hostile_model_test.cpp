@@ -396,6 +396,13 @@ TEST(HostileNpy, EmptyArraysOfAnyShapeReadBack) {
   }
   EXPECT_NE(npy_error(npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (31, 0, 2), }", 4)).find("trailing"),
             std::string::npos);
+  // Also found by npy_fuzz: counting the elements of such a shape overflowed
+  // (undefined behaviour) before the zero was reached.
+  const NpyArray big = parse_npy(
+      npy_with("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296, 0), }", 0),
+      "b.npy");
+  EXPECT_EQ(big.count(), 0);
+  EXPECT_TRUE(big.as_float().empty());
 }
 
 }  // namespace
