@@ -36,6 +36,14 @@ std::int64_t checked_count(const google::protobuf::RepeatedField<std::int64_t>& 
 void check_tensor(const onnx::TensorProto& t, const std::string& what) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     throw CompileError(what + " keeps its data in an external file; save the model with the data inside");
+  // ONNX's shape inference dereferences the type of an untyped
+  // initializer: the data type is checked before it runs.
+  const auto dt = t.data_type();
+  if (dt != onnx::TensorProto::FLOAT && dt != onnx::TensorProto::DOUBLE && dt != onnx::TensorProto::INT32 &&
+      dt != onnx::TensorProto::INT64)
+    throw CompileError(what + " has data type " +
+                       onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(dt)) +
+                       "; supported: float, double, int32, int64");
   checked_count(t.dims(), what);
 }
 

@@ -328,6 +328,25 @@ TEST(HostileModel, InputCountsFollowTheOperatorSchemas) {
   }
 }
 
+// Found by onnx_import_fuzz: ONNX's own shape inference dereferenced a null
+// type when a Conv without kernel_shape had an initializer without a data
+// type as its weight (a SIGSEGV inside libonnx); refused before it runs.
+TEST(HostileModel, UntypedWeightBeforeShapeInference) {
+  auto m = base_model();
+  auto* conv = first(m, "Conv");
+  for (int i = 0; i < conv->attribute_size(); ++i)
+    if (conv->attribute(i).name() == "kernel_shape") conv->mutable_attribute()->DeleteSubrange(i, 1);
+  for (auto& t : *m.mutable_graph()->mutable_initializer())
+    if (t.name() == conv->input(1)) t.set_data_type(0);
+  EXPECT_REFUSED(m, "bad.onnx: ", "initializer", "data type UNDEFINED");
+}
+
+TEST(HostileModel, UntypedGraphInputBeforeShapeInference) {
+  auto m = base_model();
+  m.mutable_graph()->mutable_input(0)->clear_type();
+  EXPECT_REFUSED(m, "bad.onnx: ", "graph input 'x'");
+}
+
 TEST(HostileModel, NotAModelSaysWhatItIs) {
   EXPECT_NE(error_of_bytes("", "e.onnx").find("empty file"), std::string::npos);
   EXPECT_NE(error_of_bytes("\xff\xff\xff\xff garbage", "g.onnx").find("not an ONNX model"), std::string::npos);
