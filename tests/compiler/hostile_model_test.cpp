@@ -337,7 +337,10 @@ TEST(HostileModel, UntypedWeightBeforeShapeInference) {
   for (int i = 0; i < conv->attribute_size(); ++i)
     if (conv->attribute(i).name() == "kernel_shape") conv->mutable_attribute()->DeleteSubrange(i, 1);
   for (auto& t : *m.mutable_graph()->mutable_initializer())
-    if (t.name() == conv->input(1)) t.set_data_type(0);
+    if (t.name() == conv->input(1)) {
+      t.set_data_type(0);
+      t.add_dims(1);  // rank 5 against a rank-4 input
+    }
   EXPECT_REFUSED(m, "bad.onnx: ", "initializer", "data type UNDEFINED");
 }
 
