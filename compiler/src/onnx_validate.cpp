@@ -37,13 +37,11 @@ void check_tensor(const onnx::TensorProto& t, const std::string& what) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     throw CompileError(what + " keeps its data in an external file; save the model with the data inside");
   // ONNX's shape inference dereferences the type of an untyped
-  // initializer: the data type is checked before it runs.
+  // initializer: that it has a type is checked before it runs (which types
+  // vp-cc reads is checked when the data is read).
   const auto dt = t.data_type();
-  if (dt != onnx::TensorProto::FLOAT && dt != onnx::TensorProto::DOUBLE && dt != onnx::TensorProto::INT32 &&
-      dt != onnx::TensorProto::INT64)
-    throw CompileError(what + " has data type " +
-                       onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(dt)) +
-                       "; supported: float, double, int32, int64");
+  if (dt == onnx::TensorProto::UNDEFINED || !onnx::TensorProto::DataType_IsValid(dt))
+    throw CompileError(what + " has no valid data type (" + std::to_string(dt) + ")");
   checked_count(t.dims(), what);
 }
 
