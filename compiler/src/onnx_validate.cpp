@@ -110,12 +110,16 @@ void validate_onnx_model(onnx::ModelProto& model, const std::string& file) {
   onnx::GraphProto& gp = *model.mutable_graph();
 
   // Where each value comes from: a graph input, an initializer or one node.
-  std::set<std::string> defined;
+  // Names are unique: ONNX's shape inference keeps one type per name and
+  // crashed on two graph inputs of the same name.
+  std::set<std::string> defined, inputs;
   for (const auto& init : gp.initializer()) {
     check_tensor(init, "initializer '" + init.name() + "'");
-    defined.insert(init.name());
+    if (!defined.insert(init.name()).second)
+      throw CompileError(file + ": initializer '" + init.name() + "' is defined twice");
   }
   for (const auto& vi : gp.input()) {
+    if (!inputs.insert(vi.name()).second) throw CompileError(file + ": graph input '" + vi.name() + "' is listed twice");
     defined.insert(vi.name());
     if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
       for (const auto& d : vi.type().tensor_type().shape().dim())

@@ -344,6 +344,21 @@ TEST(HostileModel, UntypedWeightBeforeShapeInference) {
   EXPECT_REFUSED(m, "bad.onnx: ", "initializer", "has no valid data type");
 }
 
+// Found by onnx_import_fuzz: two graph inputs named alike, one feeding a
+// Conv without kernel_shape, crashed ONNX's shape inference (SIGSEGV).
+TEST(HostileModel, DuplicateNamesBeforeShapeInference) {
+  {
+    auto m = base_model();
+    *m.mutable_graph()->add_input() = m.graph().input(0);
+    EXPECT_REFUSED(m, "bad.onnx: ", "graph input 'x' is listed twice");
+  }
+  {
+    auto m = base_model();
+    *m.mutable_graph()->add_initializer() = m.graph().initializer(0);
+    EXPECT_REFUSED(m, "bad.onnx: ", "is defined twice");
+  }
+}
+
 TEST(HostileModel, UntypedGraphInputBeforeShapeInference) {
   auto m = base_model();
   m.mutable_graph()->mutable_input(0)->clear_type();
