@@ -217,6 +217,12 @@ void validate_graph(const Graph& g, const std::string& file) {
         throw CompileError(file + ": " + label + " reads the empty constant '" + v.name + "'");
     }
     if (n.in.empty() || n.in[0] < 0) continue;
+    // A data input that is a constant would need constant folding; the
+    // interpreters hold no activation for it (Add and Mul are checked by
+    // canonicalize, which accepts a constant operand).
+    if (n.op != OpKind::Add && n.op != OpKind::Mul && g.val(n.in[0]).is_const)
+      throw CompileError(file + ": " + label + " reads the constant '" + g.val(n.in[0]).name +
+                         "' as its data input; expected an activation (constant folding is not supported)");
     const auto rank = static_cast<std::int64_t>(g.val(n.in[0]).dims.size());
     auto attr = [&](const char* name, std::int64_t fallback) {
       const auto it = n.ints.find(name);

@@ -359,6 +359,14 @@ TEST(HostileModel, DuplicateNamesBeforeShapeInference) {
   }
 }
 
+// Found by onnx_import_fuzz: a MaxPool reading an initializer made the FP32
+// interpreter read an activation that does not exist (null dereference).
+TEST(HostileModel, ConstantAsDataInputIsRefused) {
+  auto m = base_model();
+  first(m, "Relu")->set_input(0, m.graph().initializer(1).name());
+  EXPECT_REFUSED(m, "bad.onnx: ", "(Relu) reads the constant", "expected an activation");
+}
+
 TEST(HostileModel, UntypedGraphInputBeforeShapeInference) {
   auto m = base_model();
   m.mutable_graph()->mutable_input(0)->clear_type();
