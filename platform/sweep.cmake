@@ -24,5 +24,5 @@ target_link_libraries(vp_sweep
 vp_target_defaults(vp_sweep)
 
 add_executable(vp-sweep tools/vp_sweep_main.cpp)
-target_link_libraries(vp-sweep PRIVATE vp_sweep Boost::program_options fmt::fmt)
+target_link_libraries(vp-sweep PRIVATE vp_sweep vp_common Boost::program_options fmt::fmt)
 vp_target_defaults(vp-sweep)

@@ -176,9 +176,16 @@ void bn_coeffs(const Graph& g, const Node& bn, std::vector<float>& scale, std::v
   const auto& mean = need_const(g, bn, 3, "mean").data;
   const auto& var = need_const(g, bn, 4, "var").data;
   const float eps = attr_f(bn, "epsilon", 1e-5f);
+  const auto channels = static_cast<std::size_t>(g.val(bn.in[0]).shape.c);
+  if (gamma.size() != channels || beta.size() != channels || mean.size() != channels || var.size() != channels)
+    throw CompileError("node '" + bn.name + "' (BatchNormalization): scale, bias, mean and var need " +
+                       std::to_string(channels) + " values each (one per channel)");
   scale.resize(gamma.size());
   shift.resize(gamma.size());
   for (std::size_t c = 0; c < gamma.size(); ++c) {
+    if (!(var[c] + eps > 0))
+      throw CompileError("node '" + bn.name + "' (BatchNormalization): var + epsilon is " +
+                         std::to_string(var[c] + eps) + " in channel " + std::to_string(c) + "; expected above 0");
     scale[c] = gamma[c] / std::sqrt(var[c] + eps);
     shift[c] = beta[c] - mean[c] * scale[c];
   }
@@ -354,10 +361,45 @@ void canonicalize(Graph& g) {
       const Shape& in = g.val(n.in[0]).shape;
       if (w.dims.size() != 4 || w.dims[1] * n.geom.group != in.c)
         throw CompileError("node '" + n.name + "': weight shape does not match input channels and group");
+      // The interpreters and the emitter index the weights by the geometry.
+      const Shape& out = g.val(n.out[0]).shape;
+      if (w.dims[0] != out.c || w.dims[2] != n.geom.kh || w.dims[3] != n.geom.kw ||
+          static_cast<std::int64_t>(w.data.size()) != w.dims[0] * w.dims[1] * w.dims[2] * w.dims[3])
+        throw CompileError("node '" + n.name + "': weight shape does not match the output channels and kernel " +
+                           std::to_string(n.geom.kh) + "x" + std::to_string(n.geom.kw));
+      if (n.in.size() > 2 && n.in[2] >= 0 && static_cast<std::int64_t>(g.val(n.in[2]).data.size()) != out.c)
+        throw CompileError("node '" + n.name + "': bias needs one value per output channel");
     }
   }
   for (int in : g.inputs)
     if (g.val(in).shape.numel() <= 0) throw CompileError("graph input '" + g.val(in).name + "' has no shape");
+  // Output size from the window geometry against the inferred shape: a
+  // model whose attributes contradict its shapes is refused here, not
+  // indexed out of bounds later.
+  for (const Node& n : g.nodes) {
+    if (!op_has(n.op, op_window) || n.in.empty() || n.in[0] < 0) continue;
+    const ConvGeom& c = n.geom;
+    const Shape& in = g.val(n.in[0]).shape;
+    const Shape& out = g.val(n.out[0]).shape;
+    auto expect = [](std::int64_t i, int k, int s, int d, int lo, int hi) {
+      return (i + lo + hi - (std::int64_t{k} - 1) * d - 1) / s + 1;
+    };
+    if (c.sh < 1 || c.sw < 1 || c.dh < 1 || c.dw < 1 || c.kh < 1 || c.kw < 1 ||
+        expect(in.h, c.kh, c.sh, c.dh, c.pt, c.pb) != out.h || expect(in.w, c.kw, c.sw, c.dw, c.pl, c.pr) != out.w)
+      throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): output " + std::to_string(out.h) + "x" +
+                         std::to_string(out.w) + " does not follow from input " + std::to_string(in.h) + "x" +
+                         std::to_string(in.w) + ", kernel, strides, dilations and pads");
+  }
+  // Folding can turn finite constants into non-finite ones (a variance of
+  // -eps, a product beyond float range): quantization must never see them.
+  for (const Node& n : g.nodes)
+    for (const int id : n.in) {
+      if (id < 0 || !g.val(id).is_const) continue;
+      for (const float v : g.val(id).data)
+        if (!std::isfinite(v))
+          throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): constant '" + g.val(id).name +
+                             "' is not finite after folding (e.g. a BatchNormalization variance + epsilon <= 0)");
+    }
 }
 
 }  // namespace vp::cc

@@ -1,8 +1,10 @@
 // Parse: ONNX ModelProto -> Graph, with shapes from ONNX's own shape
 // inference and every initializer and Constant node as a constant value.
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -12,40 +14,52 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "onnx_validate.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
 namespace {
 
+// Sizes are checked against the dimensions before anything is allocated
+// (validate_onnx_model has bounded the dimensions themselves).
 std::vector<float> tensor_floats(const onnx::TensorProto& t) {
   std::int64_t n = 1;
   for (auto d : t.dims()) n *= d;
-  std::vector<float> out(static_cast<std::size_t>(n));
+  const auto count = static_cast<std::size_t>(n);
   const auto dt = t.data_type();
   const std::string& raw = t.raw_data();
+  auto fail_count = [&](std::size_t have, const char* unit) {
+    throw CompileError("initializer '" + t.name() + "' has " + std::to_string(have) + " " + unit + ", its dimensions say " +
+                       std::to_string(count) + (unit[0] == 'r' ? " elements" : ""));
+  };
+  std::vector<float> out;
   auto from_raw = [&](auto sample) {
     using T = decltype(sample);
-    if (raw.size() != out.size() * sizeof(T))
-      throw CompileError("initializer '" + t.name() + "' has " + std::to_string(raw.size()) + " raw bytes, expected " +
-                         std::to_string(out.size() * sizeof(T)));
-    for (std::size_t i = 0; i < out.size(); ++i) {
+    if (raw.size() != count * sizeof(T)) fail_count(raw.size(), "raw bytes");
+    out.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
       T v;
       std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
       out[i] = static_cast<float>(v);
     }
   };
+  auto from_typed = [&](const auto& field) {
+    if (static_cast<std::size_t>(field.size()) != count) fail_count(static_cast<std::size_t>(field.size()), "values");
+    out.resize(count);
+    std::transform(field.begin(), field.end(), out.begin(), [](auto v) { return static_cast<float>(v); });
+  };
   if (dt == onnx::TensorProto::FLOAT) {
     if (!raw.empty()) from_raw(float{});
-    else std::copy(t.float_data().begin(), t.float_data().end(), out.begin());
+    else from_typed(t.float_data());
   } else if (dt == onnx::TensorProto::INT64) {
     if (!raw.empty()) from_raw(std::int64_t{});
-    else std::transform(t.int64_data().begin(), t.int64_data().end(), out.begin(), [](auto v) { return float(v); });
+    else from_typed(t.int64_data());
   } else if (dt == onnx::TensorProto::INT32) {
     if (!raw.empty()) from_raw(std::int32_t{});
-    else std::transform(t.int32_data().begin(), t.int32_data().end(), out.begin(), [](auto v) { return float(v); });
+    else from_typed(t.int32_data());
   } else if (dt == onnx::TensorProto::DOUBLE) {
     if (!raw.empty()) from_raw(double{});
-    else std::transform(t.double_data().begin(), t.double_data().end(), out.begin(), [](auto v) { return float(v); });
+    else from_typed(t.double_data());
   } else {
     throw CompileError("initializer '" + t.name() + "' has data type " +
                        onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(dt)) +
@@ -66,8 +80,10 @@ std::vector<std::int64_t> type_dims(const onnx::TypeProto& tp) {
 // Activation view of ONNX dims: [N,C,H,W] -> C,H,W; [B,K] -> C=K, H=B; [K] -> C=K.
 Shape shape_of_dims(const std::vector<std::int64_t>& d, const std::string& name) {
   Shape s;
-  for (auto x : d)
+  for (auto x : d) {
     if (x < 0) throw CompileError("tensor '" + name + "' has an unknown dimension after shape inference");
+    if (x == 0) throw CompileError("tensor '" + name + "' has a zero-size dimension; every tensor needs elements");
+  }
   if (d.size() == 4 || d.size() == 3) {
     if (d[0] != 1) throw CompileError("tensor '" + name + "' has batch " + std::to_string(d[0]) + "; only batch 1 is supported");
     s.c = d[1];
@@ -84,12 +100,21 @@ Shape shape_of_dims(const std::vector<std::int64_t>& d, const std::string& name)
   return s;
 }
 
-Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
+namespace {
+
+Graph import_model(const std::string& bytes, const std::string& name) {
   onnx::ModelProto model;
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT_MAX);
-  if (!model.ParseFromCodedStream(&coded)) throw CompileError(name + ": not an ONNX model (protobuf parse failed)");
+  if (bytes.empty()) throw CompileError(name + ": empty file; expected an ONNX model");
+  if (bytes.size() > static_cast<std::size_t>(INT_MAX))
+    throw CompileError(name + ": " + std::to_string(bytes.size()) + " bytes; a serialized ONNX model is below 2 GiB");
+  if (!model.ParseFromCodedStream(&coded))
+    throw CompileError(name + ": not an ONNX model (not a serialized ONNX ModelProto protobuf)");
+  if (model.opset_import_size() == 0 && !model.has_graph())
+    throw CompileError(name + ": not an ONNX model (no opset import and no graph)");
+  validate_onnx_model(model, name);
 
   Graph g;
   g.name = model.graph().name().empty() ? name : model.graph().name();
@@ -224,13 +249,35 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
         std::find(g.inputs.begin(), g.inputs.end(), static_cast<int>(&v - g.values.data())) == g.inputs.end())
       continue;  // unused optional
     v.shape = shape_of_dims(v.dims, v.name);
+    if (v.shape.numel() > kMaxTensorElements)
+      throw CompileError("tensor '" + v.name + "' has " + std::to_string(v.shape.numel()) + " elements; at most " +
+                         std::to_string(kMaxTensorElements) + " are supported");
   }
+  validate_graph(g, name);
   return g;
 }
 
+}  // namespace
+
+// Every error names the file, whichever step found it.
+Graph import_onnx_bytes(const std::string& bytes, const std::string& name) {
+  try {
+    return import_model(bytes, name);
+  } catch (const CompileError& e) {
+    const std::string m = e.what();
+    if (m.compare(0, name.size() + 1, name + ":") == 0) throw;
+    throw CompileError(name + ": " + m);
+  }
+}
+
 Graph import_onnx(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw CompileError(path + ": is a directory; expected an ONNX model file");
+  // A device or pipe (/dev/zero) could be read for ever.
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+    throw CompileError(path + ": is not a regular file; expected an ONNX model file");
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw CompileError("cannot open '" + path + "'");
+  if (!f) throw CompileError(path + ": cannot open (" + std::strerror(errno) + ")");
   std::stringstream ss;
   ss << f.rdbuf();
   return import_onnx_bytes(ss.str(), path);

@@ -8,6 +8,8 @@
 //
 // Every mode runs the same deterministic front end and calibration, so the
 // reference and the compiled program agree on every scale.
+#include <stdlib.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,10 +17,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
 
 #include "vp/as/assembler.h"
 #include "vp/cc/npy.h"
 #include "vp/cc/passes.h"
+#include "vp/common/atomic_file.h"
+#include "vp/common/parse_number.h"
+#include "vp/config/config_error.h"
 
 namespace {
 
@@ -40,17 +48,92 @@ const char* kUsage =
 
 using namespace vp::cc;
 
+// Everything the command line says; parse_options() fills it.
+struct Options {
+  std::string model, out, chip = "sidra-y1", dump_dir, mode, mode_in, io = "auto", test_dir;
+  int replicate = kReplicateAuto;
+  std::vector<std::string> sets, calib, tests;
+  bool report = false;
+  double percentile = 100.0;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws UsageError for anything the usage line does not allow; values are
+// parsed strictly (vp/common/parse_number.h) so a typo is never a default.
+Options parse_options(int argc, char** argv, bool& help) {
+  Options o;
+  help = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "-o") o.out = next();
+    else if (a == "--chip") o.chip = next();
+    else if (a == "--set") o.sets.push_back(next());
+    else if (a == "--calib") o.calib.push_back(next());
+    else if (a == "--calib-percentile") {
+      const std::string v = next();
+      try {
+        o.percentile = vp::common::parse_real(v, "--calib-percentile", 0.0, 100.0);
+      } catch (const vp::common::NumberError& e) {
+        throw UsageError(std::string(e.what()) + " (a percentile above 0, at most 100)");
+      }
+      if (!(o.percentile > 0)) throw UsageError("--calib-percentile " + v + ": expected a percentile above 0, at most 100");
+    } else if (a == "--test") o.tests.push_back(next());
+    else if (a == "--test-dir") o.test_dir = next();
+    else if (a == "--dump-ir") o.dump_dir = next();
+    else if (a == "--report") o.report = true;
+    else if (a == "--io") {
+      o.io = next();
+      if (o.io != "auto" && o.io != "on" && o.io != "off") throw UsageError("--io " + o.io + ": expected auto, on or off");
+    } else if (a == "--replicate") {
+      const std::string v = next();
+      try {
+        o.replicate = parse_replicate(v);
+      } catch (const CompileError& e) {
+        throw UsageError(e.what());
+      }
+    } else if (a == "--reference" || a == "--fp32" || a == "--quantize-input" || a == "--layer-error") {
+      if (!o.mode.empty() && o.mode != a) throw UsageError(o.mode + " and " + a + " exclude each other");
+      o.mode = a;
+      o.mode_in = next();
+    } else if (a == "-h" || a == "--help") {
+      help = true;
+      return o;
+    } else if (!a.empty() && a[0] == '-') {
+      throw UsageError("unknown option " + a);
+    } else if (!o.model.empty()) {
+      throw UsageError("two models given: " + o.model + " and " + a);
+    } else {
+      o.model = a;
+    }
+  }
+  if (o.model.empty()) throw UsageError("no model given");
+  if (o.out.empty() && o.mode != "--layer-error") throw UsageError("no output given (-o)");
+  return o;
+}
+
 // One graph input from a float .npy in ONNX order (any dtype numpy writes
-// for real numbers is converted).
+// for real numbers is converted). Calibration and test data must be finite:
+// a NaN would otherwise become a scale of 1 without a word.
 FTensor load_input(const Graph& g, const std::string& path, std::size_t index = 0) {
   if (index >= g.inputs.size())
-    throw CompileError("'" + path + "': the model has " + std::to_string(g.inputs.size()) + " input(s)");
+    throw CompileError(path + ": the model has " + std::to_string(g.inputs.size()) + " input(s)");
   const Value& v = g.val(g.inputs[index]);
   const NpyArray a = read_npy(path);
   const auto data = a.as_float();
   if (static_cast<std::int64_t>(data.size()) != v.shape.numel())
-    throw CompileError("'" + path + "' has " + std::to_string(data.size()) + " elements, input '" + v.name +
-                       "' needs " + std::to_string(v.shape.numel()));
+    throw CompileError(path + ": has " + std::to_string(data.size()) + " elements, input '" + v.name + "' needs " +
+                       std::to_string(v.shape.numel()));
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (!std::isfinite(data[i]))
+      throw CompileError(path + ": element " + std::to_string(i) + " is " + (std::isnan(data[i]) ? "NaN" : "infinite") +
+                         "; expected finite input values");
   return from_onnx_order(v, data);
 }
 
@@ -68,11 +151,67 @@ std::vector<std::string> split_commas(const std::string& s) {
 // "dir/name.ext" -> "name"
 std::string stem_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
 
-void write_bytes(const std::string& path, const std::vector<std::int8_t>& bytes) {
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!f) throw CompileError("cannot write '" + path + "'");
+std::string with_extension(const std::string& path, const char* ext) {
+  std::filesystem::path p(path);
+  p.replace_extension(ext);
+  return p.string();
 }
+
+// The outputs of one run, held as temporaries until every step has
+// succeeded: publish() renames them all into place; on an error none of
+// them appears and files already at those paths are left as they were.
+class Outputs {
+ public:
+  explicit Outputs(std::vector<std::string> inputs) : inputs_(std::move(inputs)) {}
+  ~Outputs() {
+    files_.clear();
+    if (!stage_.empty()) std::filesystem::remove_all(stage_, ec_);
+  }
+  // Refuses a path that names one of the inputs (the model, a calibration
+  // or test file) or an output of this run already.
+  void check(const std::string& path) {
+    for (const auto& in : inputs_)
+      if (vp::common::same_file(path, in))
+        throw CompileError(path + ": is also an input of this run (" + in + "); choose another output name");
+    for (const auto& f : files_)
+      if (f->path() == path) throw CompileError(path + ": written twice by this run; use distinct names");
+  }
+  void add(const std::string& path, const void* data, std::size_t bytes) {
+    check(path);
+    if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+      std::filesystem::create_directories(parent);
+    files_.push_back(std::make_unique<vp::common::AtomicFile>(path));
+    files_.back()->write(data, bytes);
+  }
+  void add(const std::string& path, const std::string& text) { add(path, text.data(), text.size()); }
+  // A private folder beside `out` for writers that take a path (the
+  // emitter); publish_staged() moves what they wrote into the outputs.
+  std::string stage_dir(const std::string& out) {
+    const auto parent = std::filesystem::path(out).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent);
+    std::string tmpl = (parent.empty() ? std::string(".") : parent.string()) + "/.vp-cc-stage-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) throw CompileError(out + ": cannot create a temporary folder beside it");
+    stage_ = tmpl;
+    return stage_;
+  }
+  void publish_staged(const std::string& staged, const std::string& dest) {
+    std::ifstream f(staged, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    if (!f) throw CompileError("cannot read back '" + staged + "'");
+    add(dest, ss.str());
+  }
+  void publish() {
+    for (auto& f : files_) f->commit();
+    files_.clear();
+  }
+
+ private:
+  std::vector<std::string> inputs_;
+  std::vector<std::unique_ptr<vp::common::AtomicFile>> files_;
+  std::string stage_;
+  std::error_code ec_;
+};
 
 // OUT.io.json: what a host needs to feed the compiled model and read it back.
 std::string io_json(const Graph& g) {
@@ -106,164 +245,180 @@ bool assembler_has_io() {
 void dump(const std::string& dir, int i, const std::string& stage, const Graph& g) {
   if (dir.empty()) return;
   std::filesystem::create_directories(dir);
-  std::ofstream(dir + "/" + std::to_string(i) + "-" + stage + ".json") << ir_json(g, stage) << "\n";
+  vp::common::write_file_atomically(dir + "/" + std::to_string(i) + "-" + stage + ".json", ir_json(g, stage) + "\n");
+}
+
+// --layer-error: where INT8 loses accuracy, each layer's golden-model
+// output, dequantized, against the FP32 interpreter on the same input.
+void print_layer_error(const Graph& g, const FTensor& x) {
+  const auto f = run_fp32_all(g, {x});
+  const auto q = run_golden_all(g, {quantize_input(g, 0, x)});
+  std::printf("%-40s %-18s %10s %10s %9s %9s\n", "layer", "op", "cosine", "max err", "err/max", "saturated");
+  for (const Node& n : g.nodes) {
+    const int id = n.out[0];
+    const FTensor d = dequantize(g, id, q[static_cast<std::size_t>(id)]);
+    const auto& r = f[static_cast<std::size_t>(id)].data;
+    double ab = 0, aa = 0, bb = 0, err = 0, mx = 0;
+    std::size_t sat = 0;
+    for (std::size_t i = 0; i < r.size() && i < d.data.size(); ++i) {
+      ab += double(r[i]) * d.data[i];
+      aa += double(r[i]) * r[i];
+      bb += double(d.data[i]) * d.data[i];
+      err = std::max(err, std::fabs(double(r[i]) - d.data[i]));
+      mx = std::max(mx, std::fabs(double(r[i])));
+      const int c = q[static_cast<std::size_t>(id)].data[i];
+      sat += c == 127 || c == -128;
+    }
+    std::printf("%-40.40s %-18s %10.6f %10.4g %8.2f%% %8.3f%%\n", n.name.c_str(), op_name(n.op).c_str(),
+                aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 1.0, err, mx > 0 ? 100 * err / mx : 0.0,
+                r.empty() ? 0.0 : 100.0 * double(sat) / double(r.size()));
+  }
+}
+
+int compile(const Options& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point a) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  };
+  std::vector<std::string> inputs{o.model};
+  for (const auto& c : o.calib)
+    for (const auto& f : split_commas(c)) inputs.push_back(f);
+  inputs.insert(inputs.end(), o.tests.begin(), o.tests.end());
+  if (!o.mode_in.empty()) inputs.push_back(o.mode_in);
+  Outputs outs(inputs);
+  // Refuse an output over an input, or one that cannot be a file, before
+  // any work is done.
+  if (!o.out.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.out, ec) || std::filesystem::path(o.out).filename().empty())
+      throw CompileError(o.out + ": is a directory; expected a file name for -o");
+    outs.check(o.out);
+  }
+
+  const Target target = load_target(o.chip, o.sets);
+  Graph g = import_onnx(o.model);
+  dump(o.dump_dir, 1, "parse", g);
+  try {
+    canonicalize(g);
+  } catch (const CompileError& e) {
+    throw CompileError(o.model + ": " + e.what());  // the importer's errors name the file already
+  }
+  dump(o.dump_dir, 2, "canonical", g);
+  std::vector<std::vector<FTensor>> sets_in;
+  for (const auto& c : o.calib) {
+    const auto files = split_commas(c);
+    if (files.size() != g.inputs.size())
+      throw CompileError("--calib " + c + ": " + std::to_string(files.size()) + " file(s) for a model with " +
+                         std::to_string(g.inputs.size()) + " input(s)");
+    std::vector<FTensor> set;
+    for (std::size_t i = 0; i < files.size(); ++i) set.push_back(load_input(g, files[i], i));
+    sets_in.push_back(std::move(set));
+  }
+  if (sets_in.empty()) sets_in = default_calibration(g);
+  const double t_front = since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  quantize(g, sets_in, o.percentile);
+  const double t_quant = since(t1);
+  dump(o.dump_dir, 3, "quantized", g);
+
+  if (o.mode == "--layer-error") {
+    print_layer_error(g, load_input(g, o.mode_in));
+    return 0;
+  }
+  if (o.mode == "--fp32" || o.mode == "--reference") {
+    const Value& y = g.val(g.outputs[0]);
+    const FTensor x = load_input(g, o.mode_in);
+    if (o.mode == "--fp32") outs.add(o.out, encode_npy(y.dims, to_onnx_order(y, run_fp32(g, {x})[0])));
+    else outs.add(o.out, encode_npy(y.dims, to_onnx_order(y, run_golden(g, {quantize_input(g, 0, x)})[0])));
+    outs.publish();
+    return 0;
+  }
+  if (o.mode == "--quantize-input") {
+    const auto bytes = to_hwc(quantize_input(g, 0, load_input(g, o.mode_in)));
+    outs.add(o.out, bytes.data(), bytes.size());
+    outs.publish();
+    return 0;
+  }
+  const auto t2 = std::chrono::steady_clock::now();
+  map_crossbars(g, target, MapOptions{o.replicate});
+  dump(o.dump_dir, 4, "mapped", g);
+  plan_memory(g, target);
+  dump(o.dump_dir, 5, "planned", g);
+  // The emitter writes the program and the weight image by path: into a
+  // private folder, under the final names (the program names its image).
+  const std::string xbar = with_extension(o.out, ".xbar"), io_path = with_extension(o.out, ".io.json");
+  outs.check(xbar);
+  outs.check(io_path);
+  const std::string stage = outs.stage_dir(o.out);
+  EmitOptions eo;
+  eo.asm_path = stage + "/" + std::filesystem::path(o.out).filename().string();
+  eo.image_path = stage + "/" + std::filesystem::path(xbar).filename().string();
+  eo.io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());
+  const EmitResult r = emit_program(g, target, eo);
+  const double t_back = since(t2);
+  const auto t3 = std::chrono::steady_clock::now();
+  if (!o.tests.empty()) {
+    if (g.inputs.size() != 1) throw CompileError("--test needs a model with one input");
+    const std::string dir = !o.test_dir.empty() ? o.test_dir : std::filesystem::path(o.out).parent_path().string();
+    const std::string pre = dir.empty() ? "" : dir + "/";
+    for (const auto& tpath : o.tests) {
+      const QTensor q = quantize_input(g, 0, load_input(g, tpath));
+      const auto in = to_hwc(q), golden = to_hwc(run_golden(g, {q})[0]);
+      outs.add(pre + stem_of(tpath) + ".in.bin", in.data(), in.size());
+      outs.add(pre + stem_of(tpath) + ".golden.bin", golden.data(), golden.size());
+    }
+  }
+  const double t_tests = since(t3);
+  outs.add(io_path, io_json(g));
+  outs.publish_staged(eo.image_path, xbar);
+  outs.publish_staged(eo.asm_path, o.out);  // last: the program is what tools wait for
+  outs.publish();
+  const double secs = since(t0);
+  if (o.report) std::cout << layer_report(g, target);
+  std::fprintf(stderr,
+               "vp-cc: %s -> %s: %d CUs, %lld instructions, %lld-byte weight image, %.2f s "
+               "(parse+canonicalize %.2f s, calibrate+quantize %.2f s on %zu input(s), map+plan+emit %.2f s",
+               o.model.c_str(), o.out.c_str(), r.cores_used, static_cast<long long>(r.instructions),
+               static_cast<long long>(r.image_bytes), secs, t_front, t_quant, sets_in.size(), t_back);
+  if (!o.tests.empty()) std::fprintf(stderr, ", %zu test input(s) %.2f s", o.tests.size(), t_tests);
+  std::fprintf(stderr, ")\n");
+  return 0;
 }
 
 }  // namespace
 
+// Exit codes: 0 done; 1 the model, an input file or an output could not be
+// used (the message names it); 2 usage. Any other failure is reported as an
+// internal error, also with exit 1, and never leaves an output behind.
 int main(int argc, char** argv) {
-  std::string model, out, chip = "sidra-y1", dump_dir, mode, mode_in, io = "auto", replicate = "auto";
-  std::string test_dir;
-  std::vector<std::string> sets, calib, tests;
-  bool report = false;
-  double percentile = 100.0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "vp-cc: " << a << " needs a value\n" << kUsage;
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "-o") out = next();
-    else if (a == "--chip") chip = next();
-    else if (a == "--set") sets.push_back(next());
-    else if (a == "--calib") calib.push_back(next());
-    else if (a == "--calib-percentile") percentile = std::stod(next());
-    else if (a == "--test") tests.push_back(next());
-    else if (a == "--test-dir") test_dir = next();
-    else if (a == "--dump-ir") dump_dir = next();
-    else if (a == "--report") report = true;
-    else if (a == "--io") io = next();
-    else if (a == "--replicate") replicate = next();
-    else if (a == "--reference" || a == "--fp32" || a == "--quantize-input" || a == "--layer-error") {
-      mode = a;
-      mode_in = next();
-    } else if (a == "-h" || a == "--help") {
+  Options o;
+  try {
+    bool help = false;
+    o = parse_options(argc, argv, help);
+    if (help) {
       std::cout << kUsage;
       return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "vp-cc: unknown option " << a << "\n" << kUsage;
-      return 2;
-    } else model = a;
-  }
-  if (model.empty() || (out.empty() && mode != "--layer-error")) {
-    std::cerr << kUsage;
+    }
+  } catch (const UsageError& e) {
+    std::cerr << "vp-cc: " << e.what() << "\n" << kUsage;
     return 2;
   }
   try {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto since = [](std::chrono::steady_clock::time_point a) {
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
-    };
-    const Target target = load_target(chip, sets);
-    Graph g = import_onnx(model);
-    dump(dump_dir, 1, "parse", g);
-    canonicalize(g);
-    dump(dump_dir, 2, "canonical", g);
-    std::vector<std::vector<FTensor>> sets_in;
-    for (const auto& c : calib) {
-      const auto files = split_commas(c);
-      if (files.size() != g.inputs.size())
-        throw CompileError("--calib " + c + ": " + std::to_string(files.size()) + " file(s) for a model with " +
-                           std::to_string(g.inputs.size()) + " input(s)");
-      std::vector<FTensor> set;
-      for (std::size_t i = 0; i < files.size(); ++i) set.push_back(load_input(g, files[i], i));
-      sets_in.push_back(std::move(set));
-    }
-    if (sets_in.empty()) sets_in = default_calibration(g);
-    const double t_front = since(t0);
-    const auto t1 = std::chrono::steady_clock::now();
-    quantize(g, sets_in, percentile);
-    const double t_quant = since(t1);
-    dump(dump_dir, 3, "quantized", g);
-
-    if (mode == "--fp32") {
-      const auto y = run_fp32(g, {load_input(g, mode_in)});
-      write_npy(out, g.val(g.outputs[0]).dims, to_onnx_order(g.val(g.outputs[0]), y[0]));
-      return 0;
-    }
-    if (mode == "--layer-error") {
-      // Where INT8 loses accuracy: each layer's golden-model output,
-      // dequantized, against the FP32 interpreter on the same input.
-      const FTensor x = load_input(g, mode_in);
-      const auto f = run_fp32_all(g, {x});
-      const auto q = run_golden_all(g, {quantize_input(g, 0, x)});
-      std::printf("%-40s %-18s %10s %10s %9s %9s\n", "layer", "op", "cosine", "max err", "err/max", "saturated");
-      for (const Node& n : g.nodes) {
-        const int id = n.out[0];
-        const FTensor d = dequantize(g, id, q[static_cast<std::size_t>(id)]);
-        const auto& r = f[static_cast<std::size_t>(id)].data;
-        double ab = 0, aa = 0, bb = 0, err = 0, mx = 0;
-        std::size_t sat = 0;
-        for (std::size_t i = 0; i < r.size() && i < d.data.size(); ++i) {
-          ab += double(r[i]) * d.data[i];
-          aa += double(r[i]) * r[i];
-          bb += double(d.data[i]) * d.data[i];
-          err = std::max(err, std::fabs(double(r[i]) - d.data[i]));
-          mx = std::max(mx, std::fabs(double(r[i])));
-          const int c = q[static_cast<std::size_t>(id)].data[i];
-          sat += c == 127 || c == -128;
-        }
-        std::printf("%-40.40s %-18s %10.6f %10.4g %8.2f%% %8.3f%%\n", n.name.c_str(), op_name(n.op).c_str(),
-                    aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 1.0, err, mx > 0 ? 100 * err / mx : 0.0,
-                    r.empty() ? 0.0 : 100.0 * double(sat) / double(r.size()));
-      }
-      return 0;
-    }
-    if (mode == "--reference" || mode == "--quantize-input") {
-      const QTensor q = quantize_input(g, 0, load_input(g, mode_in));
-      if (mode == "--quantize-input") {
-        const auto bytes = to_hwc(q);
-        std::ofstream(out, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                   static_cast<std::streamsize>(bytes.size()));
-        return 0;
-      }
-      const auto y = run_golden(g, {q});
-      write_npy(out, g.val(g.outputs[0]).dims, to_onnx_order(g.val(g.outputs[0]), y[0]));
-      return 0;
-    }
-    const auto t2 = std::chrono::steady_clock::now();
-    map_crossbars(g, target, MapOptions{parse_replicate(replicate)});
-    dump(dump_dir, 4, "mapped", g);
-    plan_memory(g, target);
-    dump(dump_dir, 5, "planned", g);
-    EmitOptions eo;
-    eo.asm_path = out;
-    if (const auto parent = std::filesystem::path(out).parent_path(); !parent.empty())
-      std::filesystem::create_directories(parent);
-    eo.io_directives = io == "on" || (io == "auto" && assembler_has_io());
-    const EmitResult r = emit_program(g, target, eo);
-    const double t_back = since(t2);
-    const auto t3 = std::chrono::steady_clock::now();
-    std::filesystem::path io_path(out);
-    io_path.replace_extension(".io.json");
-    std::ofstream(io_path) << io_json(g);
-    if (!tests.empty()) {
-      if (g.inputs.size() != 1) throw CompileError("--test needs a model with one input");
-      const std::string dir = !test_dir.empty() ? test_dir : std::filesystem::path(out).parent_path().string();
-      if (!dir.empty()) std::filesystem::create_directories(dir);
-      const std::string pre = dir.empty() ? "" : dir + "/";
-      for (const auto& tpath : tests) {
-        const QTensor q = quantize_input(g, 0, load_input(g, tpath));
-        write_bytes(pre + stem_of(tpath) + ".in.bin", to_hwc(q));
-        write_bytes(pre + stem_of(tpath) + ".golden.bin", to_hwc(run_golden(g, {q})[0]));
-      }
-    }
-    const double t_tests = since(t3);
-    const double secs = since(t0);
-    if (report) std::cout << layer_report(g, target);
-    std::fprintf(stderr,
-                 "vp-cc: %s -> %s: %d CUs, %lld instructions, %lld-byte weight image, %.2f s "
-                 "(parse+canonicalize %.2f s, calibrate+quantize %.2f s on %zu input(s), map+plan+emit %.2f s",
-                 model.c_str(), out.c_str(), r.cores_used, static_cast<long long>(r.instructions),
-                 static_cast<long long>(r.image_bytes), secs, t_front, t_quant, sets_in.size(), t_back);
-    if (!tests.empty()) std::fprintf(stderr, ", %zu test input(s) %.2f s", tests.size(), t_tests);
-    std::fprintf(stderr, ")\n");
-  } catch (const std::exception& e) {
+    return compile(o);
+  } catch (const CompileError& e) {
     std::cerr << "vp-cc: error: " << e.what() << "\n";
-    return 1;
+  } catch (const vp::common::OutputError& e) {
+    std::cerr << "vp-cc: error: " << e.what() << "\n";
+  } catch (const vp::config::ConfigError& e) {
+    std::cerr << "vp-cc: error: " << e.what() << "\n";
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "vp-cc: error: " << e.what() << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "vp-cc: error: out of memory while compiling " << o.model << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "vp-cc: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "vp-cc: internal error: unknown exception\n";
   }
-  return 0;
+  return 1;
 }

@@ -14,6 +14,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "vp/common/parse_number.h"
 #include "vp/sweep/files.h"
 #include "vp/sweep/layout.h"
 #include "vp/sweep/plan.h"
@@ -73,18 +74,18 @@ int run(int argc, char** argv) {
       ("help,h", "this help")
       ("sweep", po::value<std::string>(), "the sweep file (YAML)")
       ("out,o", po::value<std::string>(), "output folder (default: the file's `output:`, else ./NAME.sweep)")
-      ("jobs,j", po::value<int>()->default_value(usable_cores()), "points run at once on this machine")
+      ("jobs,j", po::value<std::string>()->default_value(std::to_string(usable_cores())), "points run at once on this machine")
       ("dry-run,n", "list the points and their vp-run commands; run nothing")
       ("retry-failed", "rerun done points whose status is not `completed`")
       ("vp-run", po::value<std::string>()->default_value(""), "vp-run to use (default: beside vp-sweep, then $PATH)")
       ("vp-cc", po::value<std::string>()->default_value(""), "vp-cc for .onnx models (default: beside vp-sweep, then $PATH)")
       ("slurm", "submit the pending points as a Slurm job array (+ a job that collects the results)")
       ("sbatch-arg", po::value(&sbatch_args)->composing(), "extra sbatch argument, e.g. --partition=cpu; repeatable")
-      ("slurm-max-array", po::value<std::size_t>()->default_value(1000), "largest array index Slurm accepts")
+      ("slurm-max-array", po::value<std::string>()->default_value("1000"), "largest array index Slurm accepts")
       ("no-submit", "with --slurm: write the job scripts only")
       ("wait", "with --slurm: wait until the collect job has finished")
-      ("run-point", po::value<std::size_t>(), "run one point by index (what a Slurm task does)")
-      ("stride", po::value<std::size_t>()->default_value(0), "with --run-point K: also K+S, K+2S, ...")
+      ("run-point", po::value<std::string>(), "run one point by index (what a Slurm task does)")
+      ("stride", po::value<std::string>()->default_value("0"), "with --run-point K: also K+S, K+2S, ...")
       ("collect", "build results.csv/json and plots from the points done so far")
       ("quiet,q", "no progress lines");
   po::positional_options_description pos;
@@ -110,8 +111,23 @@ int run(int argc, char** argv) {
     std::cerr << "vp-sweep: --slurm, --run-point, --collect and --dry-run exclude each other\n";
     return kExitUsage;
   }
-  if (vm["jobs"].as<int>() < 1) {
+  // Counts and indices, strictly: "-1" is an error, not 2^64 - 1.
+  std::uint64_t jobs = 0, max_array = 0, run_point = 0, stride = 0;
+  try {
+    jobs = vp::common::parse_uint(vm["jobs"].as<std::string>(), "--jobs", 4096);
+    max_array = vp::common::parse_uint(vm["slurm-max-array"].as<std::string>(), "--slurm-max-array");
+    if (vm.count("run-point")) run_point = vp::common::parse_uint(vm["run-point"].as<std::string>(), "--run-point");
+    stride = vp::common::parse_uint(vm["stride"].as<std::string>(), "--stride");
+  } catch (const vp::common::NumberError& e) {
+    std::cerr << "vp-sweep: " << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (jobs < 1) {
     std::cerr << "vp-sweep: --jobs must be at least 1\n";
+    return kExitUsage;
+  }
+  if (max_array < 1) {
+    std::cerr << "vp-sweep: --slurm-max-array must be at least 1\n";
     return kExitUsage;
   }
   const bool quiet = vm.count("quiet") > 0;
@@ -143,7 +159,7 @@ int run(int argc, char** argv) {
   const Tools tools = find_tools(vm["vp-run"].as<std::string>(), vm["vp-cc"].as<std::string>());
   check_tools(spec, plan, tools);
   RunOptions ro;
-  ro.parallel = vm["jobs"].as<int>();
+  ro.parallel = static_cast<int>(jobs);
   ro.retry_failed = vm.count("retry-failed") > 0;
   ro.quiet = quiet;
 
@@ -164,7 +180,7 @@ int run(int argc, char** argv) {
     for (const auto& [key, why] : failures) std::cerr << "vp-sweep: compile " << key << " failed: " << why << "\n";
     SlurmOptions so;
     so.sbatch_args = sbatch_args;
-    so.max_array = vm["slurm-max-array"].as<std::size_t>();
+    so.max_array = static_cast<std::size_t>(max_array);
     so.submit = !vm.count("no-submit");
     so.wait = vm.count("wait") > 0;
     const SlurmSubmission sub = submit_slurm(spec, plan, layout, tools, pending, so);
@@ -179,7 +195,7 @@ int run(int argc, char** argv) {
 
   std::vector<std::size_t> which;
   if (vm.count("run-point")) {
-    const std::size_t k = vm["run-point"].as<std::size_t>(), stride = vm["stride"].as<std::size_t>();
+    const std::size_t k = static_cast<std::size_t>(run_point);
     if (k >= plan.points.size())
       throw SweepError("", fmt::format("--run-point {}: the sweep has {} points", k, plan.points.size()));
     check_plan_matches(plan, layout);
@@ -213,6 +229,9 @@ int main(int argc, char** argv) {
     return kExitError;
   } catch (const std::exception& e) {
     std::cerr << "vp-sweep: " << e.what() << "\n";
+    return kExitError;
+  } catch (...) {
+    std::cerr << "vp-sweep: internal error: unknown exception\n";
     return kExitError;
   }
 }

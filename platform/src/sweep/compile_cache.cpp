@@ -17,9 +17,37 @@ std::string last_lines(const std::string& path, std::size_t n) {
     return {};
   }
   while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (text.empty()) return {};  // vp-cc printed nothing
   std::size_t pos = text.size();
   for (std::size_t i = 0; i < n && pos != std::string::npos && pos > 0; ++i) pos = text.rfind('\n', pos - 1);
   return pos == std::string::npos ? text : text.substr(pos + 1);
+}
+
+// A finished vp-cc: its folder becomes the cache entry, or NAME.failed with
+// the compiler's output for the user to read.
+void publish_compiled(const SweepSpec& spec, const Outcome& o, const std::string& key, const std::string& tmp,
+                      const std::string& final_dir, std::map<std::string, std::string>& failures) {
+  const std::string program_file = tmp + "/" + spec.compiler_program;
+  if (o.exit_code == 0 && file_exists(program_file)) {
+    write_file_atomically(tmp + "/done", "compiled\n");
+    // Another task may have published the same key meanwhile: keep theirs.
+    if (std::rename(tmp.c_str(), final_dir.c_str()) != 0) remove_tree(tmp);
+    return;
+  }
+  std::string why = o.interrupted ? "interrupted"
+                    : !o.error.empty() ? o.error
+                    : o.exit_code == 0 ? "vp-cc exited 0 but wrote no " + spec.compiler_program
+                    : o.timed_out      ? "vp-cc timed out"
+                                       : "vp-cc failed (exit " + std::to_string(o.exit_code) + ")";
+  const std::string tail = last_lines(tmp + "/vp-cc.stderr.txt", 3);
+  if (!tail.empty()) why += ": " + tail;
+  failures[key] = why;
+  if (o.interrupted) {
+    remove_tree(tmp);
+    return;
+  }
+  remove_tree(final_dir + ".failed");
+  if (std::rename(tmp.c_str(), (final_dir + ".failed").c_str()) != 0) remove_tree(tmp);
 }
 
 }  // namespace
@@ -71,28 +99,15 @@ std::vector<Job> compile_jobs(const SweepSpec& spec, const Plan& plan, const Lay
       make_dirs(tmp);
       return true;
     };
+    // Runs inside the process pool's loop: it must not throw, and whatever
+    // happens the temporary folder is published, kept as .failed or removed.
     job.finished = [&spec, &failures, key, tmp, final_dir](const Outcome& o) {
-      const std::string program_file = tmp + "/" + spec.compiler_program;
-      if (o.exit_code == 0 && file_exists(program_file)) {
-        write_file_atomically(tmp + "/done", "compiled\n");
-        // Another task may have published the same key meanwhile: keep theirs.
-        if (std::rename(tmp.c_str(), final_dir.c_str()) != 0) remove_tree(tmp);
-        return;
-      }
-      std::string why = o.interrupted ? "interrupted"
-                        : !o.error.empty() ? o.error
-                        : o.exit_code == 0 ? "vp-cc exited 0 but wrote no " + spec.compiler_program
-                        : o.timed_out      ? "vp-cc timed out"
-                                           : "vp-cc failed (exit " + std::to_string(o.exit_code) + ")";
-      const std::string tail = last_lines(tmp + "/vp-cc.stderr.txt", 3);
-      if (!tail.empty()) why += ": " + tail;
-      failures[key] = why;
-      if (o.interrupted) {
+      try {
+        publish_compiled(spec, o, key, tmp, final_dir, failures);
+      } catch (const std::exception& e) {
+        failures[key] = std::string("cannot keep the compiled program: ") + e.what();
         remove_tree(tmp);
-        return;
       }
-      remove_tree(final_dir + ".failed");
-      std::rename(tmp.c_str(), (final_dir + ".failed").c_str());
     };
     job.timeout_s = 0;
     jobs.push_back(std::move(job));

@@ -2,11 +2,15 @@
 // what runs (models, preset, inputs, outputs), what varies, what is kept.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "axis_parser.h"
 #include "metric_parser.h"
+#include "vp/common/parse_number.h"
 #include "vp/config/config_error.h"
 #include "vp/config/loader.h"
 #include "vp/config/param_set.h"
@@ -44,31 +48,57 @@ void parse_models(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   }
 }
 
+// FILE@ADDR for inputs, FILE@ADDR:BYTES[:DTYPE] for outputs: every number
+// is read here, strictly, so that a typo is a line of the sweep file and not
+// a failure of every point's vp-run.
+std::uint64_t io_number(const Doc& doc, const YAML::Node& item, const std::string& text, const std::string& what,
+                        const std::string& expected) {
+  try {
+    return common::parse_uint(text, what);
+  } catch (const common::NumberError& e) {
+    doc.fail(item, std::string(e.what()) + "; expected " + expected);
+  }
+}
+
 void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   if (root["inputs"]) {
     for (const auto& item : doc.items(root["inputs"], "inputs")) {
       const std::string s = item.Scalar();
       const std::size_t at = s.rfind('@');
       const std::string file = s.substr(0, at);
+      if (at != std::string::npos)
+        io_number(doc, item, s.substr(at + 1), "input '" + s + "' address", "FILE or FILE@ADDR");
       spec.inputs.push_back(doc.existing_file(item, file, "input") + (at == std::string::npos ? "" : s.substr(at)));
     }
   }
   if (root["outputs"]) {
+    static const char* const kExpected = "FILE@ADDR:BYTES[:int8|uint8|int16|int32] or a bare FILE";
     for (const auto& item : doc.items(root["outputs"], "outputs")) {
       const std::string s = item.Scalar();
       // FILE@ADDR:BYTES[:DTYPE]; a bare FILE is passed on as is (for
       // programs that declare their outputs).
       const std::size_t at = s.rfind('@');
       OutputSpec o{s.substr(0, at), at == std::string::npos ? std::string() : s.substr(at), "int8"};
-      if (o.file.empty() || (at != std::string::npos && s.find(':', at) == std::string::npos))
-        doc.fail(item, "output '" + s + "': expected FILE@ADDR:BYTES[:int8|uint8|int16|int32]");
+      if (o.file.empty()) doc.fail(item, "output '" + s + "': no file name; expected " + kExpected);
       if (o.file.find('/') != std::string::npos)
         doc.fail(item, "output '" + s + "': give a bare file name; it is written into each point's folder");
-      const std::size_t c1 = o.spec.find(':');
-      const std::size_t c2 = c1 == std::string::npos ? c1 : o.spec.find(':', c1 + 1);
-      if (c2 != std::string::npos) o.dtype = o.spec.substr(c2 + 1);
-      if (o.dtype != "int8" && o.dtype != "uint8" && o.dtype != "int16" && o.dtype != "int32")
-        doc.fail(item, "output '" + s + "': dtype must be int8, uint8, int16 or int32");
+      if (at != std::string::npos) {
+        const std::string rest = s.substr(at + 1);
+        const std::size_t c1 = rest.find(':');
+        if (c1 == std::string::npos) doc.fail(item, "output '" + s + "': no byte count; expected " + kExpected);
+        const std::size_t c2 = rest.find(':', c1 + 1);
+        io_number(doc, item, rest.substr(0, c1), "output '" + s + "' address", kExpected);
+        const std::uint64_t bytes =
+            io_number(doc, item, rest.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1),
+                      "output '" + s + "' bytes", kExpected);
+        if (c2 != std::string::npos) o.dtype = rest.substr(c2 + 1);
+        if (o.dtype != "int8" && o.dtype != "uint8" && o.dtype != "int16" && o.dtype != "int32")
+          doc.fail(item, "output '" + s + "': dtype must be int8, uint8, int16 or int32");
+        const std::uint64_t width = o.dtype == "int16" ? 2 : o.dtype == "int32" ? 4 : 1;
+        if (bytes == 0 || bytes % width != 0)
+          doc.fail(item, "output '" + s + "': " + std::to_string(bytes) + " bytes; expected a positive multiple of " +
+                             std::to_string(width) + " (the size of " + o.dtype + ")");
+      }
       for (const auto& seen : spec.outputs)
         if (seen.file == o.file) doc.fail(item, "output file " + o.file + " listed twice");
       spec.outputs.push_back(o);
@@ -88,6 +118,9 @@ config::ParamSet parse_base(const Doc& doc, const YAML::Node& root, SweepSpec& s
       base.apply_preset(spec.preset);
     } catch (const config::ConfigError& e) {
       doc.fail(root["preset"], e.what());
+    } catch (const std::filesystem::filesystem_error& e) {
+      // e.g. a name longer than the file system allows
+      doc.fail(root["preset"], "preset " + p + ": " + e.code().message());
     }
   } else {
     base.apply_preset(spec.preset);
@@ -99,6 +132,8 @@ config::ParamSet parse_base(const Doc& doc, const YAML::Node& root, SweepSpec& s
         base.apply_file(spec.configs.back());
       } catch (const config::ConfigError& e) {
         doc.fail(item, e.what());
+      } catch (const std::filesystem::filesystem_error& e) {
+        doc.fail(item, "config " + item.Scalar() + ": " + e.code().message());
       }
     }
   }
@@ -125,6 +160,9 @@ config::ParamSet parse_base(const Doc& doc, const YAML::Node& root, SweepSpec& s
   return base;
 }
 
+// Every point is planned in memory before any runs: a sweep is bounded.
+constexpr std::uint64_t kMaxPoints = 1000000;
+
 void parse_seeds(const Doc& doc, const YAML::Node& node, const config::ParamSet& base, SweepSpec& spec) {
   if (!node) {
     spec.seeds.push_back(static_cast<std::uint64_t>(base.get_int("device.seed")));
@@ -137,6 +175,8 @@ void parse_seeds(const Doc& doc, const YAML::Node& node, const config::ParamSet&
     const std::uint64_t from = doc.u64(node["from"], "seeds from");
     const std::uint64_t count = doc.u64(node["count"], "seeds count");
     if (count == 0) doc.fail(node["count"], "seeds: empty range (count 0)");
+    if (count > kMaxPoints) doc.fail(node["count"], "seeds: count " + std::to_string(count) + " is above " + std::to_string(kMaxPoints));
+    if (from > UINT64_MAX - count) doc.fail(node["from"], "seeds: from + count is beyond 2^64 - 1");
     for (std::uint64_t s = from; s < from + count; ++s) spec.seeds.push_back(s);
     return;
   }
@@ -224,6 +264,19 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
   detail::parse_pareto(doc, root["pareto"], spec);
   detail::parse_plots(doc, root["plots"], spec);
   parse_compiler(doc, root["compiler"], spec);
+  // Grid size (zip: one axis' length) times seeds times models, without overflow.
+  std::uint64_t points = spec.seeds.size() * spec.models.size();
+  for (const auto& a : spec.axes) {
+    if (spec.combine == Combine::kZip) {
+      points = spec.seeds.size() * spec.models.size() * a.texts.size();
+      break;
+    }
+    points = a.texts.size() > kMaxPoints / std::max<std::uint64_t>(points, 1) ? kMaxPoints + 1 : points * a.texts.size();
+  }
+  if (points > kMaxPoints)
+    doc.fail(root["parameters"] ? root["parameters"] : root, "the sweep expands to more than " +
+                                                               std::to_string(kMaxPoints) +
+                                                               " points (values x seeds x models); split it");
   return spec;
 }
 

@@ -64,6 +64,9 @@ std::string Doc::existing_file(const YAML::Node& node, const std::string& p, con
 }
 
 void Doc::only_keys(const YAML::Node& map, const char* const* known, const std::string& what) const {
+  // Callers index the map next: a scalar or a list here would throw
+  // yaml-cpp's BadSubscript instead of naming the line.
+  if (!map.IsMap()) fail(map, what + ": expected a map of key: value");
   for (const auto& kv : map) {
     const std::string key = kv.first.Scalar();
     bool ok = false;

@@ -163,4 +163,68 @@ TEST_F(SweepSpecTest, StructuralMistakesNameTheLine) {
   }
 }
 
+// Every number in inputs: and outputs: is read when the file is, strictly,
+// with the line and the entry named.
+TEST_F(SweepSpecTest, InputAndOutputAddressesAndSizesAreChecked) {
+  write("x.bin", "12345678");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"outputs: [y.bin@0x1000:abc]\n", "bytes"},
+      {"outputs: [y.bin@zz:80]\n", "address"},
+      {"outputs: [y.bin@-5:80]\n", "address"},
+      {"outputs: [y.bin@0x1000:-80]\n", "bytes"},
+      {"outputs: [y.bin@0x1000:0]\n", "positive multiple"},
+      {"outputs: [y.bin@0x1000:6:int32]\n", "multiple of 4"},
+      {"outputs: [y.bin@0x1000:80:float64]\n", "dtype"},
+      {"outputs: [\"@0x1000:80\"]\n", "no file name"},
+      {"inputs: [x.bin@0x10g]\n", "input 'x.bin@0x10g' address"},
+      {"inputs: [x.bin@]\n", "address"},
+  };
+  for (const auto& [body, part] : cases) {
+    const std::string e = error_of(body);
+    EXPECT_NE(e.find("s.yaml:3"), std::string::npos) << body << " -> " << e;
+    EXPECT_NE(e.find(part), std::string::npos) << body << " -> " << e;
+  }
+  EXPECT_EQ(error_of("inputs: [x.bin@0x10]\noutputs: [y.bin@0x1000:80:int32, z.bin@4096:3, w.bin]\n"), "no error");
+}
+
+// A sweep is planned in memory: a range of seeds or a grid too large to
+// hold is refused when the file is read, not after minutes of expansion.
+TEST_F(SweepSpecTest, SweepSizeIsBounded) {
+  EXPECT_NE(error_of("seeds: {from: 1, count: 1000000000000}\n").find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error_of("seeds: {from: 18446744073709551615, count: 2}\n").find("beyond"), std::string::npos);
+  const std::string grid = error_of(
+      "parameters:\n  xbar.read_ns: {from: 1, to: 100000, step: 1}\n  device.start_sigma: {from: 0, to: 1, "
+      "steps: 100}\n");
+  EXPECT_NE(grid.find("more than 1000000 points"), std::string::npos) << grid;
+  EXPECT_EQ(error_of("seeds: {from: 1, count: 1000}\nparameters:\n  xbar.read_ns: {from: 1, to: 1000, step: 1}\n"),
+            "no error");
+}
+
+// Found by sweep_parser_fuzz: a scalar where a map belongs (compiler: a)
+// ended in yaml-cpp's BadSubscript instead of an error naming the line.
+TEST_F(SweepSpecTest, ScalarOrListWhereAMapBelongsNamesTheLine) {
+  for (const std::string body : {"compiler: a\n", "compiler: [args]\n", "seeds: {from: 1, count: 2}\ncompiler:\n  - x\n",
+                                 "plots:\n  - just-a-name\n"}) {
+    const std::string e = error_of(body);
+    EXPECT_NE(e.find("s.yaml:"), std::string::npos) << body << " -> " << e;
+    EXPECT_EQ(e.find("yaml-cpp"), std::string::npos) << body << " -> " << e;
+    EXPECT_NE(e, "no error") << body;
+  }
+  EXPECT_NE(error_of("compiler: a\n").find("compiler: expected a map"), std::string::npos);
+}
+
+// Found by sweep_parser_fuzz: a preset path longer than the file system
+// allows ended in std::filesystem's exception instead of the line.
+TEST_F(SweepSpecTest, OverlongPresetOrConfigPathNamesTheLine) {
+  const std::string longname(5000, 'p');
+  try {
+    parse_sweep_text("model: prog.s\npreset: " + longname + ".yaml\n", path("s.yaml"));
+    ADD_FAILURE() << "accepted";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:2"), std::string::npos) << e.what();
+  }
+  const std::string e = error_of("config: [" + longname + ".yaml]\n");
+  EXPECT_NE(e.find("s.yaml:3"), std::string::npos) << e;
+}
+
 }  // namespace

@@ -257,6 +257,35 @@ TEST_F(VpSweep, OnnxWithoutVpCcSaysSo) {
   EXPECT_NE(r.err.find("not found"), std::string::npos) << r.err;
 }
 
+// A vp-cc that fails without a word: the failure is reported with its exit
+// code, the sweep does not abort, and no temporary compile folder is left.
+TEST_F(VpSweep, SilentlyFailingVpCcIsReportedAndLeavesNoTemporary) {
+  const std::string cc = write("silent-vp-cc", "#!/bin/sh\nexit 1\n");
+  ::chmod(cc.c_str(), 0755);
+  write("net.onnx", "stand-in model bytes");
+  const std::string s = write("s.yaml", "model: net.onnx\npreset: small\nmetrics: [run.cycles]\nplots: []\n");
+  const auto r = sweep("'" + s + "' -o '" + path("out") + "' --vp-cc '" + cc + "'");
+  EXPECT_EQ(r.code, 4) << r.err;  // every point ran, none completed
+  EXPECT_NE(r.err.find("1 compile_error"), std::string::npos) << r.err;
+  EXPECT_NE(slurp(path("out/results.json")).find("vp-cc failed (exit 1)"), std::string::npos);
+  EXPECT_EQ(r.err.find("basic_string"), std::string::npos) << r.err;
+  for (const auto& e : fs::directory_iterator(path("out/compiled")))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+// Counts and indices on the command line: no wrap, no negative.
+TEST_F(VpSweep, NumericOptionsAreStrict) {
+  const std::string s = write("s.yaml", mlp_header("strict"));
+  for (const std::string opt : {"-j -1", "--jobs abc", "-j 0", "--run-point -1", "--stride -3", "--stride 1x",
+                                "--slurm-max-array 0", "--slurm-max-array 18446744073709551616"}) {
+    const auto r = sweep("'" + s + "' -o '" + path("out") + "' " + opt);
+    EXPECT_EQ(r.code, 2) << opt << ": " << r.err;
+    const std::string name = opt.substr(0, opt.find(' '));
+    EXPECT_NE(r.err.find(name == "-j" ? "--jobs" : name), std::string::npos) << opt << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
 TEST_F(VpSweep, BadSweepFileIsAnErrorNamingTheLine) {
   const std::string s = write("s.yaml", mlp_header("bad") + "parameters:\n  xbar.read_nss: [1]\n");
   const auto r = sweep("'" + s + "'");

@@ -17,6 +17,12 @@ struct NpyArray {
 };
 
 NpyArray read_npy(const std::string& path);
+// The bytes of a whole .npy file; `file` names it in errors.
+NpyArray parse_npy(const std::string& data, const std::string& file);
+// The bytes of a .npy file (version 1.0, C order); write_npy writes them
+// through an atomic file.
+std::string encode_npy(const std::vector<std::int64_t>& shape, const std::vector<float>& data);
+std::string encode_npy(const std::vector<std::int64_t>& shape, const std::vector<std::int8_t>& data);
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<float>& data);
 void write_npy(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<std::int8_t>& data);
 

@@ -1,0 +1,241 @@
+// vp-cc's command line on broken and hostile inputs, run as a user runs it:
+// the exit code (1 bad input, 2 usage), a message naming the file or
+// option, and no output left behind -- an output that existed before the
+// failing run is left exactly as it was.
+#include <gtest/gtest.h>
+
+#include <onnx/onnx_pb.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "vp/cc/npy.h"
+#include "vp/cc/onnx_builder.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using vp::cc::OnnxBuilder;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Result {
+  int code = -1;
+  std::string err;
+};
+
+class VpCcCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* bin = std::getenv("VP_BIN_DIR");
+    vp_cc_ = fs::absolute(bin ? bin : "build/bin").string() + "/vp-cc";
+    dir_ = fs::temp_directory_path() /
+           ("vp_cc_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    OnnxBuilder b("net");
+    auto x = b.input("x", {1, 3, 6, 6});
+    x = b.relu(b.conv(x, 3, 8, 3, 1, 1));
+    b.output(b.global_avgpool(x));
+    model_ = b.serialize();
+    write("net.onnx", model_);
+    write("calib.npy", vp::cc::encode_npy({1, 3, 6, 6}, std::vector<float>(108, 0.5f)));
+    write("test.npy", vp::cc::encode_npy({1, 3, 6, 6}, std::vector<float>(108, -0.25f)));
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  void write(const std::string& name, const std::string& bytes) { std::ofstream(dir_ / name, std::ios::binary) << bytes; }
+  Result cc(const std::string& args) {
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + vp_cc_ + "' " + args + " 2>'" + path("err.txt") + "' >/dev/null";
+    const int st = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.err = slurp(path("err.txt"));
+    fs::remove(path("err.txt"));
+    return r;
+  }
+  // Files in the scratch folder other than the test's own inputs.
+  std::vector<std::string> outputs() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      const std::string n = e.path().filename().string();
+      if (n != "net.onnx" && n != "calib.npy" && n != "test.npy" && n.rfind("in-", 0) != 0) out.push_back(n);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  std::string vp_cc_, model_;
+  fs::path dir_;
+};
+
+#define EXPECT_FAILS(r, code_, ...)                                                          \
+  do {                                                                                       \
+    EXPECT_EQ((r).code, code_) << (r).err;                                                   \
+    for (const char* part : {__VA_ARGS__}) EXPECT_NE((r).err.find(part), std::string::npos) << (r).err; \
+  } while (0)
+
+TEST_F(VpCcCli, AGoodRunWritesEveryOutputAndNoTemporary) {
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(outputs(), (std::vector<std::string>{"o.asm", "o.io.json", "o.xbar", "test.golden.bin", "test.in.bin"}));
+  EXPECT_NE(slurp(path("o.asm")).find("o.xbar"), std::string::npos);  // the program names its image
+}
+
+TEST_F(VpCcCli, CalibPercentileAndIoAreParsedStrictly) {
+  for (const char* bad : {"abc", "-5", "0", "101", "nan", "50%", ""}) {
+    const auto r = cc(std::string("net.onnx -o o.asm --calib-percentile '") + bad + "'");
+    EXPECT_FAILS(r, 2, "--calib-percentile");
+  }
+  EXPECT_FAILS(cc("net.onnx -o o.asm --io maybe"), 2, "--io maybe", "auto, on or off");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib"), 2, "--calib needs a value");
+  EXPECT_FAILS(cc("net.onnx other.onnx -o o.asm"), 2, "two models");
+  EXPECT_TRUE(outputs().empty());
+}
+
+TEST_F(VpCcCli, NotAModelSaysWhatItIs) {
+  write("in-empty.onnx", "");
+  EXPECT_FAILS(cc("in-empty.onnx -o o.asm"), 1, "in-empty.onnx: empty file");
+  write("in-junk.onnx", "\xff\xff\xff\xff\x0f this is not a protobuf");
+  EXPECT_FAILS(cc("in-junk.onnx -o o.asm"), 1, "in-junk.onnx: not an ONNX model");
+  fs::create_directories(path("in-dir.onnx"));
+  EXPECT_FAILS(cc("in-dir.onnx -o o.asm"), 1, "in-dir.onnx: is a directory");
+  EXPECT_FAILS(cc("in-missing.onnx -o o.asm"), 1, "in-missing.onnx: cannot open");
+  EXPECT_TRUE(outputs().empty());
+}
+
+TEST_F(VpCcCli, DevicesDirectoriesAndBadSettingsAreNamedNotInternal) {
+  EXPECT_FAILS(cc("/dev/zero -o o.asm"), 1, "/dev/zero: is not a regular file");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib /dev/zero"), 1, "/dev/zero: is not a regular file");
+  fs::create_directories(path("in-outdir"));
+  EXPECT_FAILS(cc("net.onnx -o in-outdir"), 1, "in-outdir: is a directory");
+  EXPECT_FAILS(cc("net.onnx -o in-outdir/"), 1, "is a directory");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --set no.such.param=1"), 1, "no.such.param");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --chip no-such-chip"), 1, "no-such-chip");
+  EXPECT_EQ(cc("net.onnx -o o.asm --set no.such.param=1").err.find("internal error"), std::string::npos);
+  EXPECT_TRUE(outputs().empty()) << ::testing::PrintToString(outputs());
+  EXPECT_TRUE(fs::is_empty(path("in-outdir")));
+}
+
+TEST_F(VpCcCli, CyclicAndOutOfRangeModelsFailCleanly) {
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(model_));
+  {
+    onnx::ModelProto c = m;
+    // Conv reads the Relu's output: Conv -> Relu -> Conv.
+    c.mutable_graph()->mutable_node(0)->set_input(0, c.graph().node(1).output(0));
+    write("in-cycle.onnx", c.SerializeAsString());
+  }
+  {
+    onnx::ModelProto s = m;
+    for (auto& a : *s.mutable_graph()->mutable_node(0)->mutable_attribute())
+      if (a.name() == "strides")
+        for (int i = 0; i < a.ints_size(); ++i) a.set_ints(i, 0);
+    write("in-stride0.onnx", s.SerializeAsString());
+  }
+  {
+    onnx::ModelProto z = m;
+    z.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(3)->set_dim_value(0);
+    write("in-zero.onnx", z.SerializeAsString());
+  }
+  {
+    onnx::ModelProto n = m;
+    auto& w = *n.mutable_graph()->mutable_initializer(0);
+    std::string raw = w.raw_data();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    std::memcpy(raw.data(), &nan, 4);
+    w.set_raw_data(raw);
+    write("in-nan.onnx", n.SerializeAsString());
+  }
+  write("o.asm", "keep me\n");
+  EXPECT_FAILS(cc("in-cycle.onnx -o o.asm"), 1, "in-cycle.onnx: ", "cycle");
+  EXPECT_FAILS(cc("in-stride0.onnx -o o.asm"), 1, "in-stride0.onnx: ", "strides 0 is out of range");
+  EXPECT_FAILS(cc("in-zero.onnx -o o.asm"), 1, "in-zero.onnx: ", "dimension 0");
+  EXPECT_FAILS(cc("in-nan.onnx -o o.asm"), 1, "in-nan.onnx: ", "NaN");
+  EXPECT_EQ(outputs(), (std::vector<std::string>{"o.asm"}));
+  EXPECT_EQ(slurp(path("o.asm")), "keep me\n");
+}
+
+TEST_F(VpCcCli, NonFiniteCalibrationOrTestDataIsRefused) {
+  std::vector<float> v(108, 1.f);
+  v[7] = std::numeric_limits<float>::quiet_NaN();
+  write("in-nan.npy", vp::cc::encode_npy({1, 3, 6, 6}, v));
+  v[7] = -std::numeric_limits<float>::infinity();
+  write("in-inf.npy", vp::cc::encode_npy({1, 3, 6, 6}, v));
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib in-nan.npy"), 1, "in-nan.npy: element 7 is NaN");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib calib.npy --test in-inf.npy"), 1, "in-inf.npy: element 7 is infinite");
+  EXPECT_FAILS(cc("net.onnx -o o.npy --fp32 in-nan.npy"), 1, "in-nan.npy");
+  EXPECT_TRUE(outputs().empty());
+}
+
+TEST_F(VpCcCli, BrokenNpyFilesAreNamed) {
+  const std::string good = vp::cc::encode_npy({1, 3, 6, 6}, std::vector<float>(108, 1.f));
+  write("in-trunc.npy", good.substr(0, good.size() - 10));
+  write("in-short.npy", vp::cc::encode_npy({1, 3, 6}, std::vector<float>(18, 1.f)));
+  write("in-text.npy", "x,y\n1,2\n");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib in-trunc.npy"), 1, "in-trunc.npy: ", "truncated");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib in-short.npy"), 1, "in-short.npy: has 18 elements", "needs 108");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib in-text.npy"), 1, "in-text.npy: not a .npy file");
+  EXPECT_TRUE(outputs().empty());
+}
+
+// The case: a --test file of the wrong shape is found after the
+// program is emitted; nothing of the run may appear, and what was there
+// before stays as it was.
+TEST_F(VpCcCli, AFailingTestFileLeavesNoOutputAndKeepsOldOnes) {
+  write("in-wrong.npy", vp::cc::encode_npy({1, 3, 5, 5}, std::vector<float>(75, 1.f)));
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --test in-wrong.npy"), 1, "in-wrong.npy");
+  EXPECT_TRUE(outputs().empty()) << ::testing::PrintToString(outputs());
+
+  write("o.asm", "old program\n");
+  write("o.xbar", "old image");
+  write("o.io.json", "{}\n");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --test in-wrong.npy"), 1, "in-wrong.npy");
+  EXPECT_EQ(outputs(), (std::vector<std::string>{"o.asm", "o.io.json", "o.xbar"}));
+  EXPECT_EQ(slurp(path("o.asm")), "old program\n");
+  EXPECT_EQ(slurp(path("o.xbar")), "old image");
+  EXPECT_EQ(slurp(path("o.io.json")), "{}\n");
+}
+
+TEST_F(VpCcCli, AnOutputNamingAnInputIsRefused) {
+  EXPECT_FAILS(cc("net.onnx -o net.onnx"), 1, "net.onnx: is also an input");
+  EXPECT_EQ(slurp(path("net.onnx")), model_);
+  EXPECT_FAILS(cc("net.onnx -o ./calib.npy --fp32 calib.npy"), 1, "is also an input");
+  // --test in-c.npy writes in-c.in.bin: here the calibration file.
+  write("in-c.npy", slurp(path("test.npy")));
+  write("in-c.in.bin", slurp(path("calib.npy")));
+  EXPECT_FAILS(cc("net.onnx -o o.asm --calib in-c.in.bin --test in-c.npy"), 1, "in-c.in.bin: is also an input");
+  EXPECT_EQ(slurp(path("in-c.in.bin")), slurp(path("calib.npy")));
+  // The model's .xbar derived from -o would overwrite the model itself.
+  write("in-m.xbar", model_);
+  EXPECT_FAILS(cc("in-m.xbar -o in-m.asm"), 1, "in-m.xbar: is also an input");
+  EXPECT_EQ(slurp(path("in-m.xbar")), model_);
+  EXPECT_EQ(vp::cc::parse_npy(slurp(path("calib.npy")), "calib.npy").as_float(), std::vector<float>(108, 0.5f));
+  EXPECT_TRUE(outputs().empty()) << ::testing::PrintToString(outputs());
+}
+
+TEST_F(VpCcCli, ReferenceModesWriteTheirOutputOnlyOnSuccess) {
+  ASSERT_EQ(cc("net.onnx -o y.npy --fp32 test.npy").code, 0);
+  ASSERT_EQ(cc("net.onnx -o q.bin --quantize-input test.npy").code, 0);
+  EXPECT_EQ(fs::file_size(path("q.bin")), 108u);
+  const std::string before = slurp(path("y.npy"));
+  write("in-wrong.npy", vp::cc::encode_npy({2}, std::vector<float>{1, 2}));
+  EXPECT_FAILS(cc("net.onnx -o y.npy --reference in-wrong.npy"), 1, "in-wrong.npy");
+  EXPECT_EQ(slurp(path("y.npy")), before);
+  EXPECT_EQ(outputs(), (std::vector<std::string>{"q.bin", "y.npy"}));
+}
+
+}  // namespace
