@@ -102,6 +102,45 @@ Arity arity_of(OpKind op) {
   }
 }
 
+// A Conv's kernel_shape is optional in ONNX (it then follows the weight's
+// dimensions), but libonnx's shape inference reads it from the weight without
+// checking the ranks agree, and indexes past the data's shape when they do not
+// (found by onnx_import_fuzz). So the kernel is made explicit here, from a
+// weight initializer whose rank is checked, before inference runs.
+void conv_kernels_from_weights(onnx::GraphProto& gp, const std::string& file) {
+  std::unordered_map<std::string, const onnx::TensorProto*> inits;
+  for (const auto& init : gp.initializer()) inits[init.name()] = &init;
+  for (int i = 0; i < gp.node_size(); ++i) {
+    onnx::NodeProto& n = *gp.mutable_node(i);
+    if (n.op_type() != "Conv" || n.input_size() < 2) continue;
+    const onnx::AttributeProto* ks = nullptr;
+    for (const auto& a : n.attribute())
+      if (a.name() == "kernel_shape") ks = &a;
+    const auto w = inits.find(n.input(1));
+    const std::string label = file + ": " + node_label(n, i);
+    if (w == inits.end()) {
+      if (!ks) throw CompileError(label + " has no kernel_shape and its weight '" + n.input(1) +
+                                  "' is not an initializer; expected one of the two");
+      continue;
+    }
+    const auto& dims = w->second->dims();
+    if (dims.size() < 3)
+      throw CompileError(label + ": weight '" + n.input(1) + "' has " + std::to_string(dims.size()) +
+                         " dimensions; expected [out, in/group, kernel...] (at least 3)");
+    if (ks) {
+      if (ks->ints_size() + 2 != dims.size())
+        throw CompileError(label + ": kernel_shape has " + std::to_string(ks->ints_size()) + " values but weight '" +
+                           n.input(1) + "' has " + std::to_string(dims.size()) + " dimensions; expected " +
+                           std::to_string(dims.size() - 2));
+      continue;
+    }
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name("kernel_shape");
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int d = 2; d < dims.size(); ++d) a->add_ints(dims[d]);
+  }
+}
+
 }  // namespace
 
 void validate_onnx_model(onnx::ModelProto& model, const std::string& file) {
@@ -140,6 +179,7 @@ void validate_onnx_model(onnx::ModelProto& model, const std::string& file) {
       producer[o] = i;
     }
   }
+  conv_kernels_from_weights(gp, file);
   for (int i = 0; i < gp.node_size(); ++i)
     for (const auto& in : gp.node(i).input())
       if (!in.empty() && !defined.count(in) && !producer.count(in))

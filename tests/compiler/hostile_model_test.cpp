@@ -304,6 +304,48 @@ TEST(HostileModel, KernelShapeMustMatchTheWeights) {
   EXPECT_REFUSED(m, "weight shape does not match", "kernel 3x1");
 }
 
+// Found by onnx_import_fuzz: a Conv without kernel_shape whose weight's rank
+// disagreed with its data's made libonnx's shape inference index past the
+// data's shape (SIGSEGV). The kernel is taken from the weight initializer,
+// whose rank is checked first; a weight that is not an initializer needs
+// the attribute.
+TEST(HostileModel, ConvKernelComesFromACheckedWeight) {
+  {
+    auto m = base_model();
+    auto* conv = first(m, "Conv");
+    auto* attrs = conv->mutable_attribute();
+    for (int i = 0; i < attrs->size(); ++i)
+      if (attrs->Get(i).name() == "kernel_shape") attrs->DeleteSubrange(i, 1);
+    EXPECT_EQ(error_of(m), "");  // the kernel follows the 4-D weight
+  }
+  {
+    auto m = base_model();
+    auto* conv = first(m, "Conv");
+    for (auto& init : *m.mutable_graph()->mutable_initializer())
+      if (init.name() == conv->input(1)) {
+        init.clear_dims();
+        init.add_dims(4 * 4 * 3 * 3);  // same data, one dimension
+      }
+    EXPECT_REFUSED(m, "has 1 dimensions", "at least 3");
+  }
+  {
+    auto m = base_model();
+    // A consistent 1-D kernel on a 4-D weight.
+    auto* conv = first(m, "Conv");
+    for (const char* name : {"kernel_shape", "strides", "dilations", "pads"}) {
+      auto* a = attr(conv, name);
+      a->set_type(onnx::AttributeProto::INTS);
+      a->clear_ints();
+    }
+    attr(conv, "kernel_shape")->add_ints(3);
+    attr(conv, "strides")->add_ints(1);
+    attr(conv, "dilations")->add_ints(1);
+    attr(conv, "pads")->add_ints(1);
+    attr(conv, "pads")->add_ints(1);
+    EXPECT_REFUSED(m, "kernel_shape has 1 values", "4 dimensions");
+  }
+}
+
 // Found by onnx_import_fuzz: an Add with one input was indexed at its
 // second; every operator's input count is checked against its schema.
 TEST(HostileModel, InputCountsFollowTheOperatorSchemas) {
