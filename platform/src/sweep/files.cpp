@@ -1,5 +1,7 @@
 #include "vp/sweep/files.h"
 
+#include "vp/common/atomic_file.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,31 +18,13 @@ namespace vp::sweep {
 
 namespace fs = std::filesystem;
 
+// The marker that says a point is done must never survive a crash as an
+// empty file, so the data reaches the disk (durable commit) before the
+// rename publishes it.
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(path + ": cannot write: " + std::strerror(err));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  // The marker that says a point is done must never survive a crash as an
-  // empty file, so the data reaches the disk before the rename publishes it.
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename into place: " + std::strerror(err));
-  }
+  common::AtomicFile f(path);
+  f.write(text);
+  f.commit(/*durable=*/true);
 }
 
 std::string read_file(const std::string& path) {
