@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "vp/cc/passes.h"
+#include "vp/cc/row_handover.h"
 
 namespace vp::cc::emit {
 
@@ -34,7 +36,27 @@ class Ctx {
   const Target& t;
   std::map<int, CoreCode> cores;
   int layer = 0;   // current layer id
-  int tag() const { return layer % 256; }
+  // Partial sums between the cores of one layer: both sides run the layers
+  // in the same order, so one tag keeps them apart from the row tokens (1..255).
+  int tag() const { return 0; }
+
+  // Row hand-over (see SyncStep). The current layer's inputs: the layer that
+  // writes each and the rows [lo, hi] an output row reads.
+  struct Input {
+    int writer;
+    std::function<std::pair<std::int64_t, std::int64_t>(std::int64_t)> rows;
+  };
+  std::vector<Input> inputs;
+  bool writes = true;                       // the loops being emitted write the layer's output
+  std::map<std::pair<int, int>, std::vector<SyncStep>> steps;  // (layer, core)
+  const SyncPlan* plan = nullptr;           // second pass: the tables to emit
+  // Steps [first_row, first_row + rows) of core c's current loop.
+  void sync_rows(int c, std::int64_t first_row, std::int64_t rows);
+  // At the layer's start on core c: table and token registers.
+  void sync_begin(int c);
+  // At a row's start: wait for the rows it reads; at its end: tell the readers.
+  void sync_pre(int c);
+  void sync_post(int c);
 
   CoreCode& core(int c);
   // Persistent parameter block (4-byte words or bytes) in core c's scratchpad.

@@ -1,10 +1,12 @@
 // Per-operator code, one function per operator class. Every layer loops over
 // output pixels with dbnz (never unrolled per pixel); activations stream
-// between global memory and the scratchpad by DMA.
+// between global memory and the scratchpad by DMA, and each row waits only
+// for the input rows it reads (emit_sync.cpp).
 //
 // Register use inside a layer: r1..r9 constants of the layer, r10..r14
 // temporaries, r20/r23 the row and column counters, r21/r22/r26 row bases and
-// r24/r25/r27 the current pixel of up to three tensors.
+// r24/r25/r27 the current pixel of up to three tensors; r16..r19, r30, r31
+// belong to the row hand-over (emit_sync.cpp).
 #include <algorithm>
 #include <functional>
 
@@ -26,13 +28,18 @@ std::string r(int i) { return "r" + std::to_string(i); }
 // for oh < OH: { row(); for ow < OW: body(); } pointers advance by step_w
 // per pixel and step_h per row.
 using RowHook = std::function<void(std::int64_t OW)>;
+// Rows are steps of the row hand-over (emit_sync.cpp): each waits for the
+// input rows it reads and, once its pixels are stored, tells their readers.
+// h0 is the output row of the first iteration.
 template <class Body>
-void pixel_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p, Body body,
-                const RowHook& row = {}) {
+void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p,
+                Body body, const RowHook& row = {}) {
+  e.sync_rows(c, h0, OH);
   for (std::size_t k = 0; k < p.size(); ++k) e.li(c, kRow[k], p[k].base);
   e.li(c, 20, OH);
   const std::string rows = e.label(c, "row");
   e.put_label(c, rows);
+  e.sync_pre(c);
   e.li(c, 23, OW);
   for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
   if (row) row(OW);
@@ -42,6 +49,7 @@ void pixel_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, const std::vect
   for (std::size_t k = 0; k < p.size(); ++k)
     if (p[k].step_w) e.ins(c, "addi " + r(kCur[k]) + ", " + r(kCur[k]) + ", " + std::to_string(p[k].step_w));
   e.ins(c, "dbnz r23, " + cols);
+  e.sync_post(c);
   for (std::size_t k = 0; k < p.size(); ++k)
     if (p[k].step_h) e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h));
   e.ins(c, "dbnz r20, " + rows);
@@ -59,7 +67,7 @@ void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, int R, c
     std::vector<Ptr> q = p;
     for (Ptr& x : q)
       if (!x.row_local) x.base += h * x.step_h + w * x.step_w;
-    pixel_loop(e, c, rows, cols, q, body, row);
+    pixel_loop(e, c, h, rows, cols, q, body, row);
   };
   std::int64_t h0 = i0 / OW, w0 = i0 % OW;
   const std::int64_t h1 = i1 / OW, w1 = i1 % OW;
@@ -281,6 +289,7 @@ void emit_conv(Ctx& e, const Node& n) {
       line_window(e, c, lb_reg, patch[i], lb.segments(mine[i]->ci0, mine[i]->ci1));
     };
     if (helper) {
+      e.writes = false;  // its partial sums go to the owner, which stores the pixels
       e.li(c, 8, split->parts[0].core);
       share_loop(e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs, [&] {
         fill_patch(0);
@@ -290,6 +299,7 @@ void emit_conv(Ctx& e, const Node& n) {
                      ", 8, 32, sum, 0");
         e.ins(c, "send r1, r6, r8, " + std::to_string(e.tag()));
       }, rows_in);
+      e.writes = true;
       continue;
     }
     // Owner: bias, requantization pairs, output buffer.
@@ -436,14 +446,22 @@ void emit_global_pool(Ctx& e, const Node& n) {
   e.li(c, 7, W * C);
   e.li(c, 9, n.q.mult[0]);
   e.ins(c, "vfill r5, r0, r2, i32");
-  pixel_loop(e, c, in.shape.h, 1, {{interior(in), 0, in.buf.wp(in.shape) * C}}, [&] {
+  // The loop's steps are the input rows, read one by one; the output is one
+  // more step, after the loop, that reads nothing new.
+  e.writes = false;
+  pixel_loop(e, c, 0, in.shape.h, 1, {{interior(in), 0, in.buf.wp(in.shape) * C}}, [&] {
     e.ins(c, "dma.gl r1, r24, r7");
     e.ins(c, "vpsum r4, r1, r2, r3, r2, i8");
     e.ins(c, "vadd r5, r5, r4, r2, i32");
   });
+  e.writes = true;
+  for (auto& i : e.inputs) i.rows = [](std::int64_t) { return std::make_pair(std::int64_t{0}, std::int64_t{-1}); };
+  e.sync_rows(c, 0, 1);
+  e.sync_pre(c);
   e.ins(c, "vrqs r6, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
   e.li(c, 10, interior(out));
   e.ins(c, "dma.lg r10, r6, r2");
+  e.sync_post(c);
 }
 
 void emit_add(Ctx& e, const Node& n) {

@@ -1,9 +1,11 @@
 // Emit: the model object as assembly plus the crossbar weight image.
 //
-// Schedule: layer-sequential and weight-stationary. Every layer's output goes
-// to global memory; after each layer every core that has work anywhere in
-// the program waits for its units and meets the others at a barrier, so the
-// next layer reads complete tensors. Within a layer the CUs of a Conv copy
+// Schedule: row-pipelined and weight-stationary. Every layer's output goes
+// to global memory; there is no barrier between layers: each row of a
+// core's share waits only for the input rows it reads, which their writers
+// announce with token messages as they store them (emit_sync.cpp), so a
+// layer starts while the layers before it are still running. Each core runs
+// its layers in program order. Within a layer the CUs of a Conv copy
 // work in parallel on disjoint output channels (and exchange partial sums
 // when a column tile spans CUs), and the copies (replicas) on disjoint
 // shares of the output pixels; other operators share rows or pixels among
@@ -169,49 +171,83 @@ std::string dims_list(const Value& v) {
 
 }  // namespace
 
-EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt) {
-  emit::Ctx e(g, t);
-  std::vector<std::pair<int, std::string>> layers;
-  // Which cores take part anywhere: they all meet at every layer barrier.
-  std::set<int> active;
-  for (const Node& n : g.nodes) active.insert(n.cores.begin(), n.cores.end());
-  for (std::size_t i = 0; i < g.inputs.size(); ++i)
-    if (g.input_plain[i] != g.val(g.inputs[i]).buf.addr) active.insert(0);
-  if (active.empty()) throw CompileError("emit: the model has no operators");
-  const int count = static_cast<int>(active.size());
+namespace {
 
-  // `wait` on every unit that has a wait bit: nothing of the layer may still
-  // be in flight when the cores meet at the barrier.
+// The layers in program order on an emit context: the first pass records
+// the row steps, the second (with e.plan set) emits the hand-over too.
+// Returns the layers' ids and names.
+std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, const std::set<int>& active) {
+  const Graph& g = e.g;
+  std::vector<std::pair<int, std::string>> layers;
+  std::map<int, int> writer;  // value id -> layer that writes it
+  // `wait` on every unit that has a wait bit: a core's next layer may read
+  // what this one stored.
   uint32_t all_units = 0;
   for (int u = 0; u < isa::kUnitCount; ++u) all_units |= isa::wait_bit(static_cast<isa::Unit>(u));
   const std::string wait_all = "wait " + std::to_string(all_units);
-  auto end_layer = [&] {
-    for (int c : active) {
-      e.ins(c, wait_all);
-      e.ins(c, "bar " + std::to_string(e.layer % 256) + ", " + std::to_string(count));
-    }
-  };
-  // Every core that meets at the barriers marks the layer, so a trace
-  // charges each core's time (waiting included) to the layer it is in.
-  auto begin_layer = [&](const std::string& name) {
+  // Only a layer's own cores mark it: a trace charges each core's time,
+  // waiting for input rows included, to the layer it is in.
+  auto begin_layer = [&](const std::string& name, const std::vector<int>& cores, int out,
+                         std::vector<emit::Ctx::Input> inputs) {
     ++e.layer;
     layers.emplace_back(e.layer, name);
-    for (int c : active) e.ins(c, "layer " + std::to_string(e.layer));
+    e.inputs = std::move(inputs);
+    e.writes = true;
+    if (out >= 0) writer[out] = e.layer;
+    for (int c : cores) {
+      e.ins(c, "layer " + std::to_string(e.layer));
+      e.sync_begin(c);
+    }
+  };
+  auto end_layer = [&](const std::vector<int>& cores) {
+    for (int c : cores) e.ins(c, wait_all);
+  };
+  auto rows = [&](int v) -> std::vector<emit::Ctx::Input> {
+    const auto it = writer.find(v);
+    if (it == writer.end()) return {};  // a constant or an input the host wrote
+    return {{it->second, [](std::int64_t h) { return std::make_pair(h, h); }}};
+  };
+  auto window = [&](int v, const ConvGeom& geo) -> std::vector<emit::Ctx::Input> {
+    auto in = rows(v);
+    const std::int64_t H = g.val(v).shape.h;
+    for (auto& i : in)
+      i.rows = [H, geo](std::int64_t h) {
+        const std::int64_t top = h * geo.sh - geo.pt;
+        return std::make_pair(std::max<std::int64_t>(0, top), std::min(H - 1, top + std::int64_t{geo.kh - 1} * geo.dh));
+      };
+    return in;
   };
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (g.input_plain[i] == v.buf.addr) continue;
-    begin_layer("pad:" + v.name);
     // Its rows shared among up to 16 of the cores (each copy is a DMA in and out).
     std::vector<int> cores;
     for (int c : active)
       if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
+    begin_layer("pad:" + v.name, cores, g.inputs[i], {});
     emit::emit_input_copy(e, cores, v, g.input_plain[i]);
-    end_layer();
+    end_layer(cores);
   }
   for (const Node& n : g.nodes) {
     if (n.fused) continue;  // computed by the Conv that feeds it (emit_conv)
-    begin_layer(n.name);
+    std::vector<emit::Ctx::Input> in;
+    int out = n.out[0];
+    switch (n.op) {
+      case OpKind::Conv:
+        in = window(n.in[0], n.geom);
+        if (n.fused_add >= 0) {
+          const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
+          out = add.out[0];
+          for (auto& i : rows(add.in[add.in[1] == n.out[0] ? 0 : 1])) in.push_back(i);
+        }
+        break;
+      case OpKind::MaxPool:
+      case OpKind::AveragePool: in = window(n.in[0], n.geom); break;
+      default:
+        for (int v : n.in)
+          for (auto& i : rows(v)) in.push_back(i);
+    }
+    begin_layer(n.name, n.cores, out, std::move(in));
     switch (n.op) {
       case OpKind::Conv: emit::emit_conv(e, n); break;
       case OpKind::MaxPool:
@@ -226,12 +262,34 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
       default:  // not a chip operator (operators.def): canonicalize removes it
         throw CompileError("emit: node '" + n.name + "' has op " + op_name(n.op));
     }
-    end_layer();
+    end_layer(n.cores);
   }
   for (int c : active) e.ins(c, "halt");
+  return layers;
+}
+
+}  // namespace
+
+EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt) {
+  // Which cores take part anywhere.
+  std::set<int> active;
+  for (const Node& n : g.nodes) active.insert(n.cores.begin(), n.cores.end());
+  for (std::size_t i = 0; i < g.inputs.size(); ++i)
+    if (g.input_plain[i] != g.val(g.inputs[i]).buf.addr) active.insert(0);
+  if (active.empty()) throw CompileError("emit: the model has no operators");
+  const int count = static_cast<int>(active.size());
+
+  emit::Ctx dry(g, t);
+  emit_layers_in_order(dry, active);
+  const SyncPlan plan = plan_sync(dry.steps);
+  emit::Ctx e(g, t);
+  e.plan = &plan;
+  const auto layers = emit_layers_in_order(e, active);
+  if (e.steps != dry.steps) throw CompileError("emit: the two passes disagree on the row steps");
 
   EmitResult res;
   res.cores_used = count;
+  res.row_tokens = plan.tokens;
   std::string image_path = opt.image_path;
   if (image_path.empty()) {
     image_path = opt.asm_path;
@@ -248,7 +306,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   std::ofstream out(opt.asm_path);
   if (!out) throw CompileError("cannot write '" + opt.asm_path + "'");
   out << "; " << g.name << ": compiled by vp-cc for chip '" << t.name << "'\n";
-  out << "; layer-sequential, weight-stationary, replicated; activations int8 channels-last in global memory\n";
+  out << "; row-pipelined, weight-stationary, replicated; activations int8 channels-last in global memory\n";
   out << ".chip clusters=" << t.clusters << ", cus=" << t.cus_per_cluster << ", xbars=" << t.xbars_per_cu
       << ", rows=" << t.rows << ", cols=" << t.cols << ", cell_bits=" << t.cell_bits << "\n";
   for (const auto& [id, name] : layers) out << ".layer " << id << ", \"" << name << "\"\n";

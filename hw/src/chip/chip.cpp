@@ -158,6 +158,15 @@ RunResult Chip::run(uint64_t max_cycles, const std::atomic<bool>* interrupt) {
   if (!r.waiting.empty()) {
     r.status = RunStatus::Deadlock;
     r.message = "deadlock: every running core waits and nothing is in flight";
+    return r;
+  }
+  // Every core halted, but a message nobody received means the program's
+  // sends and receives do not pair up (and would be taken by the wrong
+  // receive of the next batch element).
+  if (const uint64_t left = fabric_->undelivered()) {
+    r.status = RunStatus::Fault;
+    r.message = std::to_string(left) + " message(s) sent but never received, the first " +
+                fabric_->first_undelivered();
   }
   return r;
 }

@@ -87,4 +87,14 @@ uint64_t MessageFabric::undelivered() const {
   return n;
 }
 
+std::string MessageFabric::first_undelivered() const {
+  for (std::size_t dst = 0; dst < mailboxes_.size(); ++dst)
+    if (!mailboxes_[dst]->packets.empty()) {
+      const Packet& p = mailboxes_[dst]->packets.front();
+      return "from core " + std::to_string(p.src) + " to core " + std::to_string(dst) + ", tag " +
+             std::to_string(p.tag) + ", " + std::to_string(p.data.size()) + " bytes";
+    }
+  return "";
+}
+
 }  // namespace vp::hw

@@ -147,6 +147,19 @@ TEST(Chip, ABlockedCoreIsADeadlock) {
   EXPECT_NE(r.waiting[0].find("recv from core 1 tag 7"), std::string::npos) << r.waiting[0];
 }
 
+TEST(Chip, AMessageNobodyReceivesIsAFault) {
+  Chip chip("chip", small());
+  load(chip.core(0), ".core 0, 0\n    li r1, 0\n    li r2, 4\n    li r3, 2\n    send r1, r2, r3, 9\n    halt\n");
+  load(chip.core(2), ".core 1, 0\n    halt\n");
+  chip.core(0).start(0, 0);
+  chip.core(2).start(0, 0);
+  const RunResult r = chip.run(0);
+  EXPECT_EQ(r.status, RunStatus::Fault);
+  EXPECT_NE(r.message.find("1 message(s) sent but never received, the first from core 0 to core 2, tag 9, 4 bytes"),
+            std::string::npos)
+      << r.message;
+}
+
 TEST(Chip, StopsAtTheCycleLimit) {
   Chip chip("chip", small());
   load(chip.core(1), ".core 0, 1\nloop:\n    jmp loop\n");

@@ -106,6 +106,7 @@ struct EmitResult {
   std::int64_t instructions = 0;   // static instruction count over all cores
   std::int64_t image_bytes = 0;
   int cores_used = 0;
+  std::int64_t row_tokens = 0;     // row hand-over messages per inference
 };
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt);
 

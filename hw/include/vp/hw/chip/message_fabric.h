@@ -39,6 +39,8 @@ class MessageFabric : public sc_core::sc_module, public MessageFabricIf {
 
   // Packets delivered but never received, for the end-of-run report.
   uint64_t undelivered() const;
+  // The first of them ("from core 3 to core 7, tag 2, 4 bytes"), or "".
+  std::string first_undelivered() const;
 
  private:
   struct Packet {

@@ -1,0 +1,51 @@
+// Row hand-over between layers: which token messages the cores of a
+// row-pipelined program exchange (compiler/src/emit_sync.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace vp::cc {
+
+// Layers run without a chip-wide barrier: a core starts a row of its share
+// as soon as the rows it reads exist. Every row iteration of a pixel loop is a step; a step that
+// writes output rows tells the cores that read them with a token message, and
+// a step waits for the tokens of the rows it reads. The first emit pass
+// records the steps, plan_sync() turns them into per-core tables, the second
+// pass emits the table-driven code.
+struct NeedRow {
+  int writer;             // layer that writes the tensor
+  std::int64_t lo, hi;    // rows a step reads (lo > hi: none)
+};
+struct SyncStep {
+  std::int64_t row = 0;  // output row of the step
+  bool writes = true;    // writes its output pixels (a partial-sum helper does not)
+  std::vector<NeedRow> needs;  // per input of the layer, in order
+  bool operator==(const SyncStep& o) const {
+    if (row != o.row || writes != o.writes || needs.size() != o.needs.size()) return false;
+    for (std::size_t i = 0; i < needs.size(); ++i)
+      if (needs[i].writer != o.needs[i].writer || needs[i].lo != o.needs[i].lo || needs[i].hi != o.needs[i].hi)
+        return false;
+    return true;
+  }
+};
+// The tables of one (layer, core): per step and per input stream with any
+// token for this core, the count then the source cores (pre); per writing
+// step and per reading stream with any token from this core, the count then
+// the destination cores (post). One tag per stream.
+struct SyncTable {
+  std::vector<std::int32_t> pre, post;
+  std::vector<int> pre_tags, post_tags;
+};
+struct SyncPlan {
+  std::map<std::pair<int, int>, SyncTable> tables;  // (layer, core)
+  std::int64_t tokens = 0;                           // messages per inference
+};
+
+// The tables for the steps a first emit pass recorded (layer ids are the
+// program order).
+SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps);
+
+}  // namespace vp::cc

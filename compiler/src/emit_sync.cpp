@@ -1,0 +1,234 @@
+// Row hand-over between layers: the tables behind Ctx::sync_pre/sync_post.
+//
+// A token from core p to core q on a stream (a reading layer's input) says
+// "p has finished one more of its writing steps of the tensor". A reading
+// step needs, from every writer core that writes a row it reads, the tokens
+// of all that core's writing steps up to the last one touching those rows
+// (steps of a core need not be in row order: a Concat writes the same rows
+// once per input). Each writer sends exactly the tokens the reader will take,
+// so nothing is left in a mailbox.
+//
+// Tags: the mailbox matches (source, tag) in arrival order. Two streams may
+// share a tag on a core pair only when one is written and read wholly before
+// the other on both sides (earlier writer layer and earlier reader layer);
+// otherwise their tokens would interleave.
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+
+#include "emit_context.h"
+#include "vp/isa/isa.h"
+
+namespace vp::cc {
+namespace {
+
+constexpr int kFirstTag = 1, kLastTag = 255;
+
+// Writing steps of one core of a layer: for rows [lo, hi], how many of its
+// steps must be done before every pixel it writes there is stored.
+struct WriterProgress {
+  std::vector<std::pair<std::int64_t, int>> by_row;  // (row, 1 + its last step index), sorted by row
+  int steps_for(std::int64_t lo, std::int64_t hi) const {
+    int n = 0;
+    for (auto it = std::lower_bound(by_row.begin(), by_row.end(), std::make_pair(lo, 0));
+         it != by_row.end() && it->first <= hi; ++it)
+      n = std::max(n, it->second);
+    return n;
+  }
+};
+
+WriterProgress progress_of(const std::vector<std::int64_t>& rows) {
+  std::map<std::int64_t, int> last;
+  for (std::size_t i = 0; i < rows.size(); ++i) last[rows[i]] = static_cast<int>(i) + 1;
+  WriterProgress w;
+  w.by_row.assign(last.begin(), last.end());
+  return w;
+}
+
+struct Stream {
+  int reader = 0, input = 0, writer = 0;
+  int tag = 0;
+  std::map<std::pair<int, int>, int> total;  // (p, q) -> tokens
+  std::map<int, std::vector<std::vector<int>>> recvs;  // q -> per step the source cores
+};
+
+}  // namespace
+
+SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps) {
+  // Writing rows of every (layer, core).
+  std::map<int, std::map<int, std::vector<std::int64_t>>> written;  // layer -> core -> rows
+  for (const auto& [key, list] : steps)
+    for (const SyncStep& s : list)
+      if (s.writes) written[key.first][key.second].push_back(s.row);
+  std::map<std::pair<int, int>, WriterProgress> progress;
+  for (const auto& [layer, cores] : written)
+    for (const auto& [core, rows] : cores) progress[{layer, core}] = progress_of(rows);
+
+  // Streams in program order of the reading layer, then input.
+  std::vector<Stream> streams;
+  std::map<std::pair<int, int>, std::size_t> stream_at;  // (reader, input)
+  for (const auto& [key, list] : steps) {
+    const int W = key.first, q = key.second;
+    if (list.empty()) continue;
+    for (std::size_t k = 0; k < list.front().needs.size(); ++k) {
+      const int Z = list.front().needs[k].writer;
+      const auto wit = written.find(Z);
+      if (wit == written.end()) continue;
+      auto [it, fresh] = stream_at.emplace(std::make_pair(W, static_cast<int>(k)), streams.size());
+      if (fresh) streams.push_back(Stream{W, static_cast<int>(k), Z, 0, {}, {}});
+      Stream& s = streams[it->second];
+      std::map<int, int> have;
+      auto& per_step = s.recvs[q];
+      for (const SyncStep& st : list) {
+        std::vector<int> srcs;
+        for (const auto& [p, rows] : wit->second) {
+          if (p == q) continue;  // its own rows: written earlier in its own program
+          const int need = progress.at({Z, p}).steps_for(st.needs[k].lo, st.needs[k].hi);
+          int& h = have[p];
+          for (; h < need; ++h) srcs.push_back(p);
+        }
+        per_step.push_back(std::move(srcs));
+      }
+      for (const auto& [p, n] : have)
+        if (n > 0) s.total[{p, q}] = n;
+    }
+  }
+  std::sort(streams.begin(), streams.end(),
+            [](const Stream& a, const Stream& b) { return std::tie(a.reader, a.input) < std::tie(b.reader, b.input); });
+
+  // Tags.
+  struct Use { int tag, writer, reader; };
+  std::map<std::pair<int, int>, std::vector<Use>> used;
+  SyncPlan plan;
+  for (Stream& s : streams) {
+    if (s.total.empty()) continue;
+    for (int t = kFirstTag; t <= kLastTag && !s.tag; ++t) {
+      bool ok = true;
+      for (const auto& [pq, n] : s.total)
+        for (const Use& u : used[pq])
+          if (u.tag == t && !(u.writer < s.writer && u.reader < s.reader)) ok = false;
+      if (ok) s.tag = t;
+    }
+    if (!s.tag)
+      throw CompileError("emit: layer " + std::to_string(s.reader) + " reads layer " + std::to_string(s.writer) +
+                         " while more than " + std::to_string(kLastTag) +
+                         " other row streams between the same cores are open; no message tag is free");
+    for (const auto& [pq, n] : s.total) {
+      used[pq].push_back({s.tag, s.writer, s.reader});
+      plan.tokens += n;
+    }
+  }
+
+  // Tables. Pre: per step of (reader, q), per stream with tokens for q.
+  for (const auto& [key, list] : steps) {
+    const int W = key.first, q = key.second;
+    std::vector<const Stream*> mine;
+    for (const Stream& s : streams)
+      if (s.reader == W && s.tag) {
+        bool any = false;
+        for (const auto& [pq, n] : s.total) any = any || pq.second == q;
+        if (any) mine.push_back(&s);
+      }
+    if (mine.empty()) continue;
+    SyncTable& tab = plan.tables[key];
+    for (const Stream* s : mine) tab.pre_tags.push_back(s->tag);
+    for (std::size_t j = 0; j < list.size(); ++j)
+      for (const Stream* s : mine) {
+        const auto& srcs = s->recvs.at(q)[j];
+        tab.pre.push_back(static_cast<std::int32_t>(srcs.size()));
+        tab.pre.insert(tab.pre.end(), srcs.begin(), srcs.end());
+      }
+  }
+  // Post: per writing step of (writer, p), per stream with tokens from p.
+  for (const auto& [Z, cores] : written)
+    for (const auto& [p, rows] : cores) {
+      std::vector<const Stream*> mine;
+      for (const Stream& s : streams)
+        if (s.writer == Z && s.tag) {
+          bool any = false;
+          for (const auto& [pq, n] : s.total) any = any || pq.first == p;
+          if (any) mine.push_back(&s);
+        }
+      if (mine.empty()) continue;
+      SyncTable& tab = plan.tables[{Z, p}];
+      for (const Stream* s : mine) tab.post_tags.push_back(s->tag);
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        for (const Stream* s : mine) {
+          std::vector<int> dsts;
+          for (const auto& [pq, n] : s->total)
+            if (pq.first == p && static_cast<int>(i) < n) dsts.push_back(pq.second);
+          tab.post.push_back(static_cast<std::int32_t>(dsts.size()));
+          tab.post.insert(tab.post.end(), dsts.begin(), dsts.end());
+        }
+    }
+  return plan;
+}
+
+namespace emit {
+
+// Registers of the hand-over code (the layer emitters leave them alone):
+// r16 count, r17 peer core, r18 token buffer, r19 pre-table pointer, r30
+// token bytes, r31 post-table pointer.
+void Ctx::sync_rows(int c, std::int64_t first_row, std::int64_t rows) {
+  auto& list = steps[{layer, c}];
+  for (std::int64_t h = first_row; h < first_row + rows; ++h) {
+    SyncStep s;
+    s.row = h;
+    s.writes = writes;
+    for (const Input& in : inputs) {
+      const auto [lo, hi] = in.rows(h);
+      s.needs.push_back({in.writer, lo, hi});
+    }
+    list.push_back(std::move(s));
+  }
+}
+
+namespace {
+const SyncTable* table_of(const Ctx& e, int c) {
+  if (!e.plan) return nullptr;
+  const auto it = e.plan->tables.find({e.layer, c});
+  return it == e.plan->tables.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+void Ctx::sync_begin(int c) {
+  const SyncTable* t = table_of(*this, c);
+  if (!t) return;
+  if (!t->pre.empty()) li(c, 19, words(c, t->pre));
+  if (!t->post.empty()) li(c, 31, words(c, t->post));
+  li(c, 18, words(c, {0}));
+  li(c, 30, 4);
+}
+
+namespace {
+void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag) {
+  const std::string tr = "r" + std::to_string(table_reg);
+  const std::string loop = e.label(c, "tok"), skip = e.label(c, "tokdone");
+  e.ins(c, "ld r16, " + tr + ", 0");
+  e.ins(c, "addi " + tr + ", " + tr + ", 4");
+  e.ins(c, "beq r16, r0, " + skip);
+  e.put_label(c, loop);
+  e.ins(c, "ld r17, " + tr + ", 0");
+  e.ins(c, "addi " + tr + ", " + tr + ", 4");
+  e.ins(c, op + " r18, r30, r17, " + std::to_string(tag));
+  e.ins(c, "dbnz r16, " + loop);
+  e.put_label(c, skip);
+}
+}  // namespace
+
+void Ctx::sync_pre(int c) {
+  const SyncTable* t = table_of(*this, c);
+  if (!t) return;
+  for (int tag : t->pre_tags) table_loop(*this, c, 19, "recv", tag);
+}
+
+void Ctx::sync_post(int c) {
+  const SyncTable* t = table_of(*this, c);
+  if (!t || !writes || t->post_tags.empty()) return;
+  // The row's pixels must be in global memory before a reader hears of them.
+  ins(c, "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma)));
+  for (int tag : t->post_tags) table_loop(*this, c, 31, "send", tag);
+}
+
+}  // namespace emit
+}  // namespace vp::cc

@@ -1,0 +1,146 @@
+// The row hand-over tables (plan_sync): which tokens each core sends and
+// waits for, counted by hand on small schedules.
+#include <gtest/gtest.h>
+
+#include "vp/cc/row_handover.h"
+
+namespace vp::cc {
+namespace {
+
+using Steps = std::map<std::pair<int, int>, std::vector<SyncStep>>;
+
+// `rows` steps of core c in layer `layer`, reading rows [h*s - p, h*s - p + k - 1]
+// of the tensor layer `writer` writes (none when writer is 0).
+void add(Steps& s, int layer, int c, std::int64_t h0, std::int64_t rows, int writer = 0, int k = 1, int p = 0,
+         bool writes = true) {
+  for (std::int64_t h = h0; h < h0 + rows; ++h) {
+    SyncStep st;
+    st.row = h;
+    st.writes = writes;
+    if (writer) st.needs.push_back({writer, std::max<std::int64_t>(0, h - p), h - p + k - 1});
+    s[{layer, c}].push_back(st);
+  }
+}
+
+// Reads a table stream: per step and stream, the count then the cores.
+std::vector<std::vector<int>> entries(const std::vector<std::int32_t>& t, std::size_t streams) {
+  std::vector<std::vector<int>> out;
+  for (std::size_t i = 0; i < t.size();) {
+    for (std::size_t k = 0; k < streams; ++k) {
+      const int n = t[i++];
+      out.emplace_back(t.begin() + static_cast<std::ptrdiff_t>(i), t.begin() + static_cast<std::ptrdiff_t>(i + n));
+      i += static_cast<std::size_t>(n);
+    }
+  }
+  return out;
+}
+
+TEST(RowHandover, ThreeByThreeReaderWaitsForTheRowsItsWindowCovers) {
+  // Layer 1 writes rows 0-3 on core 10 and rows 4-7 on core 11; layer 2
+  // (3x3, pad 1) computes rows 0-7 on core 20.
+  Steps s;
+  add(s, 1, 10, 0, 4);
+  add(s, 1, 11, 4, 4);
+  add(s, 2, 20, 0, 8, 1, 3, 1);
+  const SyncPlan plan = plan_sync(s);
+  const SyncTable& r = plan.tables.at({2, 20});
+  ASSERT_EQ(r.pre_tags.size(), 1u);
+  const auto pre = entries(r.pre, 1);
+  ASSERT_EQ(pre.size(), 8u);
+  // Row 0 reads rows 0-1, row 1 rows 0-2, ..., row 3 rows 2-4 (core 11's first), row 7 rows 6-7.
+  EXPECT_EQ(pre[0], (std::vector<int>{10, 10}));
+  EXPECT_EQ(pre[1], (std::vector<int>{10}));
+  EXPECT_EQ(pre[2], (std::vector<int>{10}));
+  EXPECT_EQ(pre[3], (std::vector<int>{11}));
+  EXPECT_EQ(pre[4], (std::vector<int>{11}));
+  EXPECT_EQ(pre[6], (std::vector<int>{11}));
+  EXPECT_TRUE(pre[7].empty());
+  // Each writer sends one token per step to core 20, all of them used.
+  const auto post10 = entries(plan.tables.at({1, 10}).post, 1), post11 = entries(plan.tables.at({1, 11}).post, 1);
+  ASSERT_EQ(post10.size(), 4u);
+  for (const auto& d : post10) EXPECT_EQ(d, (std::vector<int>{20}));
+  for (const auto& d : post11) EXPECT_EQ(d, (std::vector<int>{20}));
+  EXPECT_EQ(plan.tokens, 8);
+  EXPECT_EQ(plan.tables.at({1, 10}).post_tags, r.pre_tags);
+}
+
+TEST(RowHandover, AReaderTakesOnlyTheWritersOfItsRowsAndNothingIsLeftOver) {
+  // Two readers of the bottom rows only: core 10 (rows 0-3) never sends to
+  // core 21, which reads rows 5-7.
+  Steps s;
+  add(s, 1, 10, 0, 4);
+  add(s, 1, 11, 4, 4);
+  add(s, 2, 20, 0, 2, 1);  // 1x1: rows 0-1
+  add(s, 2, 21, 5, 3, 1);  // rows 5-7
+  const SyncPlan plan = plan_sync(s);
+  const auto pre21 = entries(plan.tables.at({2, 21}).pre, 1);
+  // Core 11's steps 0..1 (rows 4 and 5) are done before row 5 is.
+  EXPECT_EQ(pre21[0], (std::vector<int>{11, 11}));
+  EXPECT_EQ(pre21[1], (std::vector<int>{11}));
+  EXPECT_EQ(pre21[2], (std::vector<int>{11}));
+  const auto post10 = entries(plan.tables.at({1, 10}).post, 1);
+  EXPECT_EQ(post10[0], (std::vector<int>{20}));
+  EXPECT_EQ(post10[1], (std::vector<int>{20}));
+  EXPECT_TRUE(post10[2].empty());
+  EXPECT_TRUE(post10[3].empty());
+  // Sent equals received.
+  std::int64_t sent = 0, received = 0;
+  for (const auto& [key, t] : plan.tables) {
+    for (const auto& e : entries(t.post, t.post_tags.size())) sent += static_cast<std::int64_t>(e.size());
+    for (const auto& e : entries(t.pre, t.pre_tags.size())) received += static_cast<std::int64_t>(e.size());
+  }
+  EXPECT_EQ(sent, received);
+  EXPECT_EQ(sent, plan.tokens);
+}
+
+TEST(RowHandover, OwnRowsNeedNoToken) {
+  Steps s;
+  add(s, 1, 10, 0, 4);
+  add(s, 2, 10, 0, 4, 1, 3, 1);
+  EXPECT_TRUE(plan_sync(s).tables.empty());
+}
+
+TEST(RowHandover, TwoReadersOfOneTensorOnTheSameCoresGetTheirOwnTags) {
+  // Core 11 reads layer 1 twice (layers 2 and 3, as a residual does): the
+  // two token streams from core 10 interleave, so their tags differ.
+  Steps s;
+  add(s, 1, 10, 0, 2);
+  add(s, 2, 11, 0, 2, 1);
+  add(s, 3, 11, 0, 2, 1);
+  const SyncPlan plan = plan_sync(s);
+  ASSERT_EQ(plan.tables.at({1, 10}).post_tags.size(), 2u);
+  EXPECT_NE(plan.tables.at({2, 11}).pre_tags, plan.tables.at({3, 11}).pre_tags);
+  // Streams that follow each other on both sides may share a tag.
+  Steps t;
+  add(t, 1, 10, 0, 2);
+  add(t, 2, 11, 0, 2, 1);
+  add(t, 3, 10, 0, 2);
+  add(t, 4, 11, 0, 2, 3);
+  const SyncPlan q = plan_sync(t);
+  EXPECT_EQ(q.tables.at({2, 11}).pre_tags, q.tables.at({4, 11}).pre_tags);
+}
+
+TEST(RowHandover, AConcatWritingRowsTwiceIsDoneWithARowAfterItsLastPass) {
+  // Core 10 writes rows 0-1 once per input (steps 0,1 then 2,3): row 0 is
+  // complete after step 2.
+  Steps s;
+  add(s, 1, 10, 0, 2);
+  add(s, 1, 10, 0, 2);
+  add(s, 2, 11, 0, 2, 1);
+  const auto pre = entries(plan_sync(s).tables.at({2, 11}).pre, 1);
+  EXPECT_EQ(pre[0].size(), 3u);
+  EXPECT_EQ(pre[1].size(), 1u);
+}
+
+TEST(RowHandover, HelpersThatDoNotWriteSendNothing) {
+  Steps s;
+  add(s, 1, 10, 0, 2, 0, 1, 0, false);  // a partial-sum helper
+  add(s, 1, 12, 0, 2);                  // the owner
+  add(s, 2, 11, 0, 2, 1);
+  const SyncPlan plan = plan_sync(s);
+  EXPECT_EQ(plan.tables.count({1, 10}), 0u);
+  EXPECT_EQ(entries(plan.tables.at({2, 11}).pre, 1)[0], (std::vector<int>{12}));
+}
+
+}  // namespace
+}  // namespace vp::cc
