@@ -50,8 +50,8 @@ class Ctx {
   bool writes = true;                       // the loops being emitted write the layer's output
   std::map<std::pair<int, int>, std::vector<SyncStep>> steps;  // (layer, core)
   const SyncPlan* plan = nullptr;           // second pass: the tables to emit
-  // Steps [first_row, first_row + rows) of core c's current loop.
-  void sync_rows(int c, std::int64_t first_row, std::int64_t rows);
+  // Steps first_row, first_row + hstep, ... (`rows` of them) of core c's current loop.
+  void sync_rows(int c, std::int64_t first_row, std::int64_t rows, std::int64_t hstep = 1);
   // At the layer's start on core c: table and token registers.
   void sync_begin(int c);
   // At a row's start: wait for the rows it reads; at its end: tell the readers.

@@ -30,11 +30,11 @@ std::string r(int i) { return "r" + std::to_string(i); }
 using RowHook = std::function<void(std::int64_t OW)>;
 // Rows are steps of the row hand-over (emit_sync.cpp): each waits for the
 // input rows it reads and, once its pixels are stored, tells their readers.
-// h0 is the output row of the first iteration.
+// h0 is the output row of the first iteration, each next one `hstep` rows on.
 template <class Body>
 void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p,
-                Body body, const RowHook& row = {}) {
-  e.sync_rows(c, h0, OH);
+                Body body, const RowHook& row = {}, std::int64_t hstep = 1) {
+  e.sync_rows(c, h0, OH, hstep);
   for (std::size_t k = 0; k < p.size(); ++k) e.li(c, kRow[k], p[k].base);
   e.li(c, 20, OH);
   const std::string rows = e.label(c, "row");
@@ -51,36 +51,55 @@ void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int64_t OW
   e.ins(c, "dbnz r23, " + cols);
   e.sync_post(c);
   for (std::size_t k = 0; k < p.size(); ++k)
-    if (p[k].step_h) e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h));
+    if (p[k].step_h)
+      e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h * hstep));
   e.ins(c, "dbnz r20, " + rows);
 }
 
-// Output pixels [P*r/R, (P*(r+1))/R) of an OH x OW map, the share of copy
-// r of R (emit_conv) or of the r-th of R cores: a partial first row, whole
-// rows, a partial last row, each a pixel_loop from its own origin.
+// The share of copy r of R (emit_conv) or of the r-th of R cores of an
+// OH x OW map, chosen so that all copies work down the map at once and rows
+// complete in order (a reader of row h waits for about h rows' worth of one
+// copy's part, not for a whole copy's block of rows): the columns are cut
+// into S strips of at least kMinStrip pixels (fewer, wider strips keep the
+// windows' overlap and the hand-over's tokens small), and each strip's rows
+// are dealt to R/S copies in turn (copies past S * (R/S) get nothing).
+constexpr std::int64_t kMinStrip = 8, kStripRows = 2;
 template <class Body>
 void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, int R, const std::vector<Ptr>& p, Body body,
                 const RowHook& row = {}) {
-  const std::int64_t P = OH * OW, i0 = P * r / R, i1 = P * (r + 1) / R;
-  auto seg = [&](std::int64_t h, std::int64_t w, std::int64_t rows, std::int64_t cols) {
-    if (rows <= 0 || cols <= 0) return;
-    std::vector<Ptr> q = p;
-    for (Ptr& x : q)
-      if (!x.row_local) x.base += h * x.step_h + w * x.step_w;
-    pixel_loop(e, c, h, rows, cols, q, body, row);
-  };
-  std::int64_t h0 = i0 / OW, w0 = i0 % OW;
-  const std::int64_t h1 = i1 / OW, w1 = i1 % OW;
-  if (h0 == h1) {
-    seg(h0, w0, 1, w1 - w0);
+  if (OH * OW < kStripRows * OW * R) {
+    // A few rows per copy: contiguous blocks [P*r/R, P*(r+1)/R) of pixels
+    // (partial rows included) keep the rows per copy, and with them the row
+    // loads and hand-over steps, fewest.
+    const std::int64_t P = OH * OW, i0 = P * r / R, i1 = P * (r + 1) / R;
+    auto seg = [&](std::int64_t h, std::int64_t w, std::int64_t rows, std::int64_t cols) {
+      if (rows <= 0 || cols <= 0) return;
+      std::vector<Ptr> q = p;
+      for (Ptr& x : q)
+        if (!x.row_local) x.base += h * x.step_h + w * x.step_w;
+      pixel_loop(e, c, h, rows, cols, q, body, row);
+    };
+    std::int64_t h0 = i0 / OW, w0 = i0 % OW;
+    const std::int64_t h1 = i1 / OW, w1 = i1 % OW;
+    if (h0 == h1) return seg(h0, w0, 1, w1 - w0);
+    if (w0 > 0) {
+      seg(h0, w0, 1, OW - w0);
+      ++h0;
+    }
+    seg(h0, 0, h1 - h0, OW);
+    seg(h1, 0, 1, w1);
     return;
   }
-  if (w0 > 0) {
-    seg(h0, w0, 1, OW - w0);
-    ++h0;
-  }
-  seg(h0, 0, h1 - h0, OW);
-  seg(h1, 0, 1, w1);
+  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / kMinStrip));
+  const std::int64_t groups = R / S, strip = r % S, group = r / S;
+  if (group >= groups) return;
+  const std::int64_t w0 = OW * strip / S, w1 = OW * (strip + 1) / S;
+  const std::int64_t rows = (OH - group + groups - 1) / groups;
+  if (rows <= 0 || w1 <= w0) return;
+  std::vector<Ptr> q = p;
+  for (Ptr& x : q)
+    if (!x.row_local) x.base += group * x.step_h + w0 * x.step_w;
+  pixel_loop(e, c, group, rows, w1 - w0, q, body, row, groups);
 }
 
 // Index of core c among the node's cores (its share of the work).

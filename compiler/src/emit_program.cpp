@@ -84,7 +84,10 @@ void Ctx::ins(int c, const std::string& line) {
 }
 
 void Ctx::li(int c, int reg, std::int64_t v) {
-  if (v < INT32_MIN || v > INT32_MAX) throw CompileError("emit: constant " + std::to_string(v) + " exceeds 32 bits");
+  if (v < INT32_MIN || v > UINT32_MAX) throw CompileError("emit: constant " + std::to_string(v) + " exceeds 32 bits");
+  // Registers hold 32 bits: an address at or above 2 GiB (the cluster SRAMs'
+  // global window) is the same bits as a negative immediate.
+  if (v > INT32_MAX) v -= std::int64_t{1} << 32;
   ins(c, "li r" + std::to_string(reg) + ", " + std::to_string(v));
 }
 

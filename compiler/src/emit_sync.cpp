@@ -169,9 +169,10 @@ namespace emit {
 // Registers of the hand-over code (the layer emitters leave them alone):
 // r16 count, r17 peer core, r18 token buffer, r19 pre-table pointer, r30
 // token bytes, r31 post-table pointer.
-void Ctx::sync_rows(int c, std::int64_t first_row, std::int64_t rows) {
+void Ctx::sync_rows(int c, std::int64_t first_row, std::int64_t rows, std::int64_t hstep) {
   auto& list = steps[{layer, c}];
-  for (std::int64_t h = first_row; h < first_row + rows; ++h) {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const std::int64_t h = first_row + i * hstep;
     SyncStep s;
     s.row = h;
     s.writes = writes;

@@ -155,6 +155,118 @@ bool place(Graph& g, const Target& t, std::vector<Layer>& layers) {
   return true;
 }
 
+// The pipelined mapping: every CU holds the load of one copy of one layer,
+// or runs one share of an operator without weights, so all layers run at
+// once on CUs of their own and the row hand-over (emit_sync.cpp) keeps them
+// in step; the slowest stage then sets the pace. Copies go to the slowest
+// stage that can still grow while CUs last; layers take consecutive CUs in
+// program order (a layer's readers are its neighbours). False (nothing
+// changed) when one copy of everything needs more CUs than the chip has.
+bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<Layer>& layers,
+                   const MapOptions& opt) {
+  struct Stage {
+    int node;
+    int layer;  // index in `layers`, -1 for an operator without weights
+    LayerCost cost;
+    int cus_per_copy;
+    int max_copies;
+    int copies = 1;
+  };
+  std::vector<Stage> stages;
+  std::vector<int> layer_of_node(g.nodes.size(), -1);
+  for (std::size_t l = 0; l < layers.size(); ++l) layer_of_node[static_cast<std::size_t>(layers[l].node)] = static_cast<int>(l);
+  for (std::size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    if (n.fused) continue;
+    const int l = layer_of_node[ni];
+    if (l >= 0) {
+      const Layer& lay = layers[static_cast<std::size_t>(l)];
+      stages.push_back({static_cast<int>(ni), l, lay.cost, static_cast<int>(lay.bins.size()), lay.max_copies});
+    } else if (!op_has(n.op, op_crossbar)) {
+      const LayerCost c = cm.other(g, n);
+      const int most = n.op == OpKind::GlobalAveragePool
+                           ? 1
+                           : static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(c.units, kMaxGroup * 4)));
+      stages.push_back({static_cast<int>(ni), -1, c, 1, most});
+    }
+  }
+  std::int64_t used = 0;
+  for (const Stage& s : stages) used += s.cus_per_copy;
+  if (used > t.cores()) return false;
+  std::int64_t spare = t.cores() - used;
+  auto next = [](const Stage& s) {
+    const std::int64_t share = (s.cost.units + s.copies - 1) / s.copies;
+    if (share <= 1) return s.max_copies + 1;
+    return static_cast<int>((s.cost.units + share - 2) / (share - 1));
+  };
+  auto fits = [&](const Stage& s, int to) {
+    return to <= s.max_copies && std::int64_t{s.cus_per_copy} * (to - s.copies) <= spare;
+  };
+  if (opt.replicate != kReplicateAuto) {
+    for (Stage& s : stages) {
+      const int to = std::min(opt.replicate, s.max_copies);
+      if (std::int64_t{s.cus_per_copy} * (to - s.copies) > spare) return false;
+      spare -= std::int64_t{s.cus_per_copy} * (to - s.copies);
+      s.copies = to;
+    }
+  } else {
+    for (;;) {
+      Stage* slowest = nullptr;
+      std::int64_t worst = -1;
+      for (Stage& s : stages) {
+        if (!fits(s, next(s))) continue;
+        const std::int64_t c = cm.stage(s.cost, s.copies);
+        if (c > worst) {
+          worst = c;
+          slowest = &s;
+        }
+      }
+      if (!slowest) break;
+      const int to = next(*slowest);
+      spare -= std::int64_t{slowest->cus_per_copy} * (to - slowest->copies);
+      slowest->copies = to;
+    }
+  }
+  // Consecutive CUs in program order.
+  int core = 0;
+  for (const Stage& s : stages) {
+    Node& n = g.nodes[static_cast<std::size_t>(s.node)];
+    n.tiles.clear();
+    n.cores.clear();
+    n.replicas = s.copies;
+    n.stage_cycles = cm.stage(s.cost, s.copies);
+    n.bound_cycles = 0;
+    if (s.layer < 0) {
+      for (int r = 0; r < s.copies; ++r) n.cores.push_back(core++);
+      continue;
+    }
+    Layer& L = layers[static_cast<std::size_t>(s.layer)];
+    L.copies = s.copies;
+    for (int r = 0; r < s.copies; ++r) {
+      std::vector<ColumnTile> copy = L.tiles;
+      for (ColumnTile& ct : copy) ct.copy = r;
+      for (const Bin& bin : L.bins) {
+        n.cores.push_back(core);
+        int xb = 0;
+        for (const Slot& sl : bin.slots) {
+          copy[static_cast<std::size_t>(sl.tile)].parts.push_back({core, xb, sl.row_tile0, sl.row_tiles});
+          xb += sl.row_tiles;
+        }
+        ++core;
+      }
+      n.tiles.insert(n.tiles.end(), copy.begin(), copy.end());
+    }
+    n.bound_cycles = cm.bound(L.cost, L.copies);
+  }
+  for (Node& n : g.nodes)
+    if (n.fused) {
+      n.cores.clear();
+      n.replicas = 1;
+      n.stage_cycles = n.bound_cycles = 0;
+    }
+  return true;
+}
+
 }  // namespace
 
 int parse_replicate(const std::string& text) {
@@ -257,7 +369,9 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   if (total_xbars > t.crossbars())
     throw CompileError("model needs " + std::to_string(total_xbars) + " crossbars, chip '" + t.name + "' has " +
                        std::to_string(t.crossbars()) + " crossbars on " + std::to_string(t.cores()) + " CUs");
-  // Copies: fixed, or the cost model's greedy choice within the crossbars.
+  if (opt.pipeline && map_pipelined(g, t, cm, layers, opt)) return;
+  // Shared CUs (the model's loads outnumber the CUs, or --placement shared):
+  // copies fixed, or the cost model's greedy choice within the crossbars.
   if (opt.replicate != kReplicateAuto) {
     for (Layer& lay : layers) lay.copies = std::min(opt.replicate, lay.max_copies);
   } else {

@@ -41,6 +41,13 @@ CostModel::CostModel(const Target& t) : t_(t) {
   // Flits leave the memory's router on its links; with XY routing most
   // responses take one of them.
   port_bytes_per_cycle_ = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks;
+  // Activations in the cluster SRAMs' global window (plan_memory.cpp): their
+  // granules are spread over every cluster, so the traffic enters the mesh
+  // at every router's local port, and a read waits for an SRAM, not DRAM.
+  if (t.sram_global_base > 0) {
+    window_ = true;
+    port_bytes_per_cycle_ = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * t.clusters;
+  }
 }
 
 bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes,
@@ -53,7 +60,8 @@ bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::
 }
 
 std::int64_t CostModel::dma(std::int64_t bytes) const {
-  const std::int64_t lat = static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz));
+  const std::int64_t lat = window_ ? pd::cluster_sram_latency_cycles
+                                   : static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz));
   const std::int64_t flits = (bytes * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits;
   return pd::cu_dma_setup_cycles + lat + 2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits +
          kDmaExtra;

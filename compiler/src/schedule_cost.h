@@ -63,6 +63,7 @@ class CostModel {
   const Target& t_;
   std::int64_t mvm_ = 0;
   double port_bytes_per_cycle_ = 8;
+  bool window_ = false;  // activations in the cluster SRAMs (see the constructor)
 };
 
 }  // namespace vp::cc

@@ -27,6 +27,8 @@ Target target_from(const std::string& name, const config::ChipShape& s) {
   t.gmem_bytes = s.gmem_bytes;
   t.imem_instructions = static_cast<int>(s.imem_words);
   t.gmem_attach_cluster = static_cast<int>(s.gmem_attach_cluster);
+  t.sram_global_base = s.sram_global_base;
+  t.sram_interleave_bytes = s.sram_interleave_bytes;
   return t;
 }
 

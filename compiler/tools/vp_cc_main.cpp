@@ -1,7 +1,7 @@
 // vp-cc: ONNX model -> Sidra VP assembly (+ crossbar weight image).
 //
 //   vp-cc MODEL.onnx -o MODEL.asm [--chip NAME] [--set k=v]... [--calib X.npy]...
-//         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N]
+//         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
 //   vp-cc MODEL.onnx --quantize-input IN.npy -o IN.bin   bytes for vp-run --input
@@ -33,7 +33,7 @@ namespace {
 const char* kUsage =
     "usage: vp-cc MODEL.onnx -o OUT.asm [--chip NAME] [--set key=value]... [--calib X.npy[,X2.npy]]...\n"
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
-    "             [--io auto|on|off] [--replicate auto|none|N]\n"
+    "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -43,6 +43,8 @@ const char* kUsage =
     "                   DIR/<stem>.golden.bin (the golden model's output bytes, as vp-run writes them)\n"
     "  --test-dir DIR   where --test files go (default: the directory of -o)\n"
     "  --calib-percentile P   activation range = the P-th percentile of |x| (default 100: the maximum)\n"
+    "  --placement P    pipeline (default): each CU runs one layer, all layers at once, when one copy of\n"
+    "                   every layer fits the CUs (else shared); shared: CUs hold loads of many layers\n"
     "  Compiling also writes OUT.io.json: per input and output the ONNX dims, the chip layout,\n"
     "  int8 scale, zero point, address and bytes.\n";
 
@@ -52,6 +54,7 @@ using namespace vp::cc;
 struct Options {
   std::string model, out, chip = "sidra-y1", dump_dir, mode, mode_in, io = "auto", test_dir;
   int replicate = kReplicateAuto;
+  bool pipeline = true;
   std::vector<std::string> sets, calib, tests;
   bool report = false;
   double percentile = 100.0;
@@ -98,6 +101,10 @@ Options parse_options(int argc, char** argv, bool& help) {
       } catch (const CompileError& e) {
         throw UsageError(e.what());
       }
+    } else if (a == "--placement") {
+      const std::string v = next();
+      if (v != "pipeline" && v != "shared") throw UsageError("--placement " + v + ": expected pipeline or shared");
+      o.pipeline = v == "pipeline";
     } else if (a == "--reference" || a == "--fp32" || a == "--quantize-input" || a == "--layer-error") {
       if (!o.mode.empty() && o.mode != a) throw UsageError(o.mode + " and " + a + " exclude each other");
       o.mode = a;
@@ -340,7 +347,7 @@ int compile(const Options& o) {
     return 0;
   }
   const auto t2 = std::chrono::steady_clock::now();
-  map_crossbars(g, target, MapOptions{o.replicate});
+  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline});
   dump(o.dump_dir, 4, "mapped", g);
   plan_memory(g, target);
   dump(o.dump_dir, 5, "planned", g);

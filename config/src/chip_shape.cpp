@@ -25,6 +25,8 @@ ChipShape chip_shape(const ParamSet& p) {
   s.gmem_bytes = static_cast<std::int64_t>(unit::mib_to_bytes(p.get_int("gmem.size_mib")));
   s.imem_words = static_cast<std::int64_t>(unit::kinstr_to_words(p.get_int("cu.imem_kinstr")));
   s.gmem_attach_cluster = p.get_int("gmem.attach_cluster");
+  s.sram_global_base = static_cast<std::int64_t>(unit::mib_to_bytes(p.get_int("cluster.sram.global_base_mib")));
+  s.sram_interleave_bytes = p.get_int("cluster.sram.interleave_bytes");
   return s;
 }
 

@@ -37,6 +37,19 @@ void ParamSet::validate() const {
                              get_double("device.start_level"), levels - 1, get_int("xbar.cell_bits")));
   }
   const ChipShape shape = chip_shape(*this);
+  if (shape.sram_global_base > 0) {
+    // The window must not overlap global memory (that it ends inside the
+    // 32-bit space a DMA address reaches is vp-run's size check).
+    if (shape.sram_global_base < shape.gmem_bytes)
+      inconsistent("cluster.sram.global_base_mib",
+                   fmt::format("{} MiB is inside global memory (gmem.size_mib = {}); use 0 or at least {}",
+                               get_int("cluster.sram.global_base_mib"), get_int("gmem.size_mib"),
+                               get_int("gmem.size_mib")));
+    if (shape.sram_bytes % shape.sram_interleave_bytes != 0)
+      inconsistent("cluster.sram.interleave_bytes",
+                   fmt::format("{} does not divide the cluster SRAM ({} bytes)", shape.sram_interleave_bytes,
+                               shape.sram_bytes));
+  }
   if (shape.columns_per_weight() > shape.xbar_cols) {
     inconsistent("xbar.weight_bits",
                  fmt::format("a weight needs {} columns, the crossbar has {} (xbar.cols)",

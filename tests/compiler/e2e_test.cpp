@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <unistd.h>
 
 #include "compiler_test_util.h"
@@ -32,6 +33,8 @@ struct RunResult {
   int max_replicas = 0;     // the most copies (or cores) any layer got
   bool split_tile = false;  // some column tile spans CUs
   int fused_adds = 0;       // residual Adds computed by their Conv
+  bool core_per_layer = true;  // no core runs two layers (the pipelined placement)
+  int on_chip = 0;          // activations in the cluster SRAMs' global window
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -56,6 +59,11 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   std::ofstream((dir / "x.bin").string(), std::ios::binary).write(reinterpret_cast<const char*>(in.data()),
                                                                    static_cast<std::streamsize>(in.size()));
   RunResult r;
+  std::map<int, int> layer_of_core;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i)
+    for (int c : g.nodes[i].cores)
+      if (!layer_of_core.emplace(c, static_cast<int>(i)).second) r.core_per_layer = false;
+  for (const Value& v : g.values) r.on_chip += t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
   for (const Node& n : g.nodes) {
     r.max_replicas = std::max(r.max_replicas, n.replicas);
     for (const auto& ct : n.tiles) r.split_tile = r.split_tile || ct.parts.size() > 1;
@@ -178,6 +186,29 @@ TEST(EndToEnd, ReplicatedSplitTilesAcrossCus) {
     EXPECT_TRUE(r.split_tile);
     EXPECT_GT(r.max_replicas, 1);
   }
+}
+// Both placements (one layer per CU, all at once; CUs shared by layers),
+// with the activations in the cluster SRAMs' global window or all in global
+// memory, fixed and chosen copies: the row hand-over keeps every schedule
+// exact. A 16-cluster variant of the small chip has the CUs for the
+// pipelined placement.
+TEST(EndToEnd, PipelinedAndSharedPlacementsInSramAndGlobalMemory) {
+  const std::vector<std::string> big = {"chip.clusters=16", "chip.mesh_cols=4"};
+  for (const TestModel& m : {cnn_model(), residual_model(), mixed_model()})
+    for (bool pipeline : {true, false})
+      for (bool window : {true, false})
+        for (int rep : {2, kReplicateAuto}) {
+          SCOPED_TRACE(m.name + (pipeline ? " pipeline" : " shared") + (window ? " sram" : " gmem") + " --replicate " +
+                       std::to_string(rep));
+          std::vector<std::string> sets = big;
+          if (!window) sets.push_back("cluster.sram.global_base_mib=0");
+          MapOptions mo{rep, pipeline};
+          const RunResult r = compile_and_run(m, "small", sets, 5, mo);
+          expect_exact(r);
+          EXPECT_EQ(r.core_per_layer, pipeline);
+          if (window) EXPECT_GT(r.on_chip, 0);
+          else EXPECT_EQ(r.on_chip, 0);
+        }
 }
 TEST(EndToEnd, ReplicateOptionParsing) {
   EXPECT_EQ(parse_replicate("auto"), kReplicateAuto);

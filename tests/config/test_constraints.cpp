@@ -35,6 +35,15 @@ TEST(Constraints, MemoryAttachesToAnExistingCluster) {
   EXPECT_NO_THROW(p.validate());
 }
 
+TEST(Constraints, TheSramWindowLiesAboveGlobalMemory) {
+  expect_invalid({"gmem.size_mib=4096"}, "cluster.sram.global_base_mib");
+  expect_invalid({"cluster.sram.interleave_bytes=3000"}, "cluster.sram.interleave_bytes");
+  ParamSet p;
+  p.apply_sets({"gmem.size_mib=4096", "cluster.sram.global_base_mib=0"});
+  EXPECT_NO_THROW(p.validate());
+  EXPECT_EQ(chip_shape(p).sram_global_base, 0);
+}
+
 TEST(Constraints, StartLevelWithinTheCell) {
   expect_invalid({"xbar.cell_bits=1", "device.start_level=1.5"}, "device.start_level");
 }

@@ -138,12 +138,15 @@ TEST(Registry, ProgramShapingParametersAreMarked) {
   EXPECT_TRUE(find_param("xbar.rows")->affects_program);
   EXPECT_TRUE(find_param("xbar.cell_bits")->affects_program);
   EXPECT_TRUE(find_param("chip.clusters")->affects_program);
+  // Where the compiler places activations.
+  EXPECT_TRUE(find_param("cluster.sram.global_base_mib")->affects_program);
+  EXPECT_TRUE(find_param("cluster.sram.interleave_bytes")->affects_program);
   EXPECT_FALSE(find_param("xbar.read_ns")->affects_program);
   EXPECT_FALSE(find_param("adc.bits")->affects_program);
   EXPECT_FALSE(find_param("energy.adc_pj")->affects_program);
   const auto n = std::count_if(registry().begin(), registry().end(),
                                [](const ParamDef& d) { return d.affects_program; });
-  EXPECT_EQ(n, 14);
+  EXPECT_EQ(n, 16);
 }
 
 }  // namespace

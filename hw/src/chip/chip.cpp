@@ -51,9 +51,13 @@ Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace
   }
   // The control processor sits beside the memory controller and reaches
   // memory through a bus of its own on that router.
-  cp_bus_ = std::make_unique<ClusterBus>("cp_bus", attach, noc_, gmem_port_);
+  cp_bus_ = std::make_unique<ClusterBus>("cp_bus", attach, noc_, gmem_port_, sram_window(cfg));
   cp_bus_->to_global.bind(gmem_->socket);
   cp_bus_->to_sram.bind(clusters_[attach]->sram().socket);
+  // Every bus reaches every cluster's SRAM through the global window.
+  for (auto& from : clusters_)
+    for (auto& to : clusters_) from->bus().to_cluster_sram.bind(to->sram().socket);
+  for (auto& to : clusters_) cp_bus_->to_cluster_sram.bind(to->sram().socket);
   cp_ = std::make_unique<CoreModule>("cp", core_identity(cfg, -1, -1), cfg.cp_core, cfg.memory.cp_dmem_bytes,
                                      cfg.memory.cp_imem_words, trace);
   cp_->dma_socket.bind(cp_bus_->cores);

@@ -21,6 +21,15 @@ CoreIdentity core_identity(const ChipConfig& cfg, int32_t cluster, int32_t cu) {
   return id;
 }
 
+SramGlobalWindow sram_window(const ChipConfig& cfg) {
+  SramGlobalWindow w;
+  w.base = cfg.memory.sram_global_base;
+  w.bytes = cfg.memory.sram_bytes;
+  w.granule = cfg.memory.sram_interleave_bytes;
+  w.clusters = cfg.clusters;
+  return w;
+}
+
 Cluster::Cluster(sc_core::sc_module_name name, const ChipConfig& cfg, uint32_t index, noc::MeshNoc& noc,
                  noc::Endpoint gmem_port, TraceSink* trace)
     : sc_module(name), crossbars("crossbars"), fabric("fabric"), run_control("run_control"), index_(index) {
@@ -29,7 +38,7 @@ Cluster::Cluster(sc_core::sc_module_name name, const ChipConfig& cfg, uint32_t i
   ch.latency_cycles = cfg.memory.sram_latency_cycles;
   ch.bytes_per_cycle = cfg.memory.sram_bytes_per_cycle;
   sram_ = std::make_unique<SharedMemory>("sram", cfg.memory.sram_bytes, ch);
-  bus_ = std::make_unique<ClusterBus>("bus", index, noc, gmem_port);
+  bus_ = std::make_unique<ClusterBus>("bus", index, noc, gmem_port, sram_window(cfg));
   bus_->to_sram.bind(sram_->socket);
   for (uint32_t u = 0; u < cfg.cus_per_cluster; ++u) {
     const std::string n = "cu" + std::to_string(u);

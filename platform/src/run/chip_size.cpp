@@ -67,6 +67,15 @@ void check_chip_size(const hw::ChipConfig& c, const MachineLimits& machine) {
                         std::to_string(crossbars) + " crossbars need about " + gib(resident) +
                         " to build, more than this machine's " + gib(machine.ram_bytes) +
                         " of memory; reduce chip.clusters or chip.cus_per_cluster");
+
+  // The cluster SRAMs' global window must end where a 32-bit DMA address reaches.
+  const uint64_t window_end =
+      saturating_add(c.memory.sram_global_base, saturating_mul(c.clusters, c.memory.sram_bytes));
+  if (c.memory.sram_global_base != 0 && window_end > (uint64_t{1} << 32))
+    throw ChipSizeError("cluster.sram.global_base_mib: the " + std::to_string(c.clusters) + " clusters' SRAMs (" +
+                        gib(saturating_mul(c.clusters, c.memory.sram_bytes)) + ") from " +
+                        std::to_string(c.memory.sram_global_base >> 20) +
+                        " MiB end past 4 GiB, beyond a 32-bit DMA address; lower it, or 0 to leave them unmapped");
 }
 
 }  // namespace vp::platform

@@ -114,8 +114,8 @@ struct Node {
   std::vector<ColumnTile> tiles;  // Conv after map
   std::vector<int> cores;         // cores that execute this node
   // Schedule (map_crossbars.cpp, schedule_cost.h): copies of the weights
-  // (Conv) or cores sharing the work (other operators); copy r computes the
-  // output pixels [P*r/replicas, P*(r+1)/replicas). The cost model's stage
+  // (Conv) or cores sharing the work (other operators); copy r computes its
+  // share of the output pixels (share_loop in emit_layers.cpp). The cost model's stage
   // time and the analytic bound (MVMs per crossbar x MVM cycles).
   int replicas = 1;
   std::int64_t stage_cycles = 0, bound_cycles = 0;
@@ -138,6 +138,7 @@ struct Graph {
   // .input binding names; equals the value's buffer when it has no border.
   std::vector<std::int64_t> input_plain;
   std::int64_t gmem_used = 0;
+  std::int64_t sram_used = 0;  // bytes of activations in the cluster SRAMs' global window
   int opset = 0;
 
   int add_value(Value v) {

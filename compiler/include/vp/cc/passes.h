@@ -91,6 +91,9 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
 inline constexpr int kReplicateAuto = 0;
 struct MapOptions {
   int replicate = kReplicateAuto;
+  // One layer per CU, all layers at once (map_crossbars.cpp), when one copy
+  // of every layer fits the CUs; false: CUs shared by the layers.
+  bool pipeline = true;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 // "auto", "none" or a count N >= 1 (--replicate); CompileError otherwise.

@@ -29,6 +29,10 @@ struct Target {
   std::int64_t gmem_bytes = config::unit::mib_to_bytes(config::param_default::gmem_size_mib);
   int imem_instructions = config::unit::kinstr_to_words(config::param_default::cu_imem_kinstr);
   int gmem_attach_cluster = config::param_default::gmem_attach_cluster;
+  // The cluster SRAMs in the global address space (0: not mapped), interleaved.
+  std::int64_t sram_global_base =
+      static_cast<std::int64_t>(config::unit::mib_to_bytes(config::param_default::cluster_sram_global_base_mib));
+  std::int64_t sram_interleave_bytes = config::param_default::cluster_sram_interleave_bytes;
 
   int slices() const { return static_cast<int>(config::weight_slices(weight_bits, cell_bits)); }
   int cols_per_weight() const {

@@ -44,6 +44,8 @@ struct ChipShape {
   std::int64_t gmem_bytes = 0;        // gmem.size_mib
   std::int64_t imem_words = 0;        // cu.imem_kinstr
   std::int64_t gmem_attach_cluster = 0;
+  std::int64_t sram_global_base = 0;      // cluster.sram.global_base_mib (0: not mapped)
+  std::int64_t sram_interleave_bytes = 0; // cluster.sram.interleave_bytes
 
   std::int64_t total_cus() const { return clusters * cus_per_cluster; }
   std::int64_t total_crossbars() const { return total_cus() * xbars_per_cu; }

@@ -28,6 +28,8 @@ struct MemoryConfig {
   uint64_t sram_bytes = unit::kib_to_bytes(param_default::cluster_sram_kib);        // cluster.sram_kib
   uint32_t sram_latency_cycles = param_default::cluster_sram_latency_cycles;  // cluster.sram.latency_cycles
   double sram_bytes_per_cycle = param_default::cluster_sram_bytes_per_cycle;  // cluster.sram.bytes_per_cycle
+  uint64_t sram_global_base = unit::mib_to_bytes(param_default::cluster_sram_global_base_mib);  // 0: not mapped
+  uint64_t sram_interleave_bytes = param_default::cluster_sram_interleave_bytes;  // cluster.sram.interleave_bytes
   uint64_t spad_bytes = unit::kib_to_bytes(param_default::cu_spad_kib);             // cu.spad_kib
   uint64_t imem_words = unit::kinstr_to_words(param_default::cu_imem_kinstr);       // cu.imem_kinstr
   uint64_t cp_dmem_bytes = unit::kib_to_bytes(param_default::cp_dmem_kib);          // cp.dmem_kib

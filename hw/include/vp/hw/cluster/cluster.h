@@ -45,5 +45,7 @@ class Cluster : public sc_core::sc_module {
 
 // Identity of CU `cu` of cluster `cluster` as rdsr reports it.
 CoreIdentity core_identity(const ChipConfig& cfg, int32_t cluster, int32_t cu);
+// The global window of the cluster SRAMs the chip configuration describes.
+SramGlobalWindow sram_window(const ChipConfig& cfg);
 
 }  // namespace vp::hw
