@@ -130,9 +130,11 @@ int run(int argc, char** argv) {
       ("config", po::value(&configs)->composing(), "configuration file (YAML or JSON) over the preset; repeatable")
       ("set", po::value(&sets)->composing(), "override one parameter, path.to.param=value; repeatable")
       ("input", po::value(&inputs)->composing(),
-       "FILE (the model's next .input) or FILE@ADDR: .npy or raw bytes into global memory; repeatable")
+       "FILE (the model's next .input: its codes as raw bytes or .npy, or float32 .npy values the binding's "
+       "scale quantizes) or FILE@ADDR: .npy or raw bytes into global memory; repeatable")
       ("output", po::value(&outputs)->composing(),
-       "FILE (the model's next .output) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
+       "FILE[:int8|float32] (the model's next .output: a .npy of a binding with a scale gets float32 values, "
+       ":int8 the codes) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
       ("batch", po::value<std::string>()->default_value("0"), "batch elements (0: one per set of bound --input files)")
       ("firmware", po::value<std::string>()->default_value(VP_FIRMWARE_PATH),
        "firmware run on the control processor (.vpo or assembly); 'none' runs the model bare")
