@@ -54,12 +54,15 @@ std::vector<uint8_t> input_bytes(const std::string& path, TensorData& t, const o
   const std::string what = "--input " + path;
   const std::string codes = npy_dtype(b.dtype);
   const bool is_float = t.npy && t.dtype.size() >= 2 && t.dtype[1] == 'f';
-  if (is_float && t.dtype != codes && !b.quantized())
+  // numpy writes int8 as "|i1", vp-run as "<i1": the byte order mark aside
+  // (the reader takes only '<' and '|'), they are the same dtype.
+  const bool is_codes = t.npy && t.dtype.size() >= 2 && t.dtype.substr(1) == codes.substr(1);
+  if (is_float && !is_codes && !b.quantized())
     throw HostIoError(what + ": " + t.dtype + " values for " + describe(b) +
                       ", which has no scale to quantize them with; give its " + b.dtype +
                       " codes (a raw file or a " + codes + " .npy), or a model compiled by vp-cc, whose bindings "
                       "carry the scale");
-  if (!t.npy || !b.quantized() || t.dtype == codes) {
+  if (!t.npy || !b.quantized() || is_codes) {
     const uint64_t want = b.bytes * elements;
     if (t.bytes.size() != want)
       throw HostIoError(what + " holds " + std::to_string(t.bytes.size()) + " bytes, but " + describe(b) +

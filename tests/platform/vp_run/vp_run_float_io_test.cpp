@@ -110,11 +110,22 @@ TEST_F(VpRunFloat, AFloatInputIsQuantizedIntoChannelsLastCodes) {
   EXPECT_EQ(static_cast<int8_t>(codes[stored(0)]), -5);  // -2.5 / 0.5
   EXPECT_EQ(static_cast<int8_t>(codes[stored(1)]), -5);  // -2.25 / 0.5 = -4.5: half away from zero
 
-  // The same codes given as bytes: the same output.
+  // The same codes given as bytes, or as an int8 .npy as numpy ("|i1") or
+  // vp-run ("<i1") writes it: the same output.
   write("x.bin", codes);
   r = go(kEcho, "--input " + path("x.bin") + " --output " + path("y2.bin"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(slurp(path("y2.bin")), codes);
+  for (const char* descr : {"|i1", "<i1"}) {
+    write("c.npy", npy(descr, "(1, 3, 4, 2)", codes.data(), 24));
+    r = go(kEcho, "--input " + path("c.npy") + " --output " + path("y3.bin"));
+    ASSERT_EQ(r.code, 0) << descr << ": " << r.err;
+    EXPECT_EQ(slurp(path("y3.bin")), codes) << descr;
+  }
+  write("u.npy", npy("|u1", "(1, 3, 4, 2)", codes.data(), 24));
+  r = go(kEcho, "--input " + path("u.npy"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("u.npy: dtype |u1 for input 'x'"), std::string::npos) << r.err;
 }
 
 TEST_F(VpRunFloat, ANpyOutputIsTheDequantizedTensorInTheModelsShape) {
