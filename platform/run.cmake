@@ -10,6 +10,7 @@ add_library(vp_platform STATIC
   src/run/fabric_recorder.cpp
   src/run/waveform_export.cpp
   src/run/host_io.cpp
+  src/run/float_io.cpp
   src/run/model_image.cpp
   src/run/firmware_report.cpp)
 target_include_directories(vp_platform PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)

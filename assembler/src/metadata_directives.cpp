@@ -5,6 +5,7 @@
 #include <string>
 
 #include "directives.h"
+#include "vp/common/parse_number.h"
 
 namespace vp::as::detail {
 
@@ -59,11 +60,68 @@ void dir_layer(Assembly& a, const char* at, const char* p, const char* e) {
     a.error_at(a.ops[1].at, "layer " + std::to_string(id) + " already named " + quote(it->second));
 }
 
-// .input/.output "name", ADDR, BYTES, "dtype"[, D0, D1, ...]: a tensor the
-// host binds a file to. Metadata like .layer: it does not end a data block.
+namespace {
+
+// One KEY=VALUE operand after the dimensions of .input/.output: the host
+// view (scale, zero_point, layout, host_softmax). False after an error.
+bool io_key(Assembly& a, const Operand& o, vp::obj::IoBinding& b, std::string& seen) {
+  const size_t eq = o.text.find('=');
+  const std::string key(trim(o.text.substr(0, eq)));
+  Operand val{trim(o.text.substr(eq + 1)), o.at + eq + 1};
+  while (val.at < o.at + o.text.size() && is_space(*val.at)) ++val.at;
+  if (seen.find("|" + key + "|") != std::string::npos) {
+    a.error_at(o.at, key + " given twice");
+    return false;
+  }
+  seen += "|" + key + "|";
+  if (key == "scale") {
+    try {
+      b.scale = vp::common::parse_real(val.text, "scale", 0.0);
+    } catch (const vp::common::NumberError& e) {
+      a.error_at(val.at, std::string(e.what()) + " (a real number > 0)");
+      return false;
+    }
+    if (!(b.scale > 0)) {
+      a.error_at(val.at, "scale " + std::string(val.text) + " must be > 0");
+      return false;
+    }
+    return true;
+  }
+  if (key == "zero_point") {
+    int64_t v = 0;
+    if (!now(a, val, INT32_MIN, INT32_MAX, "zero_point", &v)) return false;
+    b.zero_point = static_cast<int32_t>(v);
+    return true;
+  }
+  if (key == "layout") {
+    if (val.text != "channels_last" && val.text != "row_major") {
+      a.error_at(val.at, "layout " + quote(val.text) + ": expected channels_last or row_major");
+      return false;
+    }
+    b.channels_last = val.text == "channels_last";
+    return true;
+  }
+  if (key == "host_softmax") {
+    int64_t v = 0;
+    if (!now(a, val, 0, 1, "host_softmax", &v)) return false;
+    b.host_softmax = v == 1;
+    return true;
+  }
+  a.error_at(o.at, "unknown key " + quote(key) + " (expected scale, zero_point, layout or host_softmax)");
+  return false;
+}
+
+}  // namespace
+
+// .input/.output "name", ADDR, BYTES, "dtype"[, D0, D1, ...][, KEY=VALUE...]:
+// a tensor the host binds a file to, and optionally how its codes map to
+// real values (the host view: scale, zero_point, layout, host_softmax).
+// Metadata like .layer: it does not end a data block.
 void dir_io(Assembly& a, const char* at, const char* p, const char* e, bool output) {
   const char* d = output ? ".output" : ".input";
-  if (!a.split(p, e) || !expect_count(a, d, at, 4, 4 + 16, "\"NAME\", ADDR, BYTES, \"DTYPE\"[, DIMS...]")) return;
+  if (!a.split(p, e) ||
+      !expect_count(a, d, at, 4, 4 + 16 + 4, "\"NAME\", ADDR, BYTES, \"DTYPE\"[, DIMS...][, KEY=VALUE...]"))
+    return;
   vp::obj::IoBinding b;
   b.output = output;
   if (!string_operand(a, a.ops[0], "tensor name", &b.name)) return;
@@ -83,7 +141,12 @@ void dir_io(Assembly& a, const char* at, const char* p, const char* e, bool outp
   }
   uint64_t n = esize;
   bool overflow = false;
-  for (size_t i = 4; i < a.ops.size(); ++i) {
+  size_t i = 4;
+  for (; i < a.ops.size() && a.ops[i].text.find('=') == std::string_view::npos; ++i) {
+    if (i - 4 == 16) {
+      a.error_at(a.ops[i].at, std::string(d) + " takes at most 16 dimensions");
+      return;
+    }
     int64_t dim = 0;
     if (!now(a, a.ops[i], 1, INT64_MAX, "dimension", &dim)) return;
     b.shape.push_back(static_cast<uint64_t>(dim));
@@ -96,6 +159,18 @@ void dir_io(Assembly& a, const char* at, const char* p, const char* e, bool outp
     a.error_at(a.ops[2].at, std::string(d) + " " + quote(b.name) + ": " + std::to_string(b.bytes) +
                              " bytes, but shape " + dims + " of " + b.dtype + " is " +
                              (overflow ? std::string("too large") : std::to_string(n) + " bytes"));
+    return;
+  }
+  std::string seen;
+  for (; i < a.ops.size(); ++i) {
+    if (a.ops[i].text.find('=') == std::string_view::npos) {
+      a.error_at(a.ops[i].at, "dimensions come before KEY=VALUE operands, got " + quote(a.ops[i].text));
+      return;
+    }
+    if (!io_key(a, a.ops[i], b, seen)) return;
+  }
+  if (const std::string why = vp::obj::io_host_view_error(b); !why.empty()) {
+    a.error_at(at, std::string(d) + " " + quote(b.name) + ": " + why);
     return;
   }
   for (const auto& other : a.program.meta.io)

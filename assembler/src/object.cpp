@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cmath>
 #include <cstring>
 
 #include "vp/obj/object.h"
@@ -19,6 +21,25 @@ using layout::core_suffix;
 uint64_t io_dtype_size(const std::string& dtype) {
   const int code = layout::io_type_code(dtype);
   return code < 0 ? 0 : layout::kIoTypes[code].size;
+}
+
+std::string io_host_view_error(const IoBinding& b) {
+  if (!std::isfinite(b.scale) || b.scale < 0)
+    return "scale " + std::to_string(b.scale) + " is not a finite number >= 0 (0: no quantization)";
+  if (b.quantized() && b.dtype == "float32") return "a float32 tensor takes no scale (it is not quantized)";
+  if (!b.quantized() && (b.zero_point != 0 || b.host_softmax))
+    return std::string(b.host_softmax ? "host_softmax" : "zero_point") + " needs a scale";
+  int64_t lo = INT32_MIN, hi = INT32_MAX;
+  if (b.dtype == "int8") lo = -128, hi = 127;
+  else if (b.dtype == "uint8") lo = 0, hi = 255;
+  else if (b.dtype == "int16") lo = -32768, hi = 32767;
+  if (b.zero_point < lo || b.zero_point > hi)
+    return "zero_point " + std::to_string(b.zero_point) + " is outside " + b.dtype + "'s range " +
+           std::to_string(lo) + ".." + std::to_string(hi);
+  if (b.channels_last && b.shape.size() < 3)
+    return "layout channels_last needs a shape of rank 3 or more ([N, C, D1, ...]), the shape has rank " +
+           std::to_string(b.shape.size());
+  return "";
 }
 
 const CoreText* Object::text_of(CoreId c) const {

@@ -335,28 +335,34 @@ class Loader {
   }
 
   // .vp.io: header, records, dims, names (docs/object-format.md). Optional:
-  // objects written before it existed have none.
+  // objects written before it existed have none; objects written before
+  // bindings had a host view have 40-byte records (record size field 0).
   void read_io(const InSection& s, Object& obj) const {
     const std::string where = "section .vp.io";
     if (s.type != kShtProgbits) fail(where, "is not PROGBITS");
     if (s.size < kIoHeaderSize) fail(where, "too short");
     const uint8_t* p = s.data;
-    const uint64_t count = get32(p), ndims = get32(p + 4), strsize = get32(p + 8);
-    if (get32(p + 12)) fail(where, "reserved field is not zero");
-    if (kIoHeaderSize + count * kIoRecordSize + ndims * 8 + strsize != s.size)
+    const uint64_t count = get32(p), ndims = get32(p + 4), strsize = get32(p + 8), rsize_field = get32(p + 12);
+    if (rsize_field != 0 && rsize_field != kIoRecordSizeHostView)
+      fail(where, "record size " + std::to_string(rsize_field) + " is not 0 (40-byte records) or " +
+                      std::to_string(kIoRecordSizeHostView));
+    const uint64_t rsize = rsize_field ? rsize_field : kIoRecordSize;
+    if (kIoHeaderSize + count * rsize + ndims * 8 + strsize != s.size)
       fail(where, "record, dimension and name sizes do not match the section");
-    const uint8_t* dims = p + kIoHeaderSize + count * kIoRecordSize;
+    const uint8_t* dims = p + kIoHeaderSize + count * rsize;
     const uint8_t* strs = dims + ndims * 8;
     if (strsize && strs[strsize - 1] != 0) fail(where, "names are not NUL-terminated");
     std::set<std::string> names;
     for (uint64_t i = 0; i < count; ++i) {
-      const uint8_t* r = p + kIoHeaderSize + i * kIoRecordSize;
+      const uint8_t* r = p + kIoHeaderSize + i * rsize;
       const std::string rw = where + " record " + std::to_string(i);
       const uint32_t flags = get32(r), name_off = get32(r + 4), code = get32(r + 24), rank = get32(r + 28),
                      first = get32(r + 32);
       IoBinding b;
-      if (flags > 1) fail(rw, "unknown flags " + std::to_string(flags));
-      b.output = flags == 1;
+      if (flags & ~kIoFlagsKnown) fail(rw, "unknown flags " + std::to_string(flags));
+      b.output = flags & kIoFlagOutput;
+      b.channels_last = flags & kIoFlagChannelsLast;
+      b.host_softmax = flags & kIoFlagHostSoftmax;
       if (name_off >= strsize) fail(rw, "name offset outside the names");
       const char* nm = reinterpret_cast<const char*>(strs + name_off);
       b.name.assign(nm, strnlen(nm, strsize - name_off));
@@ -372,6 +378,13 @@ class Loader {
       for (uint32_t k = 0; k < rank; ++k) b.shape.push_back(get64(dims + (uint64_t{first} + k) * 8));
       if (!io_size_matches(b, kIoTypes[code].size))
         fail(rw, "('" + b.name + "') " + std::to_string(b.bytes) + " bytes do not match its shape and dtype " + b.dtype);
+      if (rsize == kIoRecordSizeHostView) {
+        const uint64_t bits = get64(r + 40);
+        std::memcpy(&b.scale, &bits, 8);
+        b.zero_point = static_cast<int32_t>(get32(r + 48));
+        if (get32(r + 52)) fail(rw, "reserved field at 52 is not zero");
+      }
+      if (const std::string why = io_host_view_error(b); !why.empty()) fail(rw, "('" + b.name + "') " + why);
       obj.io.push_back(std::move(b));
     }
   }

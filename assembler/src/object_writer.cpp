@@ -209,6 +209,10 @@ void emit(const Object& obj, Sink& sink) {
   if (!obj.io.empty()) {  // io bindings, declaration order
     OutSection s;
     s.name = ".vp.io";
+    // The longer records only when a binding has a host view, so objects
+    // without one keep the bytes they always had.
+    bool host_view = false;
+    for (const IoBinding& b : obj.io) host_view = host_view || b.has_host_view();
     std::vector<uint8_t> records, dims, strings;
     for (const IoBinding& b : obj.io) {
       const int code = io_type_code(b.dtype);
@@ -217,7 +221,10 @@ void emit(const Object& obj, Sink& sink) {
         throw ObjectError("write: bad io binding name");
       if (!io_size_matches(b, kIoTypes[code].size))
         throw ObjectError("write: io binding " + b.name + " size does not match its shape");
-      put32(records, b.output ? 1 : 0);
+      if (const std::string why = io_host_view_error(b); !why.empty())
+        throw ObjectError("write: io binding " + b.name + ": " + why);
+      put32(records, (b.output ? kIoFlagOutput : 0) | (b.channels_last ? kIoFlagChannelsLast : 0) |
+                         (b.host_softmax ? kIoFlagHostSoftmax : 0));
       put32(records, static_cast<uint32_t>(strings.size()));
       put64(records, b.address);
       put64(records, b.bytes);
@@ -225,6 +232,13 @@ void emit(const Object& obj, Sink& sink) {
       put32(records, static_cast<uint32_t>(b.shape.size()));
       put32(records, static_cast<uint32_t>(dims.size() / 8));
       put32(records, 0);
+      if (host_view) {
+        uint64_t bits = 0;
+        std::memcpy(&bits, &b.scale, 8);
+        put64(records, bits);
+        put32(records, static_cast<uint32_t>(b.zero_point));
+        put32(records, 0);
+      }
       for (uint64_t d : b.shape) put64(dims, d);
       strings.insert(strings.end(), b.name.begin(), b.name.end());
       strings.push_back(0);
@@ -232,7 +246,7 @@ void emit(const Object& obj, Sink& sink) {
     put32(s.owned, static_cast<uint32_t>(obj.io.size()));
     put32(s.owned, static_cast<uint32_t>(dims.size() / 8));
     put32(s.owned, static_cast<uint32_t>(strings.size()));
-    put32(s.owned, 0);
+    put32(s.owned, host_view ? static_cast<uint32_t>(kIoRecordSizeHostView) : 0);
     s.owned.insert(s.owned.end(), records.begin(), records.end());
     s.owned.insert(s.owned.end(), dims.begin(), dims.end());
     s.owned.insert(s.owned.end(), strings.begin(), strings.end());

@@ -47,6 +47,20 @@ void byte_lines(std::string& out, const vp::obj::Bytes& b, bool hex, size_t per_
   if (b.size) out += "\n";
 }
 
+// ", scale=..., zero_point=..., ..." of a binding's host view; the scale
+// with 17 significant digits, so the object it assembles to is the same.
+std::string io_host_view_operands(const vp::obj::IoBinding& b) {
+  std::string s;
+  if (b.quantized()) {
+    char scale[40];
+    std::snprintf(scale, sizeof scale, "%.17g", b.scale);
+    s += std::string(", scale=") + scale + ", zero_point=" + std::to_string(b.zero_point);
+  }
+  if (b.channels_last) s += ", layout=channels_last";
+  if (b.host_softmax) s += ", host_softmax=1";
+  return s;
+}
+
 }  // namespace
 
 std::string to_source(const vp::obj::Object& o) {
@@ -66,7 +80,7 @@ std::string to_source(const vp::obj::Object& o) {
     out += std::string(b.output ? ".output " : ".input ") + escape(b.name) + ", " + addr + ", " +
            std::to_string(b.bytes) + ", " + escape(b.dtype);
     for (uint64_t d : b.shape) out += ", " + std::to_string(d);
-    out += "\n";
+    out += io_host_view_operands(b) + "\n";
   }
 
   for (const auto& t : o.texts) {

@@ -122,6 +122,11 @@ void print_meta(const Object& o) {
     std::printf("  %-6s %-20s 0x%llx, %llu bytes, %s%s%s\n", b.output ? "output" : "input", b.name.c_str(),
                 static_cast<unsigned long long>(b.address), static_cast<unsigned long long>(b.bytes), b.dtype.c_str(),
                 shape.empty() ? "" : " ", shape.c_str());
+    if (b.quantized())
+      std::printf("         scale %.17g, zero point %d%s%s\n", b.scale, b.zero_point,
+                  b.channels_last ? ", channels-last bytes" : "", b.host_softmax ? ", host applies Softmax" : "");
+    else if (b.channels_last)
+      std::printf("         channels-last bytes\n");
   }
 }
 

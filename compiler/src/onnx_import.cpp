@@ -254,6 +254,10 @@ Graph import_model(const std::string& bytes, const std::string& name) {
                          std::to_string(kMaxTensorElements) + " are supported");
   }
   validate_graph(g, name);
+  for (int o : g.outputs) {
+    g.output_names.push_back(g.val(o).name);
+    g.output_dims.push_back(g.val(o).dims);
+  }
   return g;
 }
 

@@ -13,6 +13,7 @@
 
 #include "int_arith.h"
 #include "vp/cc/passes.h"
+#include "vp/common/quantize.h"
 
 namespace vp::cc {
 namespace {
@@ -192,7 +193,8 @@ QTensor quantize_input(const Graph& g, int input_index, const FTensor& x) {
   QTensor q;
   q.shape = v.shape;
   q.data.reserve(x.data.size());
-  for (float f : x.data) q.data.push_back(static_cast<std::int8_t>(sat8(std::llround(f / v.scale))));
+  // vp/common/quantize.h: the rule vp-run applies to a float input too.
+  for (float f : x.data) q.data.push_back(vp::common::quantize_int8(f, v.scale));
   return q;
 }
 

@@ -48,19 +48,44 @@ def run(cmd, log=None, **kw):
 
 
 def dequantize(raw, desc):
-    """int8 bytes in the chip's channels-last layout -> float32 in ONNX order."""
+    """int8 bytes in the chip's channels-last layout -> float32 in ONNX order.
+
+    Raises ValueError naming both sizes when the bytes do not fill the dims."""
     q = np.frombuffer(raw, dtype=np.int8).astype(np.float64)
     h, w, c = desc["h"], desc["w"], desc["c"]
     dims = desc["dims"]
-    if len(dims) >= 3:   # [1, C, H(, W)]: HWC -> CHW
+    if q.size != int(np.prod(dims)) or q.size != h * w * c:
+        raise ValueError("%d output bytes do not fill dims %s (chip tensor %dx%dx%d)" % (q.size, list(dims), h, w, c))
+    if desc.get("channels_last", len(dims) >= 3):   # [1, C, H(, W)]: HWC -> CHW
         y = q.reshape(h, w, c).transpose(2, 0, 1)
-    else:                # [B, K] or [K]: HWC is the ONNX order
+    else:                # [B, K], [K], or a map of one channel or one pixel: HWC is the ONNX order
         y = q
     y = (y * desc["scale"]).reshape(dims)
     if desc.get("host_softmax"):
         e = np.exp(y - y.max(axis=-1, keepdims=True))
         y = e / e.sum(axis=-1, keepdims=True)
     return y.astype(np.float32)
+
+
+def shape_failures(vp_dir, ort_dir, stems):
+    """One message per test input whose platform output and ONNX Runtime
+    output differ in shape, naming both shapes (a failed check, not an
+    exception further on)."""
+    failures = []
+    for s in stems:
+        a, b = os.path.join(vp_dir, s + ".npy"), os.path.join(ort_dir, s + ".npy")
+        if not os.path.exists(a) or not os.path.exists(b):
+            failures.append("%s: missing %s" % (s, a if not os.path.exists(a) else b))
+            continue
+        sa, sb = list(np.load(a, mmap_mode="r").shape), list(np.load(b, mmap_mode="r").shape)
+        if sa != sb:
+            failures.append("%s: output shape %s from the platform, %s from ONNX Runtime" % (s, sa, sb))
+    return failures
+
+
+def metric(comp, key, fmt):
+    v = comp.get(key)
+    return "n/a" if v is None else format(v, fmt)
 
 
 def chip_figures(stats):
@@ -121,6 +146,10 @@ def main():
     ap.add_argument("--vp-cc-arg", action="append", default=[],
                     help="extra vp-cc argument, e.g. --vp-cc-arg=--replicate --vp-cc-arg=2")
     ap.add_argument("--report", action="store_true", help="print vp-cc's per-layer report")
+    ap.add_argument("--float-io", action="store_true",
+                    help="also run vp-run on the float32 test inputs themselves (the scales travel in the "
+                         "program), check its float32 output against the dequantized golden bytes, and "
+                         "compare that output with ONNX Runtime")
     a = ap.parse_args()
 
     if a.models:
@@ -174,20 +203,54 @@ def main():
     raw = open(y_all, "rb").read()
     nb = desc["bytes"]
     exact = len(raw) == nb * len(stems)
-    mismatched = []
+    mismatched, failures = [], []
     for k, s in enumerate(stems):
         got = raw[k * nb:(k + 1) * nb]
         want = open(os.path.join(out, s + ".golden.bin"), "rb").read()
         if got != want:
             exact = False
             mismatched.append(s)
-        np.save(os.path.join(out, "vp", s + ".npy"), dequantize(got, desc))
+        try:
+            np.save(os.path.join(out, "vp", s + ".npy"), dequantize(got, desc))
+        except ValueError as e:
+            failures.append("%s: %s" % (s, e))
+
+    # 2b. The same inputs as float32, straight into vp-run: its float32
+    #     output must be the dequantized golden bytes, and it is what is
+    #     compared with ONNX Runtime.
+    vp_dir = os.path.join(out, "vp")
+    t_float = 0.0
+    if a.float_io:
+        vp_dir = os.path.join(out, "vp-float")
+        os.makedirs(vp_dir, exist_ok=True)
+        y_float = os.path.join(vp_dir, "batch.npy")
+        cmd = [os.path.join(a.bin, "vp-run"), "-q", "--chip", a.chip, "--model", asm]
+        for t in a.test:
+            cmd += ["--input", t]
+        cmd += ["--output", y_float] + a.vp_run_arg
+        _, t_float = run(cmd, log)
+        ys = np.load(y_float)
+        if len(stems) > 1:
+            if ys.shape[0] != len(stems):
+                failures.append("vp-run's float output %s does not stack %d inputs" % (list(ys.shape), len(stems)))
+                ys = []
+        else:
+            ys = [ys]
+        for s, y in zip(stems, ys):
+            ref = os.path.join(out, "vp", s + ".npy")
+            if os.path.exists(ref):
+                d = np.load(ref)
+                if y.shape != d.shape or y.dtype != np.float32 or not np.array_equal(y, d):
+                    failures.append("%s: vp-run's float32 output (%s %s) is not the dequantized golden output (%s)" %
+                                    (s, y.dtype, list(y.shape), list(d.shape)))
+            np.save(os.path.join(vp_dir, s + ".npy"), y)
 
     # 3. ONNX Runtime on the same float inputs, then compare.py.
     _, t_ort = run([a.node, os.path.join(MODELS, "run_ort.js"), a.model, "--each"] + a.test +
                    ["--out-dir", os.path.join(out, "ort"), "--threads", "1"], log)
     cjson = os.path.join(out, "compare.json")
-    cmp = [sys.executable, os.path.join(MODELS, "compare.py"), os.path.join(out, "vp"), os.path.join(out, "ort"),
+    failures += shape_failures(vp_dir, os.path.join(out, "ort"), stems)
+    cmp = [sys.executable, os.path.join(MODELS, "compare.py"), vp_dir, os.path.join(out, "ort"),
            "--label", name, "--json", cjson]
     if a.min_cosine is not None:
         cmp += ["--min-cosine", str(a.min_cosine)]
@@ -198,13 +261,17 @@ def main():
     r = subprocess.run(cmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     summary = r.stdout.splitlines()[0] if r.stdout else ""
     comp = json.load(open(cjson)) if os.path.exists(cjson) else {}
+    if r.returncode != 0 and not comp.get("failures"):
+        failures.append("compare.py failed (%d): %s" % (r.returncode, r.stdout.strip()))
 
     stats = json.load(open(a.stats or os.path.join(out, "stats.json")))
     chip = chip_figures(stats)
     result = {
         "model": name, "chip": a.chip, "inputs": len(stems),
         "platform_equals_golden": exact, "mismatched": mismatched,
+        "failures": failures,
         "compile_s": round(t_compile, 2), "vp_run_s": round(t_sim, 2), "ort_s": round(t_ort, 2),
+        "vp_run_float_s": round(t_float, 2) if a.float_io else None,
         "compare": comp, "chip_figures": chip,
     }
     if a.json:
@@ -215,12 +282,16 @@ def main():
           (name, "equals" if exact else "DIFFERS FROM", len(stems)) +
           (" (differs: %s)" % ", ".join(mismatched) if mismatched else ""))
     print(summary)
-    if comp:
-        print("%s vs ONNX Runtime: top-1 %d/%d, top-5 %.2f, cosine (min over inputs) %.6f, "
-              "ORT top-1 margin (min) %.4f, max abs error %.4g (largest |logit| %.4g)" %
-              (name, round(comp.get("top1", 0) * comp.get("top1_rows", 0)), comp.get("top1_rows", 0),
-               comp.get("top5", 0), comp.get("cosine", 0), comp.get("ref_top1_margin_min", 0),
-               comp.get("max_abs", 0), comp.get("ref_max_abs", 0)))
+    for f in failures:
+        print("%s: FAILED: %s" % (name, f))
+    if comp.get("cosine") is not None:
+        rows = comp.get("top1_rows") or 0
+        print("%s vs ONNX Runtime%s: top-1 %s/%d, top-5 %s, cosine (min over inputs) %s, "
+              "ORT top-1 margin (min) %s, max abs error %s (largest |logit| %s)" %
+              (name, " (vp-run's float32 output)" if a.float_io else "",
+               "n/a" if comp.get("top1") is None else round(comp["top1"] * rows), rows,
+               metric(comp, "top5", ".2f"), metric(comp, "cosine", ".6f"), metric(comp, "ref_top1_margin_min", ".4f"),
+               metric(comp, "max_abs", ".4g"), metric(comp, "ref_max_abs", ".4g")))
     print("%s on %s: %s cycles per inference (%.3f ms at %.0f MHz, %.1f inferences/s), "
           "%.1f uJ per inference (%.1f uJ without leakage), %s of %s crossbars; deployment %s cycles, %.1f uJ" %
           (name, a.chip, chip["inference_cycles"], chip["inference_cycles"] / chip["clock_mhz"] / 1e3,
@@ -229,7 +300,7 @@ def main():
            chip["crossbars_used"], chip["crossbars_total"], chip["deploy_cycles"], chip["deploy_energy_uj"]))
     print("%s: host time: compile %.1f s, vp-run %.1f s (%d input(s)), ONNX Runtime %.1f s" %
           (name, t_compile, t_sim, len(stems), t_ort))
-    return 0 if exact and r.returncode == 0 else 1
+    return 0 if exact and r.returncode == 0 and not failures else 1
 
 
 if __name__ == "__main__":

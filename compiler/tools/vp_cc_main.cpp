@@ -20,8 +20,10 @@
 #include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "vp/as/assembler.h"
+#include "vp/cc/io_bindings.h"
 #include "vp/cc/npy.h"
 #include "vp/cc/passes.h"
 #include "vp/common/atomic_file.h"
@@ -220,27 +222,23 @@ class Outputs {
   std::error_code ec_;
 };
 
-// OUT.io.json: what a host needs to feed the compiled model and read it back.
-std::string io_json(const Graph& g) {
-  auto one = [&](int id, std::int64_t addr, bool softmax) {
-    const Value& v = g.val(id);
-    std::string dims;
-    for (auto d : v.dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
-    char scale[64];
-    std::snprintf(scale, sizeof scale, "%.17g", v.scale);
-    return "{\"name\": \"" + v.name + "\", \"dims\": [" + dims + "], \"h\": " + std::to_string(v.shape.h) +
-           ", \"w\": " + std::to_string(v.shape.w) + ", \"c\": " + std::to_string(v.shape.c) +
-           ", \"layout\": \"hwc\", \"dtype\": \"int8\", \"scale\": " + scale + ", \"zero_point\": 0, \"addr\": " +
-           std::to_string(addr) + ", \"bytes\": " + std::to_string(v.shape.numel()) +
-           ", \"host_softmax\": " + (softmax ? "true" : "false") + "}";
-  };
-  std::string s = "{\"model\": \"" + g.name + "\",\n \"inputs\": [";
-  for (std::size_t i = 0; i < g.inputs.size(); ++i)
-    s += (i ? ",\n  " : "\n  ") + one(g.inputs[i], g.input_plain[i], false);
-  s += "],\n \"outputs\": [";
-  for (std::size_t i = 0; i < g.outputs.size(); ++i)
-    s += (i ? ",\n  " : "\n  ") + one(g.outputs[i], g.val(g.outputs[i]).buf.addr, g.host_softmax[i]);
-  return s + "]}\n";
+// The program with vp-cc's .input/.output bindings (io_bindings.cpp, the
+// same description io.json is written from) placed after the emitter's
+// comments on the inputs and outputs, before the first core.
+std::string with_io_directives(const std::string& program, const std::string& directives) {
+  std::size_t at = 0, pos = 0;
+  while (pos < program.size()) {
+    const std::size_t end = program.find('\n', pos);
+    const std::size_t next = end == std::string::npos ? program.size() : end + 1;
+    const std::string_view line(program.data() + pos, next - pos);
+    if (line.rfind("; input '", 0) == 0 || line.rfind("; output '", 0) == 0 || line.rfind(".chip ", 0) == 0 ||
+        line.rfind(".layer ", 0) == 0)
+      at = next;
+    else if (line.rfind(".core ", 0) == 0 || line.rfind(".data ", 0) == 0)
+      break;
+    pos = next;
+  }
+  return program.substr(0, at) + directives + program.substr(at);
 }
 
 // Does the assembler in this build know .input/.output yet?
@@ -335,8 +333,11 @@ int compile(const Options& o) {
   if (o.mode == "--fp32" || o.mode == "--reference") {
     const Value& y = g.val(g.outputs[0]);
     const FTensor x = load_input(g, o.mode_in);
-    if (o.mode == "--fp32") outs.add(o.out, encode_npy(y.dims, to_onnx_order(y, run_fp32(g, {x})[0])));
-    else outs.add(o.out, encode_npy(y.dims, to_onnx_order(y, run_golden(g, {quantize_input(g, 0, x)})[0])));
+    // The graph's own output dims (a Flatten canonicalize dropped is still
+    // in them), as ONNX Runtime gives them; the data is in that order.
+    const auto dims = published_output_dims(g, 0);
+    if (o.mode == "--fp32") outs.add(o.out, encode_npy(dims, to_onnx_order(y, run_fp32(g, {x})[0])));
+    else outs.add(o.out, encode_npy(dims, to_onnx_order(y, run_golden(g, {quantize_input(g, 0, x)})[0])));
     outs.publish();
     return 0;
   }
@@ -360,8 +361,12 @@ int compile(const Options& o) {
   EmitOptions eo;
   eo.asm_path = stage + "/" + std::filesystem::path(o.out).filename().string();
   eo.image_path = stage + "/" + std::filesystem::path(xbar).filename().string();
-  eo.io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());
+  // The bindings are vp-cc's own (with_io_directives): the emitter writes
+  // only its comments on them.
+  const bool io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());
+  eo.io_directives = false;
   const EmitResult r = emit_program(g, target, eo);
+  const std::string io_text = io_json(g), directives = io_directives ? vp::cc::io_directives(g) : std::string();
   const double t_back = since(t2);
   const auto t3 = std::chrono::steady_clock::now();
   if (!o.tests.empty()) {
@@ -376,9 +381,15 @@ int compile(const Options& o) {
     }
   }
   const double t_tests = since(t3);
-  outs.add(io_path, io_json(g));
+  outs.add(io_path, io_text);
   outs.publish_staged(eo.image_path, xbar);
-  outs.publish_staged(eo.asm_path, o.out);  // last: the program is what tools wait for
+  {
+    std::ifstream f(eo.asm_path, std::ios::binary);
+    std::stringstream program;
+    program << f.rdbuf();
+    if (!f) throw CompileError("cannot read back '" + eo.asm_path + "'");
+    outs.add(o.out, with_io_directives(program.str(), directives));  // last: the program is what tools wait for
+  }
   outs.publish();
   const double secs = since(t0);
   if (o.report) std::cout << layer_report(g, target);

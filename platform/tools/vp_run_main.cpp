@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -36,6 +37,7 @@
 #include "vp/hw/chip/chip.h"
 #include "vp/platform/chip_builder.h"
 #include "vp/platform/chip_size.h"
+#include "vp/platform/float_io.h"
 #include "vp/platform/host_io.h"
 #include "vp/platform/firmware_report.h"
 #include "vp/platform/model_image.h"
@@ -115,7 +117,7 @@ uint64_t count_option(const po::variables_map& vm, const char* name, uint64_t ma
 // The file part of FILE@ADDR... specs.
 std::string spec_file(const std::string& spec) {
   const size_t at = spec.rfind('@');
-  return at == std::string::npos ? spec : spec.substr(0, at);
+  return at == std::string::npos ? platform::split_output_suffix(spec).first : spec.substr(0, at);
 }
 
 int run(int argc, char** argv) {
@@ -128,9 +130,11 @@ int run(int argc, char** argv) {
       ("config", po::value(&configs)->composing(), "configuration file (YAML or JSON) over the preset; repeatable")
       ("set", po::value(&sets)->composing(), "override one parameter, path.to.param=value; repeatable")
       ("input", po::value(&inputs)->composing(),
-       "FILE (the model's next .input) or FILE@ADDR: .npy or raw bytes into global memory; repeatable")
+       "FILE (the model's next .input: its codes as raw bytes or .npy, or float32 .npy values the binding's "
+       "scale quantizes) or FILE@ADDR: .npy or raw bytes into global memory; repeatable")
       ("output", po::value(&outputs)->composing(),
-       "FILE (the model's next .output) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
+       "FILE[:int8|float32] (the model's next .output: a .npy of a binding with a scale gets float32 values, "
+       ":int8 the codes) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
       ("batch", po::value<std::string>()->default_value("0"), "batch elements (0: one per set of bound --input files)")
       ("firmware", po::value<std::string>()->default_value(VP_FIRMWARE_PATH),
        "firmware run on the control processor (.vpo or assembly); 'none' runs the model bare")
@@ -431,22 +435,30 @@ int run(int argc, char** argv) {
       for (size_t k = 0; k < io.bound_outputs.size(); ++k) {
         const auto& o = io.bound_outputs[k];
         const obj::IoBinding& b = object.io[o.binding];
-        if (bare) {
-          pending.push_back({o.path, read_back(o.path, b.address, b.bytes), platform::npy_dtype(b.dtype), b.shape});
-          continue;
-        }
-        // Every element's copy from the batch output area, stacked.
+        // Every element's copy from the batch output area, stacked (the
+        // bare run has one element, at the binding's own address).
         std::vector<uint8_t> all;
-        for (uint32_t e = 0; e < image.batch; ++e) {
-          const auto one = read_back(o.path, image.batch_out + e * image.batch_out_stride + image.output_offsets[k], b.bytes);
+        const uint32_t elements = bare ? 1 : image.batch;
+        for (uint32_t e = 0; e < elements; ++e) {
+          const auto one = bare ? read_back(o.path, b.address, b.bytes)
+                                : read_back(o.path, image.batch_out + e * image.batch_out_stride + image.output_offsets[k],
+                                            b.bytes);
           all.insert(all.end(), one.begin(), one.end());
         }
-        std::vector<uint64_t> shape = b.shape;
-        if (image.batch > 1) {
+        // Values in the model's shape; codes in the order the chip holds them.
+        std::vector<uint64_t> shape = o.as_float ? b.shape : platform::stored_shape(b);
+        if (elements > 1) {
           if (shape.empty()) shape.push_back(b.bytes / obj::io_dtype_size(b.dtype));
-          shape.insert(shape.begin(), image.batch);
+          shape.insert(shape.begin(), elements);
         }
-        pending.push_back({o.path, std::move(all), platform::npy_dtype(b.dtype), std::move(shape)});
+        if (o.as_float) {
+          const std::vector<float> y = platform::dequantize_binding(b, all);
+          std::vector<uint8_t> bytes(y.size() * 4);
+          std::memcpy(bytes.data(), y.data(), bytes.size());
+          pending.push_back({o.path, std::move(bytes), "<f4", std::move(shape)});
+        } else {
+          pending.push_back({o.path, std::move(all), platform::npy_dtype(b.dtype), std::move(shape)});
+        }
       }
       for (const auto& p : pending) platform::write_tensor_file(p.path, p.bytes, p.dtype, p.shape);
     }

@@ -82,7 +82,7 @@ const BadCase kBad[] = {
     {"size_mismatch_int32", "\n.output \"y\", 0x10, 10, \"int32\", 10\n", 2, 20, "shape 10 of int32 is 40 bytes"},
     {"dtype", ".input \"x\", 0, 4, \"int64\"\n", 1, 19, "unknown dtype 'int64' (expected int8, uint8, int16, int32 or float32)"},
     {"name_unquoted", ".input x, 0, 4, \"int8\"\n", 1, 8, "expected a quoted tensor name, got 'x'"},
-    {"too_few", ".output \"y\", 0, 4\n", 1, 9, ".output expects \"NAME\", ADDR, BYTES, \"DTYPE\"[, DIMS...], got 3 operands"},
+    {"too_few", ".output \"y\", 0, 4\n", 1, 9, ".output expects \"NAME\", ADDR, BYTES, \"DTYPE\"[, DIMS...][, KEY=VALUE...], got 3 operands"},
     {"zero_dim", ".input \"x\", 0, 4, \"int8\", 0\n", 1, 27, "dimension 0 out of range"},
     {"zero_bytes", ".input \"x\", 0, 0, \"int8\"\n", 1, 16, "byte count 0 out of range"},
     {"negative_addr", ".input \"x\", -4, 4, \"int8\"\n", 1, 13, "address -4 out of range"},
@@ -134,8 +134,11 @@ TEST(IoBindingLoader, RejectsCorruptSections) {
   const uint64_t io = io_offset(bytes);
   const uint64_t rec0 = io + vp::obj::kIoHeaderSize;
   expect_rejected(bytes, io, 5, "sizes do not match the section");               // record count
-  expect_rejected(bytes, io + 12, 1, "reserved field is not zero");
-  expect_rejected(bytes, rec0, 2, "record 0: unknown flags 2");
+  expect_rejected(bytes, io + 12, 1, "record size 1 is not 0 (40-byte records) or 56");
+  expect_rejected(bytes, io + 12, 56, "sizes do not match the section");  // 40-byte records announced as 56
+  expect_rejected(bytes, rec0, 8, "record 0: unknown flags 8");
+  expect_rejected(bytes, rec0, 2, "record 0: ('x') layout channels_last needs a shape of rank 3 or more");
+  expect_rejected(bytes, rec0, 4, "record 0: ('x') host_softmax needs a scale");
   expect_rejected(bytes, rec0 + 4, 999, "record 0: name offset outside the names");
   expect_rejected(bytes, rec0 + 16, 65, "record 0: ('x') 65 bytes do not match its shape");
   expect_rejected(bytes, rec0 + 24, 9, "record 0: ('x') unknown dtype code 9");

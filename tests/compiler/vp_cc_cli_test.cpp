@@ -238,4 +238,81 @@ TEST_F(VpCcCli, ReferenceModesWriteTheirOutputOnlyOnSuccess) {
   EXPECT_EQ(outputs(), (std::vector<std::string>{"q.bin", "y.npy"}));
 }
 
+// A graph ending in GlobalAveragePool then Flatten is published as the
+// graph's [1, 8], not the chip's [1, 8, 1, 1]: io.json, the .output binding
+// (with the scale vp-run dequantizes by) and the reference outputs.
+TEST_F(VpCcCli, PublishedShapesAreTheGraphsOwn) {
+  OnnxBuilder b("head");
+  auto x = b.input("x", {1, 3, 6, 6});
+  x = b.relu(b.conv(x, 3, 8, 3, 1, 1));
+  b.output(b.flatten(b.global_avgpool(x)));
+  write("head.onnx", b.serialize());
+  ASSERT_EQ(cc("head.onnx -o h.asm --calib calib.npy").code, 0);
+  const std::string io = slurp(path("h.io.json")), program = slurp(path("h.asm"));
+  const auto outputs_at = io.find("\"outputs\"");
+  ASSERT_NE(outputs_at, std::string::npos) << io;
+  EXPECT_NE(io.find("\"dims\": [1, 8], \"h\": 1, \"w\": 1, \"c\": 8", outputs_at), std::string::npos) << io;
+  EXPECT_NE(io.find("\"dims\": [1, 3, 6, 6], \"h\": 6, \"w\": 6, \"c\": 3, \"layout\": \"hwc\", "
+                    "\"channels_last\": true"),
+            std::string::npos)
+      << io;
+  EXPECT_NE(program.find(", 8, \"int8\", 1, 8, scale="), std::string::npos) << program;
+  EXPECT_NE(program.find(".input \"x\", "), std::string::npos) << program;
+  EXPECT_NE(program.find(", 108, \"int8\", 1, 3, 6, 6, scale="), std::string::npos) << program;
+  EXPECT_NE(program.find("layout=channels_last"), std::string::npos) << program;
+  EXPECT_EQ(program.find("1, 8, 1, 1"), std::string::npos) << program;
+  for (const char* mode : {"--fp32", "--reference"}) {
+    ASSERT_EQ(cc(std::string("head.onnx --calib calib.npy -o r.npy ") + mode + " test.npy").code, 0) << mode;
+    EXPECT_EQ(vp::cc::read_npy(path("r.npy")).shape, (std::vector<std::int64_t>{1, 8})) << mode;
+  }
+}
+
+// vp-run given the float32 input itself gives the codes it gives for the
+// bytes vp-cc --quantize-input writes, and its float32 output is those
+// codes dequantized, Softmax applied as the model's last node asks.
+TEST_F(VpCcCli, VpRunQuantizesAFloatInputAsVpCcDoes) {
+  OnnxBuilder b("probs");
+  auto x = b.input("x", {1, 3, 6, 6});
+  x = b.relu(b.conv(x, 3, 8, 3, 1, 1));
+  b.output(b.softmax(b.gemm(b.flatten(b.global_avgpool(x)), 8, 5)));
+  write("probs.onnx", b.serialize());
+  std::vector<float> t(108);
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = std::sin(0.37f * static_cast<float>(i)) * 1.7f;
+  write("t.npy", vp::cc::encode_npy({1, 3, 6, 6}, t));
+  ASSERT_EQ(cc("probs.onnx -o p.asm --chip small --calib calib.npy --calib t.npy").code, 0);
+  ASSERT_EQ(cc("probs.onnx --calib calib.npy --calib t.npy --quantize-input t.npy -o t.bin").code, 0);
+  const std::string vp_run = fs::path(vp_cc_).parent_path().string() + "/vp-run";
+  auto run = [&](const std::string& args) {
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + vp_run + "' -q --chip small --model p.asm " + args +
+                            " 2>'" + path("err.txt") + "'";
+    const int st = std::system(cmd.c_str());
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  };
+  ASSERT_EQ(run("--input t.bin --output codes.bin"), 0) << slurp(path("err.txt"));
+  ASSERT_EQ(run("--input t.npy --output codes.npy:int8"), 0) << slurp(path("err.txt"));
+  ASSERT_EQ(run("--input t.npy --output probs.npy"), 0) << slurp(path("err.txt"));
+  const std::string codes = slurp(path("codes.bin"));
+  ASSERT_EQ(codes.size(), 5u);
+  const std::string c = slurp(path("codes.npy"));  // "<i1", which read_npy does not take
+  EXPECT_NE(c.find("'shape': (1, 5)"), std::string::npos) << c;
+  ASSERT_GT(c.size(), 5u);
+  EXPECT_EQ(c.substr(c.size() - 5), codes);
+  // The scale from io.json, as a host reading it would.
+  const std::string io = slurp(path("p.io.json"));
+  const auto at = io.find("\"scale\": ", io.find("\"outputs\""));
+  ASSERT_NE(at, std::string::npos) << io;
+  const double scale = std::stod(io.substr(at + 9));
+  EXPECT_NE(io.find("\"host_softmax\": true"), std::string::npos) << io;
+  const auto p = vp::cc::read_npy(path("probs.npy"));
+  EXPECT_EQ(p.dtype, "<f4");
+  EXPECT_EQ(p.shape, (std::vector<std::int64_t>{1, 5}));
+  const auto got = p.as_float();
+  double mx = -1e300, sum = 0;
+  for (char q : codes) mx = std::max(mx, static_cast<signed char>(q) * scale);
+  for (char q : codes) sum += std::exp(static_cast<signed char>(q) * scale - mx);
+  ASSERT_EQ(got.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(got[i], static_cast<float>(std::exp(static_cast<signed char>(codes[i]) * scale - mx) / sum)) << i;
+}
+
 }  // namespace

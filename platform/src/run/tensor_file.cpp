@@ -121,6 +121,7 @@ TensorData parse_tensor_bytes(const std::string& path, const uint8_t* data, size
     throw TensorFileError(path + ": truncated .npy header (" + std::to_string(hlen) + " header bytes announced, " +
                           std::to_string(size - hstart) + " present)");
   const std::string h(data + hstart, data + hstart + hlen);
+  t.npy = true;
   const std::string descr = dict_field(h, "descr", path);
   if (descr.size() < 2 || (descr.front() != '\'' && descr.front() != '"') || descr.back() != descr.front())
     throw TensorFileError(path + ": .npy dtype " + descr + " is not a quoted dtype string");

@@ -84,7 +84,25 @@ struct IoBinding {
   uint64_t address = 0, bytes = 0;
   std::string dtype;
   std::vector<uint64_t> shape;
+  // How a host converts between the stored codes and the real tensor (all
+  // optional; a binding without them is bytes only). value = (code -
+  // zero_point) * scale; scale 0 means no quantization. channels_last: the
+  // shape is the model's [N, C, D1, ...] but the bytes are ordered
+  // [N, D1, ..., C] (rank 3 or more). host_softmax: the model's output is
+  // Softmax over the last axis of the dequantized values, left to the host.
+  double scale = 0;
+  int32_t zero_point = 0;
+  bool channels_last = false;
+  bool host_softmax = false;
+
+  bool quantized() const { return scale > 0; }
+  bool has_host_view() const { return quantized() || zero_point != 0 || channels_last || host_softmax; }
 };
+
+// Why a binding's host view (scale, zero point, layout, Softmax) cannot be
+// used, or "" when it can: the one check shared by the assembler, the
+// object reader and writer.
+std::string io_host_view_error(const IoBinding& b);
 
 // Element size of an IoBinding dtype, 0 for a name that is not one.
 uint64_t io_dtype_size(const std::string& dtype);
@@ -164,6 +182,7 @@ inline constexpr uint64_t kCellRecordSize = 40;
 inline constexpr uint64_t kCoreRecordSize = 16;
 inline constexpr uint64_t kMetaHeaderSize = 40;
 inline constexpr uint64_t kIoHeaderSize = 16;
-inline constexpr uint64_t kIoRecordSize = 40;
+inline constexpr uint64_t kIoRecordSize = 40;          // records without a host view
+inline constexpr uint64_t kIoRecordSizeHostView = 56;  // + scale, zero point
 
 }  // namespace vp::obj

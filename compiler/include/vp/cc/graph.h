@@ -134,6 +134,12 @@ struct Graph {
   // Graph outputs whose Softmax canonicalize removed: the chip produces the
   // class scores, the host applies Softmax when it dequantizes them.
   std::vector<bool> host_softmax;
+  // The ONNX graph's own name and dims of each output, as imported: what
+  // vp-cc publishes (io.json, the .output bindings) even when canonicalize
+  // makes a graph output an alias of another value (a Flatten after
+  // GlobalAveragePool: the chip's value is [1, C, 1, 1], the graph's [1, C]).
+  std::vector<std::string> output_names;
+  std::vector<std::vector<std::int64_t>> output_dims;
   // plan_memory: plain (borderless) buffer of each graph input, what the
   // .input binding names; equals the value's buffer when it has no border.
   std::vector<std::int64_t> input_plain;

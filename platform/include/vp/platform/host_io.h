@@ -3,6 +3,11 @@
 // bound to the model's .input/.output declarations, in declaration order,
 // for each element of a batch.
 //
+// A bound input file holds the binding's codes (a raw file, or a .npy of
+// the binding's dtype), or, for a binding with a scale (vp-cc's models),
+// float32 values in the model's shape and order (a float32 .npy), which
+// are quantized exactly as vp-cc --quantize-input does (float_io.h).
+//
 // Bound inputs: with I input bindings and a batch of N, either I x N files
 // (element-major: element 0's inputs first) or I files each holding N
 // elements back to back (a stacked .npy). Without --batch, N is the number
@@ -14,6 +19,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vp/obj/object.h"
@@ -37,8 +43,12 @@ struct ExplicitOutput {
 };
 
 struct BoundOutput {
-  std::string path;
+  std::string path;    // the file, without a :DTYPE suffix
   size_t binding = 0;  // index into Object::io
+  // float32 values (dequantized, the model's shape and order) rather than
+  // the codes: the default for a .npy of a binding with a scale, or asked
+  // for with FILE:float32; FILE:<the binding's dtype> asks for the codes.
+  bool as_float = false;
 };
 
 struct HostIo {
@@ -55,6 +65,9 @@ struct HostIo {
 // infers it from the files. Throws HostIoError naming the file and binding.
 HostIo plan_host_io(const obj::Object& model, const std::vector<std::string>& inputs,
                     const std::vector<std::string>& outputs, uint32_t batch);
+
+// "y.npy:int8" -> {"y.npy", "int8"}; {spec, ""} without a dtype suffix.
+std::pair<std::string, std::string> split_output_suffix(const std::string& spec);
 
 // numpy descr of a binding dtype ("int8" -> "<i1", "float32" -> "<f4").
 std::string npy_dtype(const std::string& dtype);

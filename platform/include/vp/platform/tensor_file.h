@@ -19,6 +19,7 @@ struct TensorData {
   std::vector<uint8_t> bytes;
   std::string dtype = "|u1";      // numpy descr
   std::vector<uint64_t> shape;
+  bool npy = false;               // read from a .npy (dtype and shape are the file's own)
 };
 
 // No input is larger than the largest global memory a configuration can
