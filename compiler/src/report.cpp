@@ -5,6 +5,7 @@
 // stages, as the layer-sequential schedule runs them, plus the firmware's
 // start of the cores. vp-run gives the real
 // figure.
+#include <algorithm>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -19,7 +20,7 @@ std::string layer_report(const Graph& g, const Target& t) {
   std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6s %12s %12s\n", "layer", "op", "out CxHxW", "MACs",
                 "xbars", "util", "copies", "est. cycles", "MVM bound");
   o << line;
-  std::int64_t tot_macs = 0, tot_x = 0, tot_cyc = 0, tot_bound = 0;
+  std::int64_t tot_macs = 0, tot_x = 0, tot_cyc = 0, tot_bound = 0, slowest = 0;
   double used_cells = 0;
   for (const Node& n : g.nodes) {
     const Shape& s = g.val(n.out[0]).shape;
@@ -39,6 +40,7 @@ std::string layer_report(const Graph& g, const Target& t) {
     tot_x += xbars;
     tot_cyc += n.stage_cycles;
     tot_bound += n.bound_cycles;
+    slowest = std::max(slowest, n.stage_cycles);
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.c), static_cast<long long>(s.h),
                   static_cast<long long>(s.w));
@@ -57,11 +59,12 @@ std::string layer_report(const Graph& g, const Target& t) {
   o << line;
   std::snprintf(line, sizeof line,
                 "total: %lld MACs, %lld of %lld crossbars (%.1f%% of the chip), cell utilization of used crossbars "
-                "%.1f%%, est. %lld cycles, MVM bound %lld cycles (MVM %lld cycles)\n",
+                "%.1f%%, est. %lld cycles, MVM bound %lld cycles (MVM %lld cycles), slowest stage %lld cycles\n",
                 static_cast<long long>(tot_macs), static_cast<long long>(tot_x), static_cast<long long>(t.crossbars()),
                 100.0 * double(tot_x) / double(t.crossbars()),
                 tot_x ? 100.0 * used_cells / (double(tot_x) * t.rows * t.cols) : 0.0, static_cast<long long>(tot_cyc),
-                static_cast<long long>(tot_bound), static_cast<long long>(CostModel(t).mvm_cycles()));
+                static_cast<long long>(tot_bound), static_cast<long long>(CostModel(t).mvm_cycles()),
+                static_cast<long long>(slowest));
   o << line;
   return o.str();
 }
