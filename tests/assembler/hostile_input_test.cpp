@@ -129,13 +129,96 @@ TEST(AsmHostile, NegatedLiteralBeyond64BitsIsAnError) {
   EXPECT_FALSE(vp_test::assemble(".data global, 0\n.dword -0xFFFFFFFFFFFFFFFF\n").ok());
   EXPECT_FALSE(vp_test::assemble(".core 0,0\nli r1, 18446744073709551616\n").ok());  // 2^64
   // The most negative 64-bit value is a number; as an li immediate it is out of range.
-  const auto o = vp_test::ok(".data global, 0\n.dword -9223372036854775808\n");
+  const auto o = vp_test::ok(".core 0,0\nhalt\n.data global, 0\n.dword -9223372036854775808\n");
   const auto big = vp_test::assemble(".core 0,0\nli r1, -9223372036854775808\n");
   ASSERT_FALSE(big.ok());
   EXPECT_NE(only_error(big).message.find("out of range"), std::string::npos) << big.error_text();
   EXPECT_EQ(vp_test::operand(vp_test::ok(".core 0,0\nli r1, -0x7fffffff - 1\n"), CoreId{0, 0}, 0, "imm"),
             -2147483648LL);
   (void)o;
+}
+
+TEST(AsmHostile, LiteralAboveTheSignedRangeIsAnErrorNotItsBitPattern) {
+  // 2^64 - 1 used to become -1, which fits li's i32 and every data size.
+  const auto r = vp_test::assemble(".core 0,0\nli r1, 18446744073709551615\n");
+  ASSERT_FALSE(r.ok());
+  const auto& d = only_error(r);
+  EXPECT_EQ(d.line, 2u);
+  EXPECT_EQ(d.col, 8u);
+  EXPECT_NE(d.message.find("number '18446744073709551615' does not fit in 64 bits"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("-9223372036854775808..9223372036854775807"), std::string::npos) << d.message;
+  const auto hex = vp_test::assemble(".core 0,0\nli r1, 0xFFFF_FFFF_FFFF_FFFF\n");
+  ASSERT_FALSE(hex.ok());
+  EXPECT_NE(only_error(hex).message.find("= 18446744073709551615 does not fit"), std::string::npos)
+      << hex.error_text();
+  for (const char* src : {".data global, 0\n.word 18446744073709551615\n", ".data global, 0\n.byte 0xFFFFFFFFFFFFFFFF\n",
+                          ".data global, 0\n.dword 0x8000000000000000\n", ".equ big, 9223372036854775808\n",
+                          ".core 0,0\nli r1, big\n.equ big, 18446744073709551615\n"}) {
+    const auto e = vp_test::assemble(src);
+    ASSERT_FALSE(e.ok()) << src;
+    EXPECT_NE(only_error(e).message.find("does not fit in 64 bits"), std::string::npos) << e.error_text();
+  }
+  // The ends of the range are numbers.
+  const auto o = vp_test::ok(".core 0,0\nhalt\n.data global, 0\n.dword 9223372036854775807, 0x7FFF_FFFF_FFFF_FFFF, -9223372036854775808\n");
+  EXPECT_EQ(o.data.at(0).bytes.size, 24u);
+}
+
+TEST(AsmHostile, ArithmeticBeyondTheSignedRangeIsAnErrorNotAWrap) {
+  // Each used to wrap modulo 2^64 to a value the field or directive accepts.
+  const struct {
+    const char* src;
+    const char* op;  // the operator the error points at
+  } cases[] = {
+      {".core 0,0\nli r1, 0x4000000000000000 * 4 + 5\n", "*"},
+      {".core 0,0\nli r1, 9223372036854775807 + 2\n", "+"},
+      {".core 0,0\nli r1, -9223372036854775807 - 3 + 10\n", "-"},
+      {".core 0,0\nli r1, (1 << 63) >> 63\n", "<<"},
+      {".core 0,0\nli r1, (3 << 62) >> 62\n", "<<"},
+      {".data global, 0\n.dword -9223372036854775808 / -1\n", "/"},
+      {".core 0,0\nli r1, later * 4\n.equ later, 0x4000000000000001\n", "*"},  // in the fix-up pass
+  };
+  for (const auto& c : cases) {
+    const auto r = vp_test::assemble(c.src);
+    ASSERT_FALSE(r.ok()) << c.src;
+    const auto& d = only_error(r);
+    EXPECT_NE(d.message.find("outside the assembler's 64-bit signed arithmetic"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find(" " + std::string(c.op) + " "), std::string::npos) << d.message;
+  }
+  const auto neg = vp_test::assemble(".data global, 0\n.dword -(-9223372036854775807 - 1)\n");
+  ASSERT_FALSE(neg.ok());
+  EXPECT_NE(only_error(neg).message.find("-(-9223372036854775808) is outside"), std::string::npos) << neg.error_text();
+  // Results inside the range are exact, including its ends.
+  const auto o = vp_test::ok(
+      ".core 0,0\nli r1, 0x3FFFFFFFFFFFFFFF * 2 + 1 - 0x7FFFFFFFFFFFFFF0\nli r2, -1 << 31\n"
+      "li r3, -9223372036854775808 % -1\nli r4, (-9223372036854775807 - 1) / 0x100000000\n");
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 0, "imm"), 15);
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 1, "imm"), -2147483648LL);
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 2, "imm"), 0);
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 3, "imm"), -2147483648LL);
+  vp_test::ok(".core 0,0\nhalt\n.data global, 0\n.dword -1 << 63, 9223372036854775807 * 1, -9223372036854775807 - 1\n");
+}
+
+TEST(AsmHostile, SourceWithoutCodeIsAnError) {
+  // Each used to assemble to an object that vp-run ran as an empty program.
+  for (const char* src : {"", "\n\n", "# only a comment\n  ; and another\n", ".equ N, 4\nM = N * 2\n",
+                          ".data global, 0\n.word 1, 2\n", ".chip clusters=2\n.layer 0, \"conv\"\n",
+                          ".core 0, 0\n.core 1, 0\n"}) {
+    const auto r = vp_test::assemble(src);
+    ASSERT_FALSE(r.ok()) << src;
+    const auto& d = only_error(r);
+    EXPECT_EQ(d.file, "test.s");
+    EXPECT_EQ(d.line, 0u);  // the whole file, not one of its lines
+    EXPECT_EQ(d.message.rfind("no code: ", 0), 0u) << d.message;
+  }
+  EXPECT_NE(vp_test::assemble(".core 0, 0\n").error_text().find("the cores declared have no instructions"),
+            std::string::npos);
+  // An error already reported is not followed by this one.
+  const auto r = vp_test::assemble(".equ N, 1 / 0\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(only_error(r).message.find("division by zero"), std::string::npos);
+  // One instruction anywhere, the control processor's too, is code.
+  vp_test::ok(".cp\nhalt\n");
+  vp_test::ok(".data global, 0\n.word 1\n.core 0, 1\nnop\n");
 }
 
 // ---- the tools ----
@@ -223,6 +306,18 @@ TEST(AsmHostileCli, DeepInputExitsOneWithoutObject) {
   EXPECT_NE(out.find("p.s:2:265: error: expression nested more than 256 levels deep"), std::string::npos)
       << out.substr(0, 300);
   EXPECT_EQ(t.ls(), "p.s\n");
+}
+
+TEST(AsmHostileCli, EmptySourceExitsOneWithoutObject) {
+  Tools t;
+  if (!t.built()) GTEST_SKIP();
+  vp_test::write_file(t.dir + "/p.s", "# nothing yet\n");
+  std::string out;
+  EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 1);
+  EXPECT_NE(out.find("p.s: error: no code: no instruction in any core"), std::string::npos) << out;
+  EXPECT_EQ(t.ls(), "p.s\n");
+  EXPECT_EQ(vp_test::run(t.od + " " + t.dir + "/p.s", &out), 1);  // assembled in memory the same way
+  EXPECT_NE(out.find("no code"), std::string::npos) << out;
 }
 
 TEST(ObjdumpHostile, EmptyTruncatedAndDirectoryObjectsAreRejected) {

@@ -23,6 +23,14 @@ std::string core_name(const obj::CoreId& c) {
 }
 }  // namespace
 
+void check_has_code(const obj::Object& obj) {
+  for (const auto& t : obj.texts)
+    if (!t.words.empty()) return;
+  throw LoadError(obj.texts.empty() ? "no code: the object has no core text (nothing to run)"
+                                    : "no code: none of the object's " + std::to_string(obj.texts.size()) +
+                                          " core texts has an instruction (nothing to run)");
+}
+
 void check_fits(const obj::Object& obj, const hw::ChipConfig& cfg) {
   require(obj.chip.clusters, cfg.clusters, "clusters");
   require(obj.chip.cus_per_cluster, cfg.cus_per_cluster, "CUs per cluster");

@@ -16,6 +16,11 @@ struct LoadError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An object in which no core has an instruction would run as an empty
+// program (the firmware boots, finds nothing to start and reports success):
+// a LoadError instead, before any chip is built.
+void check_has_code(const obj::Object& obj);
+
 // Checks the object's chip requirements against the chip.
 void check_fits(const obj::Object& obj, const hw::ChipConfig& cfg);
 
