@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <unordered_set>
 
 #include "axis_parser.h"
 #include "metric_parser.h"
@@ -38,12 +40,12 @@ void parse_models(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   const YAML::Node node = root["model"] ? root["model"] : root["models"];
   if (!node) doc.fail(root, "no model: add 'model: program.s' (assembly, .vpo object or .onnx)");
   if (node.IsSequence() && node.size() == 0) doc.fail(node, "models: empty list");
+  std::unordered_set<std::string> seen;
   for (const auto& item : doc.items(node, "model")) {
     const std::string m = doc.existing_file(item, item.Scalar(), "model");
     if (!has_suffix(m, ".s") && !has_suffix(m, ".asm") && !has_suffix(m, ".vpo") && !has_suffix(m, ".onnx"))
       doc.fail(item, "model " + item.Scalar() + ": expected .s/.asm (assembly), .vpo (object) or .onnx");
-    for (const auto& seen : spec.models)
-      if (seen == m) doc.fail(item, "model " + item.Scalar() + " listed twice");
+    if (!seen.insert(m).second) doc.fail(item, "model " + item.Scalar() + " listed twice");
     spec.models.push_back(m);
   }
 }
@@ -73,6 +75,7 @@ void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   }
   if (root["outputs"]) {
     static const char* const kExpected = "FILE@ADDR:BYTES[:int8|uint8|int16|int32] or a bare FILE";
+    std::unordered_set<std::string> seen_files;
     for (const auto& item : doc.items(root["outputs"], "outputs")) {
       const std::string s = item.Scalar();
       // FILE@ADDR:BYTES[:DTYPE]; a bare FILE is passed on as is (for
@@ -99,8 +102,7 @@ void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
           doc.fail(item, "output '" + s + "': " + std::to_string(bytes) + " bytes; expected a positive multiple of " +
                              std::to_string(width) + " (the size of " + o.dtype + ")");
       }
-      for (const auto& seen : spec.outputs)
-        if (seen.file == o.file) doc.fail(item, "output file " + o.file + " listed twice");
+      if (!seen_files.insert(o.file).second) doc.fail(item, "output file " + o.file + " listed twice");
       spec.outputs.push_back(o);
     }
   }
@@ -181,10 +183,10 @@ void parse_seeds(const Doc& doc, const YAML::Node& node, const config::ParamSet&
     return;
   }
   if (node.IsSequence() && node.size() == 0) doc.fail(node, "seeds: empty list");
+  std::unordered_set<std::uint64_t> seen;
   for (const auto& item : doc.items(node, "seeds")) {
     const std::uint64_t s = doc.u64(item, "seed");
-    for (auto seen : spec.seeds)
-      if (seen == s) doc.fail(item, "seed " + std::to_string(s) + " listed twice");
+    if (!seen.insert(s).second) doc.fail(item, "seed " + std::to_string(s) + " listed twice");
     spec.seeds.push_back(s);
   }
 }
