@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "vp/as/assembler.h"
@@ -113,15 +114,14 @@ int main(int argc, char** argv) {
       throw vp::common::OutputError("refusing to write an output over the input " + in);
     vp::common::AtomicFile object_file(out);
     vp::obj::write_object(r.object, object_file.stream(), out);
+    std::unique_ptr<vp::common::AtomicFile> listing_out;
     if (listing_to_file) {
-      vp::common::AtomicFile listing_out(listing_file);
-      listing_out.write(r.listing);
-      if (std::fflush(listing_out.stream()) != 0 || std::fflush(object_file.stream()) != 0)
-        throw vp::common::OutputError("cannot write " + (std::ferror(listing_out.stream()) ? listing_file : out) +
-                                      ": " + std::strerror(errno));
-      listing_out.commit();
+      listing_out = std::make_unique<vp::common::AtomicFile>(listing_file);
+      listing_out->write(r.listing);
     }
-    object_file.commit();
+    // A rename that fails puts back the one before it (commit_together).
+    vp::common::commit_together(listing_out ? std::vector<vp::common::AtomicFile*>{listing_out.get(), &object_file}
+                                            : std::vector<vp::common::AtomicFile*>{&object_file});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vp-as: %s\n", e.what());
     return 1;
