@@ -6,6 +6,7 @@
 // 1 bad sweep file or other error; 2 usage; 3 interrupted (rerun the same
 // command to continue); 4 every point ran but some did not complete
 // (deadlock, fault, timeout, ...: see the status column).
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <string>
@@ -221,9 +222,18 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+// What was printed (the --dry-run listing, the summary lines) reached
+// standard output: `--dry-run > /dev/full` is an error, not a silent 0.
+int with_stdout_checked(int code) {
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+  std::cerr << "vp-sweep: cannot write to standard output (a full disk or a closed pipe)\n";
+  return code ? code : kExitError;
+}
+
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    return with_stdout_checked(run(argc, argv));
   } catch (const SweepError& e) {
     std::cerr << "vp-sweep: " << e.what() << "\n";
     return kExitError;

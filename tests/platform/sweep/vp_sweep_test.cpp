@@ -286,6 +286,16 @@ TEST_F(VpSweep, NumericOptionsAreStrict) {
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
+// The --dry-run listing lost to a full disk used to end in exit 0.
+TEST_F(VpSweep, AFullStandardOutputIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string s = write("s.yaml", mlp_header("full") + "parameters:\n  xbar.read_ns: [50, 100]\n");
+  const auto r = sh("( '" + bin_ + "/vp-sweep' '" + s + "' --dry-run >/dev/full )");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("vp-sweep: cannot write to standard output"), std::string::npos) << r.err;
+  EXPECT_EQ(sweep("'" + s + "' --dry-run").code, 0);
+}
+
 TEST_F(VpSweep, BadSweepFileIsAnErrorNamingTheLine) {
   const std::string s = write("s.yaml", mlp_header("bad") + "parameters:\n  xbar.read_nss: [1]\n");
   const auto r = sweep("'" + s + "'");
