@@ -278,6 +278,15 @@ TEST(VpTraceCliHostile, ALaterRenameThatFailsPublishesNoOutput) {
   for (const char* f : {"a.json", "s.json", "t.svg"}) EXPECT_TRUE(fs::exists(dir.file(f))) << f;
 }
 
+TEST(VpTraceCliHostile, EndlessInputWithoutNewlinesIsAnError) {
+  if (!fs::exists("/dev/zero")) GTEST_SKIP();
+  ScratchDir dir("cli-endless");
+  const ToolRun r = vp_trace(dir, "/dev/zero --stats --vcd " + dir.file("z.vcd"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("/dev/zero:1: a line longer than 16777216 bytes: not a trace"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("z.vcd")));
+}
+
 TEST(VpTraceCliHostile, BadInputsAreNamed) {
   ScratchDir dir("cli-inputs");
   const ToolRun d = vp_trace(dir, dir.path().string() + " --vcd " + dir.file("o.vcd"));

@@ -283,6 +283,16 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
 }
 
 SweepSpec parse_sweep_file(const std::string& path) {
+  // Read whole, so only a regular file of sensible size: /dev/zero or a
+  // FIFO would be read until memory runs out, a directory reads as empty.
+  constexpr std::uintmax_t kMaxBytes = 256u << 20;  // a 100,000-value axis is under 1 MB
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(st)) throw SweepError(path, "is a directory, expected a sweep file (YAML)");
+  if (!ec && !std::filesystem::is_regular_file(st))
+    throw SweepError(path, "not a regular file (a device or pipe), expected a sweep file (YAML)");
+  if (!ec && std::filesystem::file_size(path, ec) > kMaxBytes && !ec)
+    throw SweepError(path, "larger than 256 MiB: not a sweep file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SweepError(path, "cannot open the sweep file");
   std::ostringstream text;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <set>
 
 #include "sweep_test_util.h"
@@ -240,6 +241,27 @@ TEST_F(SweepSpecTest, LongAxesAndSeedListsAreReadInLinearTime) {
   twice.insert(twice.size() - 1, ", 1");
   EXPECT_NE(error_of("parameters:\n  xbar.read_ns: " + twice + "\n").find("value 1 appears twice"), std::string::npos);
   EXPECT_NE(error_of("seeds: " + twice + "\n").find("seed 1 listed twice"), std::string::npos);
+}
+
+// The sweep file is read whole: /dev/zero used to end in std::bad_alloc
+// after eating memory, a directory read as an empty file.
+TEST_F(SweepSpecTest, OnlyARegularFileIsReadAsASweepFile) {
+  const auto error_reading = [](const std::string& p) -> std::string {
+    try {
+      parse_sweep_file(p);
+    } catch (const SweepError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  if (std::filesystem::exists("/dev/zero")) {
+    EXPECT_EQ(error_reading("/dev/zero"), "/dev/zero: not a regular file (a device or pipe), expected a sweep file (YAML)");
+  }
+  std::filesystem::create_directories(path("d.yaml"));
+  EXPECT_EQ(error_reading(path("d.yaml")), path("d.yaml") + ": is a directory, expected a sweep file (YAML)");
+  EXPECT_EQ(error_reading(path("none.yaml")), path("none.yaml") + ": cannot open the sweep file");
+  write("ok.yaml", "model: prog.s\npreset: small\n");
+  EXPECT_EQ(error_reading(path("ok.yaml")), "no error");
 }
 
 // Found by sweep_parser_fuzz: a scalar where a map belongs (compiler: a)
