@@ -221,6 +221,17 @@ TEST(AsmHostile, SourceWithoutCodeIsAnError) {
   vp_test::ok(".data global, 0\n.word 1\n.core 0, 1\nnop\n");
 }
 
+TEST(AsmHostile, IncbinOfADirectoryOrDeviceIsNamed) {
+  const std::string dir = vp_test::make_temp_dir();
+  auto r = vp_test::assemble(".core 0,0\nhalt\n.data global, 0\n.incbin \"" + dir + "\"\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(only_error(r).message.find(dir + ": is a directory, expected a file"), std::string::npos) << r.error_text();
+  EXPECT_EQ(only_error(r).message.find(".vpo"), std::string::npos) << r.error_text();  // not an object
+  r = vp_test::assemble(".core 0,0\nhalt\n.data global, 0\n.incbin \"/dev/zero\"\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(only_error(r).message.find("/dev/zero: not a regular file"), std::string::npos) << r.error_text();
+}
+
 // ---- the tools ----
 
 struct Tools {
