@@ -72,8 +72,15 @@ void ParamSet::apply_file(const std::string& path) {
   // A directory opens as a stream on Linux and reads as nothing: refuse it
   // by name rather than apply an empty configuration.
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(st))
     throw ConfigError(ConfigError::Kind::kFile, "", path, "is a directory, expected a YAML or JSON file");
+  // Read whole: a device (/dev/zero) or a pipe would be read until memory
+  // runs out. A configuration is a few KB; 64 MiB is no configuration.
+  if (!ec && !std::filesystem::is_regular_file(st))
+    throw ConfigError(ConfigError::Kind::kFile, "", path, "not a regular file (a device or pipe), expected a YAML or JSON file");
+  if (!ec && std::filesystem::file_size(path, ec) > (std::uintmax_t{64} << 20) && !ec)
+    throw ConfigError(ConfigError::Kind::kFile, "", path, "larger than 64 MiB, expected a YAML or JSON configuration");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(ConfigError::Kind::kFile, "", path, std::string("cannot open file: ") + std::strerror(errno));
   std::ostringstream text;

@@ -84,6 +84,25 @@ TEST(VpParams, OutputErrorsAreNamedAndLeaveTheOldFile) {
   EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1);
 }
 
+// A configuration or preset that is a device used to be read until memory
+// ran out (std::bad_alloc from --config /dev/zero) or called "no such file".
+TEST(VpParams, DevicesAreNotConfigurations) {
+  if (!std::ifstream("/dev/zero").good()) GTEST_SKIP() << "no /dev/zero";
+  ToolRun r = vp_params("--dump --config /dev/zero");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/zero: not a regular file (a device or pipe), expected a YAML or JSON file"),
+            std::string::npos)
+      << r.output;
+  r = vp_params("--dump --chip /dev/zero");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("not a regular file (a device or pipe), expected a preset file"), std::string::npos)
+      << r.output;
+  test::TempFile some("x.yaml", "chip.clusters: 2\n");
+  r = vp_params("--dump --chip " + some.dir() + "/");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("is a directory, expected a preset file"), std::string::npos) << r.output;
+}
+
 TEST(VpParams, ListsPresets) {
   const ToolRun r = vp_params("--presets");
   ASSERT_EQ(r.status, 0) << r.output;
