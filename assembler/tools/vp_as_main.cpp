@@ -5,6 +5,7 @@
 // written to temporaries and renamed into place together, only when both
 // are complete. Exit codes: 0 ok, 1 errors in the source or a failed
 // output, 2 usage.
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -64,7 +65,18 @@ int main(int argc, char** argv) {
           return 2;
         }
       }
-      opt.defines.emplace_back(d.substr(0, eq), n);
+      // The name as the source would spell it (docs/assembler.md, names):
+      // -D 1abc=5 or -D =5 defined a name no line could use.
+      const std::string name = d.substr(0, eq);
+      const auto start = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+      bool ok = !name.empty() && start(name[0]);
+      for (char c : name) ok = ok && (start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$');
+      if (!ok) {
+        std::fprintf(stderr, "vp-as: -D %s: '%s' is not a name (a letter, '_' or '.', then letters, digits, '_', '.', '$')\n",
+                     d.c_str(), name.c_str());
+        return 2;
+      }
+      opt.defines.emplace_back(name, n);
     } else if (a == "--listing") {
       listing = true;
     } else if (a.rfind("--listing=", 0) == 0) {

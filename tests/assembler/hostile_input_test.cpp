@@ -304,6 +304,10 @@ TEST(AsmHostileCli, NumericOptionsAreStrict) {
   EXPECT_EQ(vp_test::run(base + "-D X=99999999999999999999", &out), 2);
   EXPECT_NE(out.find("-D X: expected an integer"), std::string::npos) << out;
   EXPECT_EQ(vp_test::run(base + "-D X=-18446744073709551615", &out), 2);
+  for (const char* bad : {"-D 1abc=5", "-D =5", "-D 'a b=3'", "-D X-1=2"}) {
+    EXPECT_EQ(vp_test::run(base + bad, &out), 2) << bad;
+    EXPECT_NE(out.find("is not a name"), std::string::npos) << bad << ": " << out;
+  }
   EXPECT_EQ(t.ls(), "p.s\n");
   EXPECT_EQ(vp_test::run(base + "-D X=-5", &out), 0) << out;
 }
