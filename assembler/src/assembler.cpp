@@ -42,7 +42,6 @@ class Assembler {
         return;
       }
       const uint32_t idx = a_.sources.add(path, std::move(text));
-      main_file_ = idx;
       a_.sources.include_stack().push_back(Sources::canonical(path));
       read_file(idx);
       finish();
@@ -54,7 +53,6 @@ class Assembler {
     try {
       predefine();
       const uint32_t idx = a_.sources.add(name, std::string(src));
-      main_file_ = idx;
       a_.sources[idx].dir.clear();  // relative names resolve against the current directory
       a_.sources.include_stack().push_back(name);
       read_file(idx);
@@ -157,28 +155,12 @@ class Assembler {
     a_.fixups.resolve(a_.expr, a_.program, a_.diag);
     vp::obj::Object& o = a_.res.object;
     o.chip = chip_requirements(a_.program, a_.diag);
-    if (!a_.diag.any()) no_code_check();
     if (a_.diag.any()) return;
     if (a_.opt.listing) a_.listing.render(a_.program, a_.sources, a_.res.listing);
     build_object(a_.program, a_.symbols, o);
   }
 
-  // A source without one instruction (empty, only comments, only data or
-  // names) would load and run as a program that does nothing: no tool
-  // consumes an object without code, so it is an error, not an empty object.
-  void no_code_check() {
-    for (const auto& c : a_.program.cores())
-      if (!c.words.empty()) return;
-    Loc whole;  // the file, no line
-    whole.file = main_file_;
-    whole.line_off = UINT32_MAX;
-    a_.diag.error(whole, a_.program.cores().empty()
-                             ? "no code: no instruction in any core (start one with .core CLUSTER, CU or .cp)"
-                             : "no code: the cores declared have no instructions");
-  }
-
   Assembly a_;
-  uint32_t main_file_ = kNoFile;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 // written to temporaries and renamed into place together, only when both
 // are complete. Exit codes: 0 ok, 1 errors in the source or a failed
 // output, 2 usage.
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -114,6 +115,21 @@ int main(int argc, char** argv) {
   if (!r.ok()) {
     std::fputs(r.error_text().c_str(), stderr);
     std::fprintf(stderr, "vp-as: %zu error%s; %s not written\n", r.errors.size(), r.errors.size() == 1 ? "" : "s",
+                 out.c_str());
+    return 1;
+  }
+  // A source with neither an instruction nor a crossbar cell program (empty,
+  // only comments, names, metadata or data) would load and run as a program
+  // that does nothing: no object is written for it. Cell programs alone are
+  // a model to deploy. (The library assembles such sources: tests and tools
+  // build partial programs in memory.)
+  if (r.object.cells.empty() &&
+      std::none_of(r.object.texts.begin(), r.object.texts.end(), [](const auto& t) { return !t.words.empty(); })) {
+    std::fprintf(stderr,
+                 "%s: error: no code: %s (start a core with .core CLUSTER, CU or .cp)\nvp-as: 1 error; %s not written\n",
+                 in.c_str(),
+                 r.object.texts.empty() ? "no instruction in any core and no crossbar cell program"
+                                        : "the cores declared have no instructions and there is no crossbar cell program",
                  out.c_str());
     return 1;
   }

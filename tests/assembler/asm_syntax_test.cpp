@@ -196,8 +196,6 @@ TEST(AsmCells, ByteAndIncbinLevels) {
 .xbar 1, 0, 0, 0, 0, 2, 2
     .byte 1, 1
     .incbin "w.bin", 2, 2
-.core 0, 0
-    halt
 )");
   vp::as::Result r = vp::as::assemble_file(dir + "/p.s");
   ASSERT_TRUE(r.ok()) << r.error_text();
@@ -218,7 +216,7 @@ TEST(AsmCells, ByteAndIncbinLevels) {
 TEST(AsmData, IncbinIsAViewAndSplitsSegments) {
   const std::string dir = vp_test::make_temp_dir();
   vp_test::write_file(dir + "/d.bin", std::string(100, 'x'));
-  vp_test::write_file(dir + "/p.s", ".data global, 0x100\n .word 1\n .incbin \"d.bin\"\n .byte 2\n.core 0,0\n halt\n");
+  vp_test::write_file(dir + "/p.s", ".data global, 0x100\n .word 1\n .incbin \"d.bin\"\n .byte 2\n");
   auto r = vp::as::assemble_file(dir + "/p.s");
   ASSERT_TRUE(r.ok()) << r.error_text();
   ASSERT_EQ(r.object.data.size(), 3u);

@@ -129,7 +129,7 @@ TEST(AsmHostile, NegatedLiteralBeyond64BitsIsAnError) {
   EXPECT_FALSE(vp_test::assemble(".data global, 0\n.dword -0xFFFFFFFFFFFFFFFF\n").ok());
   EXPECT_FALSE(vp_test::assemble(".core 0,0\nli r1, 18446744073709551616\n").ok());  // 2^64
   // The most negative 64-bit value is a number; as an li immediate it is out of range.
-  const auto o = vp_test::ok(".core 0,0\nhalt\n.data global, 0\n.dword -9223372036854775808\n");
+  const auto o = vp_test::ok(".data global, 0\n.dword -9223372036854775808\n");
   const auto big = vp_test::assemble(".core 0,0\nli r1, -9223372036854775808\n");
   ASSERT_FALSE(big.ok());
   EXPECT_NE(only_error(big).message.find("out of range"), std::string::npos) << big.error_text();
@@ -196,29 +196,6 @@ TEST(AsmHostile, ArithmeticBeyondTheSignedRangeIsAnErrorNotAWrap) {
   EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 2, "imm"), 0);
   EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 3, "imm"), -2147483648LL);
   vp_test::ok(".core 0,0\nhalt\n.data global, 0\n.dword -1 << 63, 9223372036854775807 * 1, -9223372036854775807 - 1\n");
-}
-
-TEST(AsmHostile, SourceWithoutCodeIsAnError) {
-  // Each used to assemble to an object that vp-run ran as an empty program.
-  for (const char* src : {"", "\n\n", "# only a comment\n  ; and another\n", ".equ N, 4\nM = N * 2\n",
-                          ".data global, 0\n.word 1, 2\n", ".chip clusters=2\n.layer 0, \"conv\"\n",
-                          ".core 0, 0\n.core 1, 0\n"}) {
-    const auto r = vp_test::assemble(src);
-    ASSERT_FALSE(r.ok()) << src;
-    const auto& d = only_error(r);
-    EXPECT_EQ(d.file, "test.s");
-    EXPECT_EQ(d.line, 0u);  // the whole file, not one of its lines
-    EXPECT_EQ(d.message.rfind("no code: ", 0), 0u) << d.message;
-  }
-  EXPECT_NE(vp_test::assemble(".core 0, 0\n").error_text().find("the cores declared have no instructions"),
-            std::string::npos);
-  // An error already reported is not followed by this one.
-  const auto r = vp_test::assemble(".equ N, 1 / 0\n");
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(only_error(r).message.find("division by zero"), std::string::npos);
-  // One instruction anywhere, the control processor's too, is code.
-  vp_test::ok(".cp\nhalt\n");
-  vp_test::ok(".data global, 0\n.word 1\n.core 0, 1\nnop\n");
 }
 
 TEST(AsmHostile, IncbinOfADirectoryOrDeviceIsNamed) {
@@ -323,16 +300,35 @@ TEST(AsmHostileCli, DeepInputExitsOneWithoutObject) {
   EXPECT_EQ(t.ls(), "p.s\n");
 }
 
-TEST(AsmHostileCli, EmptySourceExitsOneWithoutObject) {
+// Each used to assemble to an object that vp-run ran as an empty program.
+TEST(AsmHostileCli, SourceWithoutCodeExitsOneWithoutObject) {
   Tools t;
   if (!t.built()) GTEST_SKIP();
-  vp_test::write_file(t.dir + "/p.s", "# nothing yet\n");
   std::string out;
+  for (const char* src : {"", "\n\n", "# only a comment\n  ; and another\n", ".equ N, 4\nM = N * 2\n",
+                          ".data global, 0\n.word 1, 2\n", ".chip clusters=2\n.layer 0, \"conv\"\n",
+                          ".input \"x\", 0, 4, \"int8\", 4\n"}) {
+    vp_test::write_file(t.dir + "/p.s", src);
+    EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 1) << src;
+    EXPECT_NE(out.find(t.dir + "/p.s: error: no code: no instruction in any core and no crossbar cell program"),
+              std::string::npos)
+        << src << ": " << out;
+    EXPECT_EQ(t.ls(), "p.s\n") << src;
+  }
+  vp_test::write_file(t.dir + "/p.s", ".core 0, 0\n.core 1, 0\n");
   EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 1);
-  EXPECT_NE(out.find("p.s: error: no code: no instruction in any core"), std::string::npos) << out;
-  EXPECT_EQ(t.ls(), "p.s\n");
-  EXPECT_EQ(vp_test::run(t.od + " " + t.dir + "/p.s", &out), 1);  // assembled in memory the same way
-  EXPECT_NE(out.find("no code"), std::string::npos) << out;
+  EXPECT_NE(out.find("no code: the cores declared have no instructions"), std::string::npos) << out;
+  // An error already reported is not followed by this one.
+  vp_test::write_file(t.dir + "/p.s", ".equ N, 1 / 0\n");
+  EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 1);
+  EXPECT_EQ(out.find("no code"), std::string::npos) << out;
+  // One instruction anywhere, the control processor's too, is code; cell
+  // programs alone are a model to deploy.
+  for (const char* src : {".cp\nhalt\n", ".data global, 0\n.word 1\n.core 0, 1\nnop\n",
+                          ".chip cell_bits=2\n.xbar 0, 0, 0, 0, 0, 1, 2\n.byte 1, 2\n"}) {
+    vp_test::write_file(t.dir + "/p.s", src);
+    EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 0) << src << ": " << out;
+  }
 }
 
 TEST(ObjdumpHostile, EmptyTruncatedAndDirectoryObjectsAreRejected) {
