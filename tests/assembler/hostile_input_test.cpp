@@ -209,6 +209,19 @@ TEST(AsmHostile, IncbinOfADirectoryOrDeviceIsNamed) {
   EXPECT_NE(only_error(r).message.find("/dev/zero: not a regular file"), std::string::npos) << r.error_text();
 }
 
+TEST(AsmHostile, MoreSectionsThanAnElfFileCanNumberIsNamed) {
+  std::string src;
+  for (int c = 0; c < 66000; ++c) src += ".core " + std::to_string(c) + ", 0\nhalt\n";
+  const auto o = vp_test::ok(src);
+  try {
+    vp::obj::serialize_object(o);
+    ADD_FAILURE() << "an object of 66,000 texts was written";
+  } catch (const vp::obj::ObjectError& e) {
+    EXPECT_NE(std::string(e.what()).find("sections, more than the 65,279 an ELF file can number"), std::string::npos)
+        << e.what();
+  }
+}
+
 // ---- the tools ----
 
 struct Tools {
