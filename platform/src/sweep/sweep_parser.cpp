@@ -283,23 +283,29 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
 }
 
 SweepSpec parse_sweep_file(const std::string& path) {
-  // Read whole, so only a regular file of sensible size: /dev/zero or a
-  // FIFO would be read until memory runs out, a directory reads as empty.
-  constexpr std::uintmax_t kMaxBytes = 256u << 20;  // a 100,000-value axis is under 1 MB
+  // Read whole, so never more than a sweep file can be: a directory (which
+  // reads as empty) and a device (/dev/zero, read until memory runs out)
+  // are refused by name; a file or a pipe is read up to 256 MiB (a
+  // 100,000-value axis is under 1 MB).
+  constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (!ec && std::filesystem::is_directory(st)) throw SweepError(path, "is a directory, expected a sweep file (YAML)");
-  if (!ec && !std::filesystem::is_regular_file(st))
-    throw SweepError(path, "not a regular file (a device or pipe), expected a sweep file (YAML)");
-  if (!ec && std::filesystem::file_size(path, ec) > kMaxBytes && !ec)
-    throw SweepError(path, "larger than 256 MiB: not a sweep file");
+  if (!ec && (std::filesystem::is_character_file(st) || std::filesystem::is_block_file(st) ||
+              std::filesystem::is_socket(st)))
+    throw SweepError(path, "is a device, expected a sweep file (YAML)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SweepError(path, "cannot open the sweep file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) throw SweepError(path, "larger than 256 MiB: not a sweep file");
+  }
+  if (in.bad()) throw SweepError(path, "read failed");
   char buf[4096];
   const std::string abs = path[0] == '/' ? path : (::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + path : path);
-  return parse_sweep_text(text.str(), abs);
+  return parse_sweep_text(text, abs);
 }
 
 }  // namespace vp::sweep

@@ -255,7 +255,7 @@ TEST_F(SweepSpecTest, OnlyARegularFileIsReadAsASweepFile) {
     return "no error";
   };
   if (std::filesystem::exists("/dev/zero")) {
-    EXPECT_EQ(error_reading("/dev/zero"), "/dev/zero: not a regular file (a device or pipe), expected a sweep file (YAML)");
+    EXPECT_EQ(error_reading("/dev/zero"), "/dev/zero: is a device, expected a sweep file (YAML)");
   }
   std::filesystem::create_directories(path("d.yaml"));
   EXPECT_EQ(error_reading(path("d.yaml")), path("d.yaml") + ": is a directory, expected a sweep file (YAML)");
