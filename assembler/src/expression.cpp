@@ -37,6 +37,8 @@ int precedence(const char* p, const char* e, int* len) {
   }
 }
 
+std::string range_text() { return "-9223372036854775808..9223372036854775807"; }
+
 }  // namespace
 
 Ev Evaluator::eval(const Line& line, const char* p, const char* e, int scope, int64_t* out, bool immediate) {
@@ -112,37 +114,58 @@ int64_t Evaluator::binary(State& s, int min_prec) {
     s.p += len;
     const int64_t rhs = binary(s, prec + 1);
     if (s.failed) return 0;
-    const auto ul = static_cast<uint64_t>(lhs), ur = static_cast<uint64_t>(rhs);
-    switch (*op) {
-      case '|': lhs = static_cast<int64_t>(ul | ur); break;
-      case '^': lhs = static_cast<int64_t>(ul ^ ur); break;
-      case '&': lhs = static_cast<int64_t>(ul & ur); break;
-      case '+': lhs = static_cast<int64_t>(ul + ur); break;
-      case '-': lhs = static_cast<int64_t>(ul - ur); break;
-      case '*': lhs = static_cast<int64_t>(ul * ur); break;
-      case '/':
-      case '%':
-        if (s.unresolved) break;
-        if (rhs == 0) {
-          expr_error(s, op, "division by zero");
-          return 0;
-        }
-        if (rhs == -1) lhs = *op == '/' ? static_cast<int64_t>(0 - ul) : 0;
-        else lhs = *op == '/' ? lhs / rhs : lhs % rhs;
-        break;
-      case '<':
-      case '>':
-        if (s.unresolved) break;
-        if (rhs < 0 || rhs > 63) {
-          expr_error(s, op, "shift count " + std::to_string(rhs) + " outside 0..63");
-          return 0;
-        }
-        lhs = *op == '<' ? static_cast<int64_t>(ul << rhs) : (lhs >> rhs);
-        break;
-      default: break;
-    }
+    // A placeholder of an unresolved name is 0: only its fix-up pass value
+    // may be checked against the other operand.
+    if (s.unresolved) continue;
+    lhs = arith(s, op, lhs, rhs);
+    if (s.failed) return 0;
   }
   return lhs;
+}
+
+int64_t Evaluator::arith(State& s, const char* op, int64_t a, int64_t b) {
+  const auto ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+  int64_t r = 0;
+  bool over = false;
+  const std::string sym = *op == '<' || *op == '>' ? std::string(op, 2) : std::string(1, *op);
+  switch (*op) {
+    case '|': return static_cast<int64_t>(ua | ub);
+    case '^': return static_cast<int64_t>(ua ^ ub);
+    case '&': return static_cast<int64_t>(ua & ub);
+    case '+': over = __builtin_add_overflow(a, b, &r); break;
+    case '-': over = __builtin_sub_overflow(a, b, &r); break;
+    case '*': over = __builtin_mul_overflow(a, b, &r); break;
+    case '/':
+    case '%':
+      if (b == 0) {
+        expr_error(s, op, "division by zero");
+        return 0;
+      }
+      if (b == -1) {  // INT64_MIN / -1 is 2^63, which has no 64-bit signed value
+        over = *op == '/' && a == INT64_MIN;
+        r = *op == '/' ? static_cast<int64_t>(0 - ua) : 0;
+      } else {
+        r = *op == '/' ? a / b : a % b;
+      }
+      break;
+    case '<':
+    case '>':
+      if (b < 0 || b > 63) {
+        expr_error(s, op, "shift count " + std::to_string(b) + " outside 0..63");
+        return 0;
+      }
+      if (*op == '>') return a >> b;
+      r = static_cast<int64_t>(ua << b);
+      over = (r >> b) != a;  // a bit (or the sign) shifted out
+      break;
+    default: return a;
+  }
+  if (over)
+    expr_error(s, op,
+               std::to_string(a) + " " + sym + " " + std::to_string(b) +
+                   " is outside the assembler's 64-bit signed arithmetic (" + range_text() +
+                   "); expressions never wrap");
+  return over ? 0 : r;
 }
 
 int64_t Evaluator::unary(State& s) {
@@ -171,16 +194,24 @@ int64_t Evaluator::unary_term(State& s) {
     const char* minus = s.p;
     ++s.p;
     skip_ws(s.p, s.e);
-    const char* b = s.p;
-    const bool literal = s.p < s.e && is_digit(*s.p);
+    // -9223372036854775808 is a number, although its digits alone (2^63)
+    // are one above the largest value: number() takes them only here.
+    s.negated = s.p < s.e && is_digit(*s.p) ? minus : nullptr;
+    s.min_literal = false;
     const int64_t v = unary(s);
-    // A negated number must stay a number: -18446744073709551615 is not 1.
-    if (literal && !s.failed && static_cast<uint64_t>(v) > (uint64_t{1} << 63)) {
+    s.negated = nullptr;
+    if (s.failed) return 0;
+    if (v == INT64_MIN) {
+      if (s.min_literal) {
+        s.min_literal = false;
+        return v;
+      }
       expr_error(s, minus,
-                 "-" + std::string(b, s.p) + " does not fit in 64 bits (a negated number is at least -2^63)");
+                 "-(" + std::to_string(v) + ") is outside the assembler's 64-bit signed arithmetic (" + range_text() +
+                     "); expressions never wrap");
       return 0;
     }
-    return static_cast<int64_t>(0 - static_cast<uint64_t>(v));
+    return -v;
   }
   if (c == '+') {
     ++s.p;
@@ -230,6 +261,8 @@ int64_t Evaluator::primary(State& s) {
 }
 
 int64_t Evaluator::number(State& s) {
+  const char* negated = s.negated;
+  s.negated = nullptr;
   const char* b = s.p;
   uint64_t v = 0;
   int base = 10;
@@ -262,10 +295,21 @@ int64_t Evaluator::number(State& s) {
     expr_error(s, b, "malformed number " + quote(std::string_view(b, s.p - b)));
     return 0;
   }
-  if (overflow) {
-    expr_error(s, b, "number " + quote(std::string_view(b, s.p - b)) + " does not fit in 64 bits");
+  const uint64_t largest = negated ? uint64_t{1} << 63 : static_cast<uint64_t>(INT64_MAX);
+  if (overflow || v > largest) {
+    // Never the 64-bit pattern of a value above 2^63-1: 18446744073709551615
+    // is not -1 (write -1 or ~0 for all ones).
+    const std::string text(b, s.p);
+    if (negated)
+      expr_error(s, negated,
+                 "-" + text + " does not fit in 64 bits (a negated number is at least -2^63 = -9223372036854775808)");
+    else
+      expr_error(s, b,
+                 "number " + quote(text) + (overflow || text == std::to_string(v) ? "" : " = " + std::to_string(v)) +
+                     " does not fit in 64 bits (the assembler's arithmetic is signed: " + range_text() + ")");
     return 0;
   }
+  if (negated && v == uint64_t{1} << 63) s.min_literal = true;
   return static_cast<int64_t>(v);
 }
 

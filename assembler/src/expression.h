@@ -1,4 +1,4 @@
-// Expressions: 64-bit integer arithmetic with C precedence over numbers,
+// Expressions: 64-bit signed integer arithmetic with C precedence over numbers,
 // character literals, .equ names and the labels of one core
 // (docs/assembler.md). A name not yet defined leaves the expression
 // unresolved during the line pass; the fix-up pass evaluates it again with
@@ -46,6 +46,8 @@ class Evaluator {
     bool unresolved = false;
     bool failed = false;
     int depth = 0;          // nesting of parentheses and unary operators
+    const char* negated = nullptr;  // the '-' whose operand is the next number (which may be 2^63)
+    bool min_literal = false;       // number() read that 2^63
     Equ* need = nullptr;    // while resolving: a pending .equ to resolve first
   };
 
@@ -56,6 +58,9 @@ class Evaluator {
   int64_t unary_term(State& s);
   int64_t primary(State& s);
   int64_t number(State& s);
+  // a OP b, or an error when the exact result is outside the 64-bit signed
+  // range (the arithmetic never wraps).
+  int64_t arith(State& s, const char* op, int64_t a, int64_t b);
   int64_t lookup(State& s, std::string_view name, const char* at);
   // Evaluates pending .equ `target` and every pending .equ it needs, with
   // an explicit stack instead of recursion.

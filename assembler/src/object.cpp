@@ -75,7 +75,7 @@ std::shared_ptr<const MappedFile> map_file(const std::string& path) {
   struct stat st{};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
-    throw ObjectError(path + (S_ISDIR(st.st_mode) ? ": is a directory, expected a .vpo file" : ": not a regular file"));
+    throw ObjectError(path + (S_ISDIR(st.st_mode) ? ": is a directory, expected a file" : ": not a regular file"));
   }
   auto m = std::make_shared<MappedFile>();
   m->size = static_cast<uint64_t>(st.st_size);

@@ -294,7 +294,10 @@ void emit(const Object& obj, Sink& sink) {
   shstr.type = kShtStrtab;
   shstr.align = 1;
   secs.push_back(std::move(shstr));
-  if (secs.size() >= 0xff00) throw ObjectError("write: too many sections");
+  if (secs.size() >= 0xff00)
+    throw ObjectError("write: the object would need " + std::to_string(secs.size()) +
+                      " sections, more than the 65,279 an ELF file can number (one per core text, data "
+                      "segment and cell program; split the program)");
   {
     // Section names, deduplicated so repeated data names share one string.
     auto& st = secs.back().owned;

@@ -5,10 +5,13 @@
 // written to temporaries and renamed into place together, only when both
 // are complete. Exit codes: 0 ok, 1 errors in the source or a failed
 // output, 2 usage.
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "vp/as/assembler.h"
@@ -63,7 +66,18 @@ int main(int argc, char** argv) {
           return 2;
         }
       }
-      opt.defines.emplace_back(d.substr(0, eq), n);
+      // The name as the source would spell it (docs/assembler.md, names):
+      // -D 1abc=5 or -D =5 defined a name no line could use.
+      const std::string name = d.substr(0, eq);
+      const auto start = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+      bool ok = !name.empty() && start(name[0]);
+      for (char c : name) ok = ok && (start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$');
+      if (!ok) {
+        std::fprintf(stderr, "vp-as: -D %s: '%s' is not a name (a letter, '_' or '.', then letters, digits, '_', '.', '$')\n",
+                     d.c_str(), name.c_str());
+        return 2;
+      }
+      opt.defines.emplace_back(name, n);
     } else if (a == "--listing") {
       listing = true;
     } else if (a.rfind("--listing=", 0) == 0) {
@@ -104,6 +118,21 @@ int main(int argc, char** argv) {
                  out.c_str());
     return 1;
   }
+  // A source with neither an instruction nor a crossbar cell program (empty,
+  // only comments, names, metadata or data) would load and run as a program
+  // that does nothing: no object is written for it. Cell programs alone are
+  // a model to deploy. (The library assembles such sources: tests and tools
+  // build partial programs in memory.)
+  if (r.object.cells.empty() &&
+      std::none_of(r.object.texts.begin(), r.object.texts.end(), [](const auto& t) { return !t.words.empty(); })) {
+    std::fprintf(stderr,
+                 "%s: error: no code: %s (start a core with .core CLUSTER, CU or .cp)\nvp-as: 1 error; %s not written\n",
+                 in.c_str(),
+                 r.object.texts.empty() ? "no instruction in any core and no crossbar cell program"
+                                        : "the cores declared have no instructions and there is no crossbar cell program",
+                 out.c_str());
+    return 1;
+  }
   // Both outputs are complete in their temporaries before either is
   // renamed into place: a listing that cannot be written leaves no object
   // (and an existing object unchanged), and the reverse.
@@ -113,15 +142,14 @@ int main(int argc, char** argv) {
       throw vp::common::OutputError("refusing to write an output over the input " + in);
     vp::common::AtomicFile object_file(out);
     vp::obj::write_object(r.object, object_file.stream(), out);
+    std::unique_ptr<vp::common::AtomicFile> listing_out;
     if (listing_to_file) {
-      vp::common::AtomicFile listing_out(listing_file);
-      listing_out.write(r.listing);
-      if (std::fflush(listing_out.stream()) != 0 || std::fflush(object_file.stream()) != 0)
-        throw vp::common::OutputError("cannot write " + (std::ferror(listing_out.stream()) ? listing_file : out) +
-                                      ": " + std::strerror(errno));
-      listing_out.commit();
+      listing_out = std::make_unique<vp::common::AtomicFile>(listing_file);
+      listing_out->write(r.listing);
     }
-    object_file.commit();
+    // A rename that fails puts back the one before it (commit_together).
+    vp::common::commit_together(listing_out ? std::vector<vp::common::AtomicFile*>{listing_out.get(), &object_file}
+                                            : std::vector<vp::common::AtomicFile*>{&object_file});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vp-as: %s\n", e.what());
     return 1;

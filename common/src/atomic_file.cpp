@@ -59,8 +59,11 @@ void AtomicFile::write(const void* data, std::size_t bytes) {
   }
 }
 
-void AtomicFile::commit(bool durable) {
-  if (!file_) throw OutputError(path_ + ": output already committed or discarded");
+void AtomicFile::finish(bool durable) {
+  if (!file_) {
+    if (tmp_.empty()) throw OutputError(path_ + ": output already committed or discarded");
+    return;  // finished before
+  }
   std::FILE* f = file_;
   file_ = nullptr;
   int err = 0;
@@ -71,12 +74,59 @@ void AtomicFile::commit(bool durable) {
     discard();
     throw OutputError(path_ + ": write failed: " + why(err));
   }
+}
+
+void AtomicFile::commit(bool durable) {
+  finish(durable);
   if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    err = errno;
+    const int err = errno;
     discard();
     throw OutputError(path_ + ": cannot move the finished output into place: " + why(err));
   }
   tmp_.clear();
+}
+
+void commit_together(const std::vector<AtomicFile*>& files, bool durable) {
+  try {
+    for (AtomicFile* f : files) f->finish(durable);
+  } catch (...) {
+    for (AtomicFile* f : files) f->discard();
+    throw;
+  }
+  // What each rename replaced: "" when the destination did not exist (or
+  // could not be kept), else a hard link to the old file.
+  std::vector<std::string> kept;
+  kept.reserve(files.size());
+  for (size_t k = 0; k < files.size(); ++k) {
+    AtomicFile& f = *files[k];
+    std::string old;
+    struct stat st{};
+    if (::lstat(f.path_.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      old = f.tmp_ + ".old";  // unique: the temporary's name is
+      if (::link(f.path_.c_str(), old.c_str()) != 0) old.clear();
+    }
+    if (::rename(f.tmp_.c_str(), f.path_.c_str()) != 0) {
+      const int err = errno;
+      if (!old.empty()) ::unlink(old.c_str());
+      // Back to what was there before this run, latest first.
+      for (size_t j = k; j-- > 0;) {
+        AtomicFile& done = *files[j];
+        if (!kept[j].empty()) ::rename(kept[j].c_str(), done.path_.c_str());
+        else ::unlink(done.path_.c_str());
+      }
+      for (size_t j = k; j < files.size(); ++j) files[j]->discard();
+      for (size_t j = 0; j < k; ++j) files[j]->tmp_.clear();  // renamed away; nothing to remove
+      throw OutputError(f.path_ + ": cannot move the finished output into place: " + why(err) +
+                        (k ? " (the " + std::to_string(k) + " output" + (k == 1 ? "" : "s") +
+                                 " already moved are put back as they were)"
+                           : ""));
+    }
+    kept.push_back(std::move(old));
+  }
+  for (size_t k = 0; k < files.size(); ++k) {
+    if (!kept[k].empty()) ::unlink(kept[k].c_str());
+    files[k]->tmp_.clear();
+  }
 }
 
 void write_file_atomically(const std::string& path, const void* data, std::size_t bytes) {

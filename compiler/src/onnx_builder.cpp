@@ -2,11 +2,11 @@
 #include "vp/cc/onnx_builder.h"
 
 #include <cmath>
-#include <fstream>
 
 #include <onnx/onnx_pb.h>
 
 #include "vp/cc/graph.h"
+#include "vp/common/atomic_file.h"
 
 namespace vp::cc {
 namespace {
@@ -245,10 +245,11 @@ std::string OnnxBuilder::serialize() const {
 }
 
 void OnnxBuilder::save(const std::string& path) const {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw CompileError("cannot write '" + path + "'");
-  const std::string s = serialize();
-  f.write(s.data(), static_cast<std::streamsize>(s.size()));
+  try {
+    vp::common::write_file_atomically(path, serialize());  // whole or not at all, write errors included
+  } catch (const vp::common::OutputError& e) {
+    throw CompileError(e.what());
+  }
 }
 
 std::string resnet_onnx(int depth, int classes, int image, std::uint64_t seed) {

@@ -49,6 +49,21 @@ void check_tensor(const onnx::TensorProto& t, const std::string& what) {
 void check_attributes(const onnx::NodeProto& n, const std::string& label) {
   std::map<std::string, std::vector<std::int64_t>> ints;
   for (const auto& a : n.attribute()) {
+    // ONNX's shape inference reads a window attribute's integers whatever
+    // type the attribute declares (found by onnx_import_fuzz: strides [0, 1]
+    // declared GRAPHS passed the range check below and divided by zero).
+    const auto declared = onnx::AttributeProto::AttributeType_Name(a.type());
+    const bool window = a.name() == "strides" || a.name() == "dilations" || a.name() == "kernel_shape" ||
+                        a.name() == "pads" || a.name() == "group";
+    const auto want = a.name() == "group" ? onnx::AttributeProto::INT : onnx::AttributeProto::INTS;
+    if (window && a.type() != want)
+      throw CompileError(label + ": attribute '" + a.name() + "' has type " + (declared.empty() ? "?" : declared) +
+                         "; expected " + onnx::AttributeProto::AttributeType_Name(want));
+    if ((a.ints_size() > 0 && a.type() != onnx::AttributeProto::INTS) ||
+        (a.floats_size() > 0 && a.type() != onnx::AttributeProto::FLOATS))
+      throw CompileError(label + ": attribute '" + a.name() + "' holds a list of " +
+                         (a.ints_size() > 0 ? "integers" : "floats") + " but declares type " +
+                         (declared.empty() ? std::to_string(a.type()) : declared));
     if (a.type() == onnx::AttributeProto::INTS) ints[a.name()].assign(a.ints().begin(), a.ints().end());
     else if (a.type() == onnx::AttributeProto::INT) ints[a.name()] = {a.i()};
     else if (a.type() == onnx::AttributeProto::TENSOR) check_tensor(a.t(), label + " attribute '" + a.name() + "'");

@@ -210,8 +210,11 @@ class Outputs {
     if (!f) throw CompileError("cannot read back '" + staged + "'");
     add(dest, ss.str());
   }
+  // All or nothing: a rename that fails puts back the outputs moved before it.
   void publish() {
-    for (auto& f : files_) f->commit();
+    std::vector<vp::common::AtomicFile*> all;
+    for (auto& f : files_) all.push_back(f.get());
+    vp::common::commit_together(all);
     files_.clear();
   }
 

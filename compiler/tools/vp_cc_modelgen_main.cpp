@@ -6,53 +6,106 @@
 //       a small CNN whose graph ends in GlobalAveragePool then Flatten (the
 //       head of SqueezeNet-like models), with a Softmax after it for gap_softmax
 //   vp-cc-modelgen input OUT.npy [--image N] [--seed N]     a [1, 3, N, N] input
-#include <fstream>
+#include <exception>
 #include <iostream>
 #include <random>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "vp/cc/npy.h"
 #include "vp/cc/onnx_builder.h"
+#include "vp/common/atomic_file.h"
+#include "vp/common/parse_number.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: vp-cc-modelgen resnet50|resnet18|gap_head|gap_softmax OUT.onnx [--image N] [--classes N] [--seed N]\n"
+    "       vp-cc-modelgen input OUT.npy [--image N] [--seed N]\n";
+
+// The options, parsed strictly: an unknown option, a missing value or a
+// number out of range is a usage error, never a wrapped size.
+struct Options {
+  unsigned image = 224, classes = 1000;
+  unsigned long long seed = 7;
+};
+
+Options parse_options(int argc, char** argv, bool resnet, bool classes_ok) {
+  Options o;
+  for (int i = 3; i < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a != "--image" && a != "--classes" && a != "--seed")
+      throw std::invalid_argument("unknown option '" + a + "'");
+    if (i + 1 >= argc) throw std::invalid_argument(a + ": expected a value");
+    const char* v = argv[i + 1];
+    // A ResNet halves the image five times: below 32 pixels a stage would
+    // have no pixels left. 4096 keeps every tensor well inside memory.
+    if (a == "--image") {
+      o.image = static_cast<unsigned>(vp::common::parse_uint(v, "--image", 4096));
+      const unsigned least = resnet ? 32 : 1;
+      if (o.image < least)
+        throw std::invalid_argument("--image: expected " + std::to_string(least) + " .. 4096 pixels, got " + v);
+    } else if (a == "--classes") {
+      if (!classes_ok) throw std::invalid_argument("--classes: only for resnet50, resnet18, gap_head and gap_softmax");
+      o.classes = static_cast<unsigned>(vp::common::parse_uint(v, "--classes", 100000));
+      if (o.classes == 0) throw std::invalid_argument("--classes: expected 1 .. 100000, got 0");
+    } else {
+      o.seed = vp::common::parse_uint(v, "--seed");
+    }
+  }
+  return o;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: vp-cc-modelgen resnet50|resnet18|gap_head|gap_softmax OUT.onnx [--image N] [--classes N] [--seed N]\n";
+    std::cerr << kUsage;
     return 2;
   }
   const std::string which = argv[1], out = argv[2];
-  int image = 224, classes = 1000;
-  unsigned long long seed = 7;
-  for (int i = 3; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--image") image = std::stoi(argv[i + 1]);
-    else if (a == "--classes") classes = std::stoi(argv[i + 1]);
-    else if (a == "--seed") seed = std::stoull(argv[i + 1]);
-  }
-  if (which == "input") {
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<float> nd(0.f, 1.f);
-    std::vector<float> x(static_cast<std::size_t>(3 * image * image));
-    for (auto& v : x) v = nd(rng);
-    vp::cc::write_npy(out, {1, 3, image, image}, x);
-    return 0;
-  }
-  if (which == "gap_head" || which == "gap_softmax") {
-    vp::cc::OnnxBuilder b(which, 13, seed);
-    auto x = b.input("input", {1, 3, image, image});
-    x = b.relu(b.conv(x, 3, 16, 3, 1, 1));
-    x = b.relu(b.conv(x, 16, classes, 3, 2, 1));
-    x = b.flatten(b.global_avgpool(x));
-    b.output(which == "gap_softmax" ? b.softmax(x) : x);
-    b.save(out);
-    return 0;
-  }
   const int depth = which == "resnet50" ? 50 : which == "resnet18" ? 18 : 0;
-  if (!depth) {
-    std::cerr << "vp-cc-modelgen: unknown model " << which << "\n";
+  const bool gap = which == "gap_head" || which == "gap_softmax";
+  if (!depth && !gap && which != "input") {
+    std::cerr << "vp-cc-modelgen: unknown model '" << which
+              << "' (expected resnet50, resnet18, gap_head, gap_softmax or input)\n"
+              << kUsage;
     return 2;
   }
-  const std::string bytes = vp::cc::resnet_onnx(depth, classes, image, seed);
-  std::ofstream(out, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  Options o;
+  try {
+    o = parse_options(argc, argv, depth != 0, depth != 0 || gap);
+  } catch (const std::exception& e) {
+    std::cerr << "vp-cc-modelgen: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  try {
+    if (gap) {
+      const auto n = std::int64_t{o.image}, classes = std::int64_t{o.classes};
+      vp::cc::OnnxBuilder b(which, 13, o.seed);
+      auto x = b.input("input", {1, 3, n, n});
+      x = b.relu(b.conv(x, 3, 16, 3, 1, 1));
+      x = b.relu(b.conv(x, 16, classes, 3, 2, 1));
+      x = b.flatten(b.global_avgpool(x));
+      b.output(which == "gap_softmax" ? b.softmax(x) : x);
+      b.save(out);  // whole or not at all
+      return 0;
+    }
+    if (!depth) {
+      std::mt19937_64 rng(o.seed);
+      std::normal_distribution<float> nd(0.f, 1.f);
+      const auto n = std::int64_t{o.image};
+      std::vector<float> x(static_cast<std::size_t>(3 * n * n));
+      for (auto& v : x) v = nd(rng);
+      vp::cc::write_npy(out, {1, 3, n, n}, x);
+      return 0;
+    }
+    const std::string bytes =
+        vp::cc::resnet_onnx(depth, static_cast<int>(o.classes), static_cast<int>(o.image), o.seed);
+    vp::common::write_file_atomically(out, bytes);  // whole or not at all
+  } catch (const std::exception& e) {
+    std::cerr << "vp-cc-modelgen: " << e.what() << "\n";
+    return 1;
+  }
   return 0;
 }

@@ -59,7 +59,11 @@ std::vector<std::string> preset_names() {
 std::string find_preset(const std::string& name_or_path) {
   if (looks_like_path(name_or_path)) {
     if (fs::is_regular_file(name_or_path)) return name_or_path;
-    throw ConfigError(ConfigError::Kind::kUnknownPreset, "", name_or_path, "no such file");
+    std::error_code ec;
+    throw ConfigError(ConfigError::Kind::kUnknownPreset, "", name_or_path,
+                      fs::is_directory(name_or_path, ec) ? "is a directory, expected a preset file"
+                      : fs::exists(name_or_path, ec)      ? "not a regular file (a device or pipe), expected a preset file"
+                                                          : "no such file");
   }
   for (const auto& dir : config_dirs()) {
     for (const char* ext : kExtensions) {

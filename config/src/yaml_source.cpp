@@ -72,13 +72,29 @@ void ParamSet::apply_file(const std::string& path) {
   // A directory opens as a stream on Linux and reads as nothing: refuse it
   // by name rather than apply an empty configuration.
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(st))
     throw ConfigError(ConfigError::Kind::kFile, "", path, "is a directory, expected a YAML or JSON file");
+  // Read whole, so never more than a configuration can be: a device
+  // (/dev/zero) is refused by name, and a pipe (--config <(...)) or a file
+  // is read up to 64 MiB (a configuration is a few KB) instead of until
+  // memory runs out.
+  constexpr std::size_t kMaxBytes = std::size_t{64} << 20;
+  if (!ec && (std::filesystem::is_character_file(st) || std::filesystem::is_block_file(st) ||
+              std::filesystem::is_socket(st)))
+    throw ConfigError(ConfigError::Kind::kFile, "", path, "is a device, expected a YAML or JSON file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(ConfigError::Kind::kFile, "", path, std::string("cannot open file: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string bytes;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    bytes.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (bytes.size() > kMaxBytes)
+      throw ConfigError(ConfigError::Kind::kFile, "", path, "larger than 64 MiB, expected a YAML or JSON configuration");
+  }
   if (in.bad()) throw ConfigError(ConfigError::Kind::kFile, "", path, "read failed");
+  std::ostringstream text;
+  text << bytes;
   // A file named on purpose that holds nothing at all is a mistake (a
   // truncated copy, the wrong name); one with only comments is deliberate.
   if (text.str().find_first_not_of(" \t\r\n") == std::string::npos)

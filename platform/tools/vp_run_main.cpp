@@ -237,6 +237,10 @@ int run(int argc, char** argv) {
   obj::Object object, firmware;
   try {
     object = load_any(model, include_dirs);
+    platform::check_has_code(object);
+  } catch (const platform::LoadError& e) {
+    std::cerr << "vp-run: " << model << ": " << e.what() << "\n";
+    return kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << (ends_with(model, ".vpo") ? "vp-run: " : "") << e.what() << (ends_with(model, ".vpo") ? "\n" : "");
     return kExitBadInput;

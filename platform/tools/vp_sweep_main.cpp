@@ -6,6 +6,7 @@
 // 1 bad sweep file or other error; 2 usage; 3 interrupted (rerun the same
 // command to continue); 4 every point ran but some did not complete
 // (deadlock, fault, timeout, ...: see the status column).
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <string>
@@ -14,6 +15,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "vp/common/atomic_file.h"
 #include "vp/common/parse_number.h"
 #include "vp/sweep/files.h"
 #include "vp/sweep/layout.h"
@@ -42,8 +44,14 @@ int collect(const SweepSpec& spec, const Plan& plan, const Layout& layout, bool 
   std::vector<Row> rows = collect_rows(spec, plan, layout);
   mark_pareto(spec, rows);
   make_dirs(layout.root);
-  write_file_atomically(layout.root + "/results.csv", results_csv(spec, rows));
-  write_file_atomically(layout.root + "/results.json", results_json(spec, rows).dump(1) + "\n");
+  {
+    // The two tables of one collection appear together or not at all: a
+    // results.csv never sits beside the results.json of an older one.
+    vp::common::AtomicFile csv(layout.root + "/results.csv"), json(layout.root + "/results.json");
+    csv.write(results_csv(spec, rows));
+    json.write(results_json(spec, rows).dump(1) + "\n");
+    vp::common::commit_together({&csv, &json}, /*durable=*/true);
+  }
   const std::vector<std::string> plots = write_plots(spec, rows, layout.plots());
   std::map<std::string, int> by_status;
   for (const auto& r : rows) by_status[r.status]++;
@@ -221,9 +229,18 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
+// What was printed (the --dry-run listing, the summary lines) reached
+// standard output: `--dry-run > /dev/full` is an error, not a silent 0.
+int with_stdout_checked(int code) {
+  std::cout.flush();
+  if (std::cout && std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+  std::cerr << "vp-sweep: cannot write to standard output (a full disk or a closed pipe)\n";
+  return code ? code : kExitError;
+}
+
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    return with_stdout_checked(run(argc, argv));
   } catch (const SweepError& e) {
     std::cerr << "vp-sweep: " << e.what() << "\n";
     return kExitError;

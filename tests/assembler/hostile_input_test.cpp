@@ -138,6 +138,90 @@ TEST(AsmHostile, NegatedLiteralBeyond64BitsIsAnError) {
   (void)o;
 }
 
+TEST(AsmHostile, LiteralAboveTheSignedRangeIsAnErrorNotItsBitPattern) {
+  // 2^64 - 1 used to become -1, which fits li's i32 and every data size.
+  const auto r = vp_test::assemble(".core 0,0\nli r1, 18446744073709551615\n");
+  ASSERT_FALSE(r.ok());
+  const auto& d = only_error(r);
+  EXPECT_EQ(d.line, 2u);
+  EXPECT_EQ(d.col, 8u);
+  EXPECT_NE(d.message.find("number '18446744073709551615' does not fit in 64 bits"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("-9223372036854775808..9223372036854775807"), std::string::npos) << d.message;
+  const auto hex = vp_test::assemble(".core 0,0\nli r1, 0xFFFF_FFFF_FFFF_FFFF\n");
+  ASSERT_FALSE(hex.ok());
+  EXPECT_NE(only_error(hex).message.find("= 18446744073709551615 does not fit"), std::string::npos)
+      << hex.error_text();
+  for (const char* src : {".data global, 0\n.word 18446744073709551615\n", ".data global, 0\n.byte 0xFFFFFFFFFFFFFFFF\n",
+                          ".data global, 0\n.dword 0x8000000000000000\n", ".equ big, 9223372036854775808\n",
+                          ".core 0,0\nli r1, big\n.equ big, 18446744073709551615\n"}) {
+    const auto e = vp_test::assemble(src);
+    ASSERT_FALSE(e.ok()) << src;
+    EXPECT_NE(only_error(e).message.find("does not fit in 64 bits"), std::string::npos) << e.error_text();
+  }
+  // The ends of the range are numbers.
+  const auto o = vp_test::ok(".core 0,0\nhalt\n.data global, 0\n.dword 9223372036854775807, 0x7FFF_FFFF_FFFF_FFFF, -9223372036854775808\n");
+  EXPECT_EQ(o.data.at(0).bytes.size, 24u);
+}
+
+TEST(AsmHostile, ArithmeticBeyondTheSignedRangeIsAnErrorNotAWrap) {
+  // Each used to wrap modulo 2^64 to a value the field or directive accepts.
+  const struct {
+    const char* src;
+    const char* op;  // the operator the error points at
+  } cases[] = {
+      {".core 0,0\nli r1, 0x4000000000000000 * 4 + 5\n", "*"},
+      {".core 0,0\nli r1, 9223372036854775807 + 2\n", "+"},
+      {".core 0,0\nli r1, -9223372036854775807 - 3 + 10\n", "-"},
+      {".core 0,0\nli r1, (1 << 63) >> 63\n", "<<"},
+      {".core 0,0\nli r1, (3 << 62) >> 62\n", "<<"},
+      {".data global, 0\n.dword -9223372036854775808 / -1\n", "/"},
+      {".core 0,0\nli r1, later * 4\n.equ later, 0x4000000000000001\n", "*"},  // in the fix-up pass
+  };
+  for (const auto& c : cases) {
+    const auto r = vp_test::assemble(c.src);
+    ASSERT_FALSE(r.ok()) << c.src;
+    const auto& d = only_error(r);
+    EXPECT_NE(d.message.find("outside the assembler's 64-bit signed arithmetic"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find(" " + std::string(c.op) + " "), std::string::npos) << d.message;
+  }
+  const auto neg = vp_test::assemble(".data global, 0\n.dword -(-9223372036854775807 - 1)\n");
+  ASSERT_FALSE(neg.ok());
+  EXPECT_NE(only_error(neg).message.find("-(-9223372036854775808) is outside"), std::string::npos) << neg.error_text();
+  // Results inside the range are exact, including its ends.
+  const auto o = vp_test::ok(
+      ".core 0,0\nli r1, 0x3FFFFFFFFFFFFFFF * 2 + 1 - 0x7FFFFFFFFFFFFFF0\nli r2, -1 << 31\n"
+      "li r3, -9223372036854775808 % -1\nli r4, (-9223372036854775807 - 1) / 0x100000000\n");
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 0, "imm"), 15);
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 1, "imm"), -2147483648LL);
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 2, "imm"), 0);
+  EXPECT_EQ(vp_test::operand(o, CoreId{0, 0}, 3, "imm"), -2147483648LL);
+  vp_test::ok(".core 0,0\nhalt\n.data global, 0\n.dword -1 << 63, 9223372036854775807 * 1, -9223372036854775807 - 1\n");
+}
+
+TEST(AsmHostile, IncbinOfADirectoryOrDeviceIsNamed) {
+  const std::string dir = vp_test::make_temp_dir();
+  auto r = vp_test::assemble(".core 0,0\nhalt\n.data global, 0\n.incbin \"" + dir + "\"\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(only_error(r).message.find(dir + ": is a directory, expected a file"), std::string::npos) << r.error_text();
+  EXPECT_EQ(only_error(r).message.find(".vpo"), std::string::npos) << r.error_text();  // not an object
+  r = vp_test::assemble(".core 0,0\nhalt\n.data global, 0\n.incbin \"/dev/zero\"\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(only_error(r).message.find("/dev/zero: not a regular file"), std::string::npos) << r.error_text();
+}
+
+TEST(AsmHostile, MoreSectionsThanAnElfFileCanNumberIsNamed) {
+  std::string src;
+  for (int c = 0; c < 66000; ++c) src += ".core " + std::to_string(c) + ", 0\nhalt\n";
+  const auto o = vp_test::ok(src);
+  try {
+    vp::obj::serialize_object(o);
+    ADD_FAILURE() << "an object of 66,000 texts was written";
+  } catch (const vp::obj::ObjectError& e) {
+    EXPECT_NE(std::string(e.what()).find("sections, more than the 65,279 an ELF file can number"), std::string::npos)
+        << e.what();
+  }
+}
+
 // ---- the tools ----
 
 struct Tools {
@@ -210,6 +294,10 @@ TEST(AsmHostileCli, NumericOptionsAreStrict) {
   EXPECT_EQ(vp_test::run(base + "-D X=99999999999999999999", &out), 2);
   EXPECT_NE(out.find("-D X: expected an integer"), std::string::npos) << out;
   EXPECT_EQ(vp_test::run(base + "-D X=-18446744073709551615", &out), 2);
+  for (const char* bad : {"-D 1abc=5", "-D =5", "-D 'a b=3'", "-D X-1=2"}) {
+    EXPECT_EQ(vp_test::run(base + bad, &out), 2) << bad;
+    EXPECT_NE(out.find("is not a name"), std::string::npos) << bad << ": " << out;
+  }
   EXPECT_EQ(t.ls(), "p.s\n");
   EXPECT_EQ(vp_test::run(base + "-D X=-5", &out), 0) << out;
 }
@@ -223,6 +311,37 @@ TEST(AsmHostileCli, DeepInputExitsOneWithoutObject) {
   EXPECT_NE(out.find("p.s:2:265: error: expression nested more than 256 levels deep"), std::string::npos)
       << out.substr(0, 300);
   EXPECT_EQ(t.ls(), "p.s\n");
+}
+
+// Each used to assemble to an object that vp-run ran as an empty program.
+TEST(AsmHostileCli, SourceWithoutCodeExitsOneWithoutObject) {
+  Tools t;
+  if (!t.built()) GTEST_SKIP();
+  std::string out;
+  for (const char* src : {"", "\n\n", "# only a comment\n  ; and another\n", ".equ N, 4\nM = N * 2\n",
+                          ".data global, 0\n.word 1, 2\n", ".chip clusters=2\n.layer 0, \"conv\"\n",
+                          ".input \"x\", 0, 4, \"int8\", 4\n"}) {
+    vp_test::write_file(t.dir + "/p.s", src);
+    EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 1) << src;
+    EXPECT_NE(out.find(t.dir + "/p.s: error: no code: no instruction in any core and no crossbar cell program"),
+              std::string::npos)
+        << src << ": " << out;
+    EXPECT_EQ(t.ls(), "p.s\n") << src;
+  }
+  vp_test::write_file(t.dir + "/p.s", ".core 0, 0\n.core 1, 0\n");
+  EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 1);
+  EXPECT_NE(out.find("no code: the cores declared have no instructions"), std::string::npos) << out;
+  // An error already reported is not followed by this one.
+  vp_test::write_file(t.dir + "/p.s", ".equ N, 1 / 0\n");
+  EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 1);
+  EXPECT_EQ(out.find("no code"), std::string::npos) << out;
+  // One instruction anywhere, the control processor's too, is code; cell
+  // programs alone are a model to deploy.
+  for (const char* src : {".cp\nhalt\n", ".data global, 0\n.word 1\n.core 0, 1\nnop\n",
+                          ".chip cell_bits=2\n.xbar 0, 0, 0, 0, 0, 1, 2\n.byte 1, 2\n"}) {
+    vp_test::write_file(t.dir + "/p.s", src);
+    EXPECT_EQ(vp_test::run(t.as + " " + t.dir + "/p.s -o " + t.dir + "/p.vpo", &out), 0) << src << ": " << out;
+  }
 }
 
 TEST(ObjdumpHostile, EmptyTruncatedAndDirectoryObjectsAreRejected) {

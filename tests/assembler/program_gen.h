@@ -90,7 +90,7 @@ inline std::string random_program(uint64_t seed) {
   const int nseg = static_cast<int>(rng() % 3);
   for (int d = 0; d < nseg; ++d) {
     src += rng() % 2 ? ".data global, " + std::to_string(rng() % 100000) + "\n" : ".data sram, 1, 0x40\n";
-    src += "    .byte 1, 2, 255\n    .half -2\n    .align 8\n    .dword " + std::to_string(rng()) + "\n";
+    src += "    .byte 1, 2, 255\n    .half -2\n    .align 8\n    .dword " + std::to_string(static_cast<int64_t>(rng())) + "\n";
     src += "    .ascii \"text\"\n    .space " + std::to_string(rng() % 20) + ", 0xAA\n";
   }
   const int ncells = static_cast<int>(rng() % 3);

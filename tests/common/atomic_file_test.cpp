@@ -113,6 +113,59 @@ TEST_F(AtomicFileTest, FullDiskFailsAndLeavesNothing) {
   EXPECT_EQ(entries(), 0);
 }
 
+// Outputs of one run published together: the third rename fails (its
+// destination became a directory after the temporaries were made), so the
+// first two are put back as they were, an old file restored and a new one
+// removed, and no temporary or kept link remains.
+TEST_F(AtomicFileTest, CommitTogetherPutsBackWhatItMovedWhenARenameFails) {
+  const auto a = (dir_ / "a.txt").string(), b = (dir_ / "b.txt").string(), c = (dir_ / "c.txt").string();
+  { std::ofstream(a) << "old a"; }
+  {
+    AtomicFile fa(a), fb(b), fc(c);
+    fa.write("new a");
+    fb.write("new b");
+    fc.write("new c");
+    fs::create_directory(c);
+    { std::ofstream(fs::path(c) / "inside") << "x"; }  // non-empty: rename over it fails
+    try {
+      vp::common::commit_together({&fa, &fb, &fc});
+      ADD_FAILURE() << "published over a directory";
+    } catch (const OutputError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(c + ": cannot move the finished output into place"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("the 2 outputs already moved are put back"), std::string::npos) << msg;
+    }
+  }
+  EXPECT_EQ(read(a), "old a");
+  EXPECT_FALSE(fs::exists(b));
+  EXPECT_TRUE(fs::is_directory(c));
+  EXPECT_EQ(entries(), 2);  // a.txt and the directory c.txt
+}
+
+TEST_F(AtomicFileTest, CommitTogetherPublishesEveryOutput) {
+  const auto a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  { std::ofstream(b) << "old b"; }
+  AtomicFile fa(a), fb(b);
+  fa.write("1");
+  fb.write("2");
+  vp::common::commit_together({&fa, &fb});
+  EXPECT_EQ(read(a), "1");
+  EXPECT_EQ(read(b), "2");
+  EXPECT_EQ(entries(), 2);  // no temporary, no kept link
+  EXPECT_THROW(fa.commit(), OutputError);  // published once
+}
+
+TEST_F(AtomicFileTest, CommitTogetherPublishesNothingWhenOneCannotBeFinished) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const auto a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  AtomicFile fa(a), fb(b);
+  fa.write("1");
+  ASSERT_NE(std::freopen("/dev/full", "wb", fb.stream()), nullptr);
+  fb.write(std::string(100, 'x'));  // buffered; the flush in finish() fails
+  EXPECT_THROW(vp::common::commit_together({&fa, &fb}), OutputError);
+  EXPECT_EQ(entries(), 0);
+}
+
 TEST_F(AtomicFileTest, SameFileSeesThroughPaths) {
   const auto p = (dir_ / "a").string();
   { std::ofstream(p) << "1"; }

@@ -109,6 +109,32 @@ TEST(HostileModel, ZeroStrideDilationKernelAndNegativePads) {
   }
 }
 
+// Found by onnx_import_fuzz: strides [0, 1] declared GRAPHS passed the range
+// check (which read INTS only) and ONNX's shape inference, which reads the
+// integers whatever the type, divided by the zero (SIGFPE).
+TEST(HostileModel, WindowAttributesOfAnotherTypeAreRefused) {
+  for (const auto type : {onnx::AttributeProto::GRAPHS, onnx::AttributeProto::FLOATS, onnx::AttributeProto::INT}) {
+    auto m = base_model();
+    auto* a = attr(first(m, "Conv"), "strides");
+    a->set_type(type);
+    a->clear_ints();
+    a->add_ints(0);
+    a->add_ints(1);
+    const std::string want = "attribute 'strides' has type " + onnx::AttributeProto::AttributeType_Name(type) +
+                             "; expected INTS";
+    EXPECT_REFUSED(m, "bad.onnx: ", want.c_str(), "Conv");
+  }
+  auto m = base_model();
+  attr(first(m, "Conv"), "group")->set_type(onnx::AttributeProto::INTS);
+  EXPECT_REFUSED(m, "attribute 'group' has type INTS; expected INT");
+  // Integers under any other attribute's name must be declared INTS too.
+  m = base_model();
+  auto* odd = attr(first(m, "Relu"), "extra");
+  odd->set_type(onnx::AttributeProto::STRING);
+  odd->add_ints(0);
+  EXPECT_REFUSED(m, "attribute 'extra' holds a list of integers but declares type STRING");
+}
+
 TEST(HostileModel, AttributeCountMustMatchTheKernel) {
   auto m = base_model();
   auto* a = attr(first(m, "Conv"), "strides");

@@ -315,4 +315,34 @@ TEST_F(VpCcCli, VpRunQuantizesAFloatInputAsVpCcDoes) {
     EXPECT_EQ(got[i], static_cast<float>(std::exp(static_cast<signed char>(codes[i]) * scale - mx) / sum)) << i;
 }
 
+// vp-cc-modelgen (the benchmarks' model and input generator) aborted on
+// --image abc (uncaught std::stoi), took --image -1 and ignored unknown
+// options, and reported success after failing to write its output.
+TEST_F(VpCcCli, ModelgenOptionsAreStrictAndItsOutputWholeOrAbsent) {
+  const std::string gen = fs::path(vp_cc_).parent_path().string() + "/vp-cc-modelgen";
+  if (!fs::exists(gen)) GTEST_SKIP() << "vp-cc-modelgen not built";
+  const auto run = [&](const std::string& args) {
+    const std::string cmd = "cd '" + dir_.string() + "' && '" + gen + "' " + args + " 2>'" + path("err.txt") + "' >/dev/null";
+    const int st = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.err = slurp(path("err.txt"));
+    fs::remove(path("err.txt"));
+    return r;
+  };
+  EXPECT_FAILS(run("resnet18 m.onnx --image abc"), 2, "--image: expected a whole number");
+  EXPECT_FAILS(run("resnet18 m.onnx --image -1"), 2, "--image: expected a whole number");
+  EXPECT_FAILS(run("resnet18 m.onnx --image 8"), 2, "--image: expected 32 .. 4096 pixels, got 8");
+  EXPECT_FAILS(run("resnet18 m.onnx --classes 0"), 2, "--classes: expected 1 .. 100000");
+  EXPECT_FAILS(run("input x.npy --classes 3"), 2, "--classes: only for resnet50, resnet18, gap_head and gap_softmax");
+  EXPECT_FAILS(run("resnet18 m.onnx --imgae 64"), 2, "unknown option '--imgae'");
+  EXPECT_FAILS(run("resnet18 m.onnx --seed"), 2, "--seed: expected a value");
+  EXPECT_FAILS(run("resnet34 m.onnx"), 2, "unknown model 'resnet34'");
+  EXPECT_FAILS(run("input no/such/dir/x.npy"), 1, "no/such/dir/x.npy: cannot create output");
+  EXPECT_FAILS(run("resnet18 no/such/dir/m.onnx --image 32 --classes 10"), 1, "no/such/dir/m.onnx: cannot create output");
+  EXPECT_EQ(outputs(), std::vector<std::string>{});
+  ASSERT_EQ(run("input x.npy --image 4 --seed 3").code, 0);
+  EXPECT_EQ(vp::cc::read_npy(path("x.npy")).shape, (std::vector<std::int64_t>{1, 3, 4, 4}));
+}
+
 }  // namespace

@@ -84,6 +84,43 @@ TEST(VpParams, OutputErrorsAreNamedAndLeaveTheOldFile) {
   EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 1);
 }
 
+// A configuration or preset that is a device used to be read until memory
+// ran out (std::bad_alloc from --config /dev/zero) or called "no such file".
+TEST(VpParams, DevicesAreNotConfigurations) {
+  if (!std::ifstream("/dev/zero").good()) GTEST_SKIP() << "no /dev/zero";
+  ToolRun r = vp_params("--dump --config /dev/zero");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("/dev/zero: is a device, expected a YAML or JSON file"), std::string::npos) << r.output;
+  EXPECT_NE(vp_params("--dump --config /dev/stdin < /dev/zero").output.find("is a device"), std::string::npos);
+  // A pipe is read (up to 64 MiB): --config <(...) works.
+  const auto piped = [](const std::string& producer) {
+    const std::string cmd = producer + " | " + std::string(VP_PARAMS_BIN) + " --dump --config /dev/stdin 2>&1";
+    ToolRun run{-1, {}};
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (!pipe) return run;
+    std::array<char, 4096> buf{};
+    std::size_t n = 0;
+    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) run.output.append(buf.data(), n);
+    const int raw = ::pclose(pipe);
+    run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return run;
+  };
+  r = piped("printf 'chip.clusters: 8\\n'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("clusters: 8"), std::string::npos) << r.output;
+  r = piped("head -c 70000000 /dev/zero");
+  EXPECT_EQ(r.status, 1) << r.output.substr(0, 300);
+  EXPECT_NE(r.output.find("/dev/stdin: larger than 64 MiB"), std::string::npos) << r.output.substr(0, 300);
+  r = vp_params("--dump --chip /dev/zero");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("not a regular file (a device or pipe), expected a preset file"), std::string::npos)
+      << r.output;
+  test::TempFile some("x.yaml", "chip.clusters: 2\n");
+  r = vp_params("--dump --chip " + some.dir() + "/");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("is a directory, expected a preset file"), std::string::npos) << r.output;
+}
+
 TEST(VpParams, ListsPresets) {
   const ToolRun r = vp_params("--presets");
   ASSERT_EQ(r.status, 0) << r.output;

@@ -3,6 +3,9 @@
 // rejected; docs/isa.md is the generated reference.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <random>
@@ -189,6 +192,41 @@ TEST(IsaDocs, VpIsaToolPrintsTheSameText) {
   std::stringstream ss;
   ss << f.rdbuf();
   EXPECT_EQ(ss.str(), reference_markdown());
+}
+
+// A write that fails is an error: vp-isa used to exit 0 with its output
+// lost (> /dev/full) and wrote the operand header in place, where a failed
+// write left it cut short.
+TEST(IsaDocs, VpIsaFailsWhenItsOutputCannotBeWritten) {
+  const char* bin = std::getenv("VP_BIN_DIR");
+  if (!bin) GTEST_SKIP() << "VP_BIN_DIR not set";
+  const std::string exe = std::string(bin) + "/vp-isa";
+  if (std::ifstream(exe).fail()) GTEST_SKIP() << exe << " not built";
+  const std::string err = testing::TempDir() + "/isa_err.txt";
+  const auto run = [&](const std::string& args) {
+    const int st = std::system((exe + " " + args + " 2>" + err).c_str());
+    std::ifstream f(err);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return std::make_pair(WIFEXITED(st) ? WEXITSTATUS(st) : -1, ss.str());
+  };
+  if (std::ifstream("/dev/full").good()) {
+    for (const char* args : {"--markdown >/dev/full", "--list >/dev/full"}) {
+      const auto r = run(args);
+      EXPECT_EQ(r.first, 1) << args;
+      EXPECT_NE(r.second.find("cannot write to standard output"), std::string::npos) << r.second;
+    }
+  }
+  const auto r = run("--operands-header " + testing::TempDir() + "/no/such/dir/operands.h");
+  EXPECT_EQ(r.first, 1);
+  EXPECT_NE(r.second.find("operands.h: cannot create output"), std::string::npos) << r.second;
+  const std::string header = testing::TempDir() + "/operands.h";
+  std::remove(header.c_str());
+  EXPECT_EQ(run("--operands-header " + header).first, 0);
+  std::ifstream f(header);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  EXPECT_EQ(ss.str(), operands_header());
 }
 
 }  // namespace

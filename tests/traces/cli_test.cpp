@@ -2,6 +2,7 @@
 // whole or not at all.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstdint>
 #include <filesystem>
@@ -23,10 +24,10 @@ struct ToolRun {
   std::string out, err;
 };
 
-ToolRun vp_trace(const ScratchDir& dir, const std::string& args) {
+ToolRun vp_trace(const ScratchDir& dir, const std::string& args, const std::string& env = "") {
   std::string exe = (vp::trace::test::bin_dir() / "vp-trace").string();
   if (!std::getenv("VP_BIN_DIR") || !fs::exists(exe)) exe = VP_TRACE_EXE;
-  const std::string cmd = exe + " " + args + " > " + dir.file("stdout") + " 2> " + dir.file("stderr");
+  const std::string cmd = (env.empty() ? "" : env + " ") + exe + " " + args + " > " + dir.file("stdout") + " 2> " + dir.file("stderr");
   const int status = std::system(cmd.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir.file("stdout")), slurp(dir.file("stderr"))};
 }
@@ -242,6 +243,48 @@ TEST(VpTraceCliHostile, OutputsWholeOrNotAtAll) {
   EXPECT_EQ(slurp(dir.file("t.trace")), kGood);
   for (const auto& e : fs::directory_iterator(dir.path()))
     EXPECT_EQ(e.path().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+// Several outputs are renamed into place one after the other; when a later
+// rename fails (injected: rename() onto the timeline's path fails with EIO)
+// the ones already moved are put back: an older VCD is there again, the
+// statistics that did not exist before are gone, no temporary remains.
+TEST(VpTraceCliHostile, ALaterRenameThatFailsPublishesNoOutput) {
+  ScratchDir dir("cli-publish");
+  spit(dir.file("t.trace"), kGood);
+  spit(dir.file("a.vcd"), "old vcd");
+  const std::string outputs = " --vcd " + dir.file("a.vcd") + " --perfetto " + dir.file("a.json") +
+                              " --stats-json " + dir.file("s.json") + " --plot-timeline " + dir.file("t.svg");
+  // The sanitizer runtime, when there is one, need not come first.
+  const std::string asan = std::getenv("ASAN_OPTIONS") ? std::getenv("ASAN_OPTIONS") + std::string(":") : "";
+  const std::string env = "ASAN_OPTIONS='" + asan + "verify_asan_link_order=0' LD_PRELOAD=" VP_FAIL_RENAME_SHIM " ";
+  for (const char* failing : {"t.svg", "s.json"}) {
+    const ToolRun r = vp_trace(dir, dir.file("t.trace") + outputs, env + "VP_TEST_FAIL_RENAME_TO=" + dir.file(failing));
+    EXPECT_EQ(r.code, 1) << failing << ": " << r.err;
+    EXPECT_NE(r.err.find(dir.file(failing) + ": cannot move the finished output into place: Input/output error"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("already moved are put back as they were"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(dir.file("a.vcd")), "old vcd") << failing;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, (std::vector<std::string>{"a.vcd", "stderr", "stdout", "t.trace"})) << failing;
+  }
+  // The shim passes every other rename through: the same run publishes all.
+  const ToolRun ok = vp_trace(dir, dir.file("t.trace") + outputs, env + "VP_TEST_FAIL_RENAME_TO=/nowhere");
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_NE(slurp(dir.file("a.vcd")), "old vcd");
+  for (const char* f : {"a.json", "s.json", "t.svg"}) EXPECT_TRUE(fs::exists(dir.file(f))) << f;
+}
+
+TEST(VpTraceCliHostile, EndlessInputWithoutNewlinesIsAnError) {
+  if (!fs::exists("/dev/zero")) GTEST_SKIP();
+  ScratchDir dir("cli-endless");
+  const ToolRun r = vp_trace(dir, "/dev/zero --stats --vcd " + dir.file("z.vcd"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("/dev/zero:1: a line longer than 16777216 bytes: not a trace"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("z.vcd")));
 }
 
 TEST(VpTraceCliHostile, BadInputsAreNamed) {

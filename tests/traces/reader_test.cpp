@@ -241,6 +241,34 @@ TEST(TraceReader, LinesLongerThanTheBufferAndSmallBuffers) {
   EXPECT_EQ(reader.stats().bytes, text.size());
 }
 
+// A line without end (vp-trace /dev/zero, a binary file) used to grow the
+// buffer until std::bad_alloc; past max_line_bytes it is a named error.
+TEST(TraceReader, ALineLongerThanTheLimitIsAnErrorNotAnAllocation) {
+  test::ScratchDir dir("endless");
+  const std::string good = "[op, {'slyr': 1}, {'inst_idx': 1, 'time': [0, 1]}, {}]\n";
+  test::spit(dir.file("t.trace"), good + std::string(200000, 'x') + "\n" + good);
+  ReaderOptions opts;
+  opts.buffer_bytes = 4096;
+  opts.max_line_bytes = 65536;
+  TraceReader reader(dir.file("t.trace"), opts);
+  TraceRecord r;
+  ASSERT_TRUE(reader.next(r));
+  try {
+    reader.next(r);
+    ADD_FAILURE() << "a 200,000-byte line was read";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("t.trace:2: a line longer than 65536 bytes: not a trace"), std::string::npos)
+        << e.what();
+  }
+  // Up to the limit a line is read as before.
+  opts.max_line_bytes = 300000;
+  TraceReader wide(dir.file("t.trace"), opts);
+  int records = 0;
+  while (wide.next(r)) ++records;
+  EXPECT_EQ(records, 2);
+  EXPECT_EQ(wide.stats().malformed, 1u);
+}
+
 TEST(TraceReader, MissingFileIsAnError) {
   EXPECT_THROW(TraceReader("/nonexistent/trace.txt"), TraceError);
 }

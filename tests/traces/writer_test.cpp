@@ -4,6 +4,7 @@
 #include <array>
 
 #include "trace_test_util.hpp"
+#include "vp/trace/output_file.hpp"
 #include "vp/trace/reader.hpp"
 #include "vp/trace/writer.hpp"
 
@@ -173,4 +174,43 @@ TEST(TraceWriter, UnitNamesRoundTrip) {
 
 TEST(TraceWriter, UnopenablePathThrows) {
   EXPECT_THROW(TraceWriter("/nonexistent-dir/x.trace"), std::runtime_error);
+}
+
+// vp-trace's outputs are published together (convert() hands every sink's
+// file and every statistics file to commit_together). A rename that fails
+// after others succeeded -- here the timeline's destination became a
+// directory while the conversion ran -- puts the published ones back: the
+// old VCD again, no new JSON, and no temporary anywhere.
+TEST(TraceOutputs, ARenameThatFailsPutsBackTheOutputsAlreadyMoved) {
+  test::ScratchDir dir("publish");
+  const std::string vcd = dir.file("run.vcd"), json = dir.file("stats.json"), svg = dir.file("timeline.svg");
+  { std::ofstream(vcd) << "old vcd"; }
+  {
+    OutputFile a(vcd), b(json), c(svg);
+    a.write("$date new $end\n");
+    b.write("{}\n");
+    c.write(std::string(3 << 20, 'x'));  // beyond one flush: partly on disk already
+    std::filesystem::create_directory(svg);
+    try {
+      commit_together({&a, &b, &c});
+      ADD_FAILURE() << "published over a directory";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(svg + ": cannot move the finished output into place"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_EQ(test::slurp(vcd), "old vcd");
+  EXPECT_FALSE(std::filesystem::exists(json));
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"run.vcd", "timeline.svg"}));
+  // The same three published when they can be.
+  std::filesystem::remove(svg);
+  OutputFile a(vcd), b(json), c(svg);
+  a.write("v");
+  b.write("j");
+  c.write("s");
+  commit_together({&a, &b, &c});
+  EXPECT_EQ(test::slurp(vcd) + test::slurp(json) + test::slurp(svg), "vjs");
 }

@@ -147,12 +147,14 @@ ConvertSummary convert(const ConvertOptions& o, std::ostream& out, std::ostream&
       summary.stats->write_json(*files.back(), o.top);
     }
   }
-  // Every output complete in its temporary before any is renamed: a full
-  // disk while writing the last one leaves none of them published.
-  for (auto& s : sinks) s->prepare();
-  for (auto& f : files) f->prepare();
-  for (auto& s : sinks) s->commit();
-  for (auto& f : files) f->commit();
+  // Every output complete in its temporary before any is renamed, and a
+  // rename that fails puts back the ones before it: a full disk or a
+  // destination that cannot be replaced leaves none of them published.
+  std::vector<OutputFile*> outputs;
+  for (auto& s : sinks)
+    if (OutputFile* f = s->output()) outputs.push_back(f);
+  for (auto& f : files) outputs.push_back(f.get());
+  commit_together(outputs);
   if (stats && o.stats_table) summary.stats->print_table(out, o.top);
   const ReaderStats& rs = summary.reader;
   if (rs.truncated)

@@ -51,4 +51,19 @@ void OutputFile::commit() {
   file_.reset();
 }
 
+void commit_together(const std::vector<OutputFile*>& outputs) {
+  std::vector<vp::common::AtomicFile*> files;
+  for (OutputFile* o : outputs) {
+    o->prepare();
+    files.push_back(o->file_.get());
+  }
+  try {
+    vp::common::commit_together(files);
+  } catch (const vp::common::OutputError& e) {
+    for (OutputFile* o : outputs) o->file_.reset();
+    throw std::runtime_error(e.what());
+  }
+  for (OutputFile* o : outputs) o->file_.reset();
+}
+
 }  // namespace vp::trace

@@ -121,7 +121,10 @@ bool TraceReader::next(TraceRecord& out) {
       return static_cast<const char*>(std::memchr(buf_.data() + begin_, '\n', end_ - begin_));
     };
     const char* nl = find_newline();
-    while (nl == nullptr && fill()) nl = find_newline();
+    while (nl == nullptr && end_ - begin_ <= options_.max_line_bytes && fill()) nl = find_newline();
+    if (nl == nullptr && end_ - begin_ > options_.max_line_bytes)
+      throw TraceError(fmt::format("{}:{}: a line longer than {} bytes: not a trace (a record is one short line)",
+                                   name_, stats_.lines + 1, options_.max_line_bytes));
     if (nl == nullptr && begin_ == end_) return false;
 
     const bool complete = nl != nullptr;

@@ -2,8 +2,19 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 namespace vp::trace {
+namespace {
+
+// Sums of instruction cycles (durations are >= 0) stop at 2^63 - 1: two
+// records that each span most of the 64-bit time range add up to more.
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t s;
+  return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<std::int64_t>::max() : s;
+}
+
+}  // namespace
 
 void StatsCollector::Cover::add(std::int64_t s, std::int64_t e) {
   // Start-ordered input: the union grows at the right end only.
@@ -35,7 +46,7 @@ void StatsCollector::add(const Interval& iv, std::string_view) {
     if (a->count == 0 || iv.start < a->start) a->start = iv.start;
     if (a->count == 0 || iv.end > a->end) a->end = iv.end;
     ++a->count;
-    a->cycles += d;
+    a->cycles = saturating_add(a->cycles, d);
     a->max = std::max(a->max, d);
   }
   if (keep_longest_ == 0) return;
@@ -94,7 +105,7 @@ void StatsCollector::finish() {
   }
 
   std::int64_t all_cycles = 0;
-  for (const Acc& a : opcode_acc_) all_cycles += a.cycles;
+  for (const Acc& a : opcode_acc_) all_cycles = saturating_add(all_cycles, a.cycles);
   for (std::uint32_t k = 0; k < opcode_acc_.size(); ++k) {
     const Acc& a = opcode_acc_[k];
     if (a.count == 0) continue;
@@ -112,16 +123,20 @@ void StatsCollector::finish() {
 
   // Critical path (see the header): walk back from the last-finishing layer.
   // r.layers is in first-appearance order, so "earlier layer" = lower row.
+  // latest[k]: among rows 0..k, the assigned layer that ends last (the
+  // later row on a tie), so each step back is one lookup: a trace of
+  // 100,000 layers is walked in linear time, not by rescanning every
+  // earlier row at each step (40 s before).
+  std::vector<std::size_t> latest(r.layers.size(), SIZE_MAX);
+  for (std::size_t k = 0; k < r.layers.size(); ++k) {
+    const std::size_t before = k ? latest[k - 1] : SIZE_MAX;
+    latest[k] = !r.layers[k].unassigned && (before == SIZE_MAX || r.layers[k].end >= r.layers[before].end) ? k : before;
+  }
   std::vector<std::size_t> path;
-  std::size_t cur = SIZE_MAX;
-  for (std::size_t k = 0; k < r.layers.size(); ++k)
-    if (!r.layers[k].unassigned && (cur == SIZE_MAX || r.layers[k].end >= r.layers[cur].end)) cur = k;
+  std::size_t cur = r.layers.empty() ? SIZE_MAX : latest.back();
   while (cur != SIZE_MAX) {
     path.push_back(cur);
-    std::size_t pred = SIZE_MAX;
-    for (std::size_t k = 0; k < cur; ++k)
-      if (!r.layers[k].unassigned && (pred == SIZE_MAX || r.layers[k].end >= r.layers[pred].end)) pred = k;
-    cur = pred;
+    cur = cur ? latest[cur - 1] : SIZE_MAX;
   }
   std::reverse(path.begin(), path.end());
   std::int64_t prev_end = run_.t_min;

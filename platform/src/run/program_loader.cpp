@@ -23,6 +23,15 @@ std::string core_name(const obj::CoreId& c) {
 }
 }  // namespace
 
+void check_has_code(const obj::Object& obj) {
+  if (!obj.cells.empty()) return;  // a model to deploy, even without code
+  for (const auto& t : obj.texts)
+    if (!t.words.empty()) return;
+  throw LoadError(obj.texts.empty() ? "no code: the object has no core text and no cell program (nothing to run or deploy)"
+                                    : "no code: none of the object's " + std::to_string(obj.texts.size()) +
+                                          " core texts has an instruction and it has no cell program (nothing to run or deploy)");
+}
+
 void check_fits(const obj::Object& obj, const hw::ChipConfig& cfg) {
   require(obj.chip.clusters, cfg.clusters, "clusters");
   require(obj.chip.cus_per_cluster, cfg.cus_per_cluster, "CUs per cluster");

@@ -1,6 +1,9 @@
 #include "axis_parser.h"
 
 #include <cmath>
+#include <string>
+#include <unordered_set>
+
 #include <fmt/format.h>
 
 #include "vp/config/config_error.h"
@@ -121,13 +124,15 @@ std::vector<Axis> parse_axes(const Doc& doc, const YAML::Node& parameters) {
     } else {
       doc.fail(kv.first, def.name + ": expected a list of values or a range {from, to, step|steps|factor}");
     }
+    // A set, not a scan of the texts so far: an axis may hold 100,000 values.
+    std::unordered_set<std::string> seen;
+    seen.reserve(values.size());
     for (const auto& val : values) {
-      const std::string text = config::format_value(def, val);
-      for (const auto& t : axis.texts)
-        if (t == text)
-          doc.fail(spec, def.name + ": value " + text + " appears twice" +
-                             (spec.IsMap() ? " after rounding to whole numbers; use fewer steps" : ""));
-      axis.texts.push_back(text);
+      std::string text = config::format_value(def, val);
+      if (!seen.insert(text).second)
+        doc.fail(spec, def.name + ": value " + text + " appears twice" +
+                           (spec.IsMap() ? " after rounding to whole numbers; use fewer steps" : ""));
+      axis.texts.push_back(std::move(text));
       if (def.numeric()) axis.numeric.push_back(as_double(val));
     }
     axes.push_back(std::move(axis));

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <unordered_set>
 
 #include "axis_parser.h"
 #include "metric_parser.h"
@@ -38,12 +40,12 @@ void parse_models(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   const YAML::Node node = root["model"] ? root["model"] : root["models"];
   if (!node) doc.fail(root, "no model: add 'model: program.s' (assembly, .vpo object or .onnx)");
   if (node.IsSequence() && node.size() == 0) doc.fail(node, "models: empty list");
+  std::unordered_set<std::string> seen;
   for (const auto& item : doc.items(node, "model")) {
     const std::string m = doc.existing_file(item, item.Scalar(), "model");
     if (!has_suffix(m, ".s") && !has_suffix(m, ".asm") && !has_suffix(m, ".vpo") && !has_suffix(m, ".onnx"))
       doc.fail(item, "model " + item.Scalar() + ": expected .s/.asm (assembly), .vpo (object) or .onnx");
-    for (const auto& seen : spec.models)
-      if (seen == m) doc.fail(item, "model " + item.Scalar() + " listed twice");
+    if (!seen.insert(m).second) doc.fail(item, "model " + item.Scalar() + " listed twice");
     spec.models.push_back(m);
   }
 }
@@ -73,6 +75,7 @@ void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   }
   if (root["outputs"]) {
     static const char* const kExpected = "FILE@ADDR:BYTES[:int8|uint8|int16|int32] or a bare FILE";
+    std::unordered_set<std::string> seen_files;
     for (const auto& item : doc.items(root["outputs"], "outputs")) {
       const std::string s = item.Scalar();
       // FILE@ADDR:BYTES[:DTYPE]; a bare FILE is passed on as is (for
@@ -99,8 +102,7 @@ void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
           doc.fail(item, "output '" + s + "': " + std::to_string(bytes) + " bytes; expected a positive multiple of " +
                              std::to_string(width) + " (the size of " + o.dtype + ")");
       }
-      for (const auto& seen : spec.outputs)
-        if (seen.file == o.file) doc.fail(item, "output file " + o.file + " listed twice");
+      if (!seen_files.insert(o.file).second) doc.fail(item, "output file " + o.file + " listed twice");
       spec.outputs.push_back(o);
     }
   }
@@ -181,10 +183,10 @@ void parse_seeds(const Doc& doc, const YAML::Node& node, const config::ParamSet&
     return;
   }
   if (node.IsSequence() && node.size() == 0) doc.fail(node, "seeds: empty list");
+  std::unordered_set<std::uint64_t> seen;
   for (const auto& item : doc.items(node, "seeds")) {
     const std::uint64_t s = doc.u64(item, "seed");
-    for (auto seen : spec.seeds)
-      if (seen == s) doc.fail(item, "seed " + std::to_string(s) + " listed twice");
+    if (!seen.insert(s).second) doc.fail(item, "seed " + std::to_string(s) + " listed twice");
     spec.seeds.push_back(s);
   }
 }
@@ -281,13 +283,29 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
 }
 
 SweepSpec parse_sweep_file(const std::string& path) {
+  // Read whole, so never more than a sweep file can be: a directory (which
+  // reads as empty) and a device (/dev/zero, read until memory runs out)
+  // are refused by name; a file or a pipe is read up to 256 MiB (a
+  // 100,000-value axis is under 1 MB).
+  constexpr std::size_t kMaxBytes = std::size_t{256} << 20;
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(st)) throw SweepError(path, "is a directory, expected a sweep file (YAML)");
+  if (!ec && (std::filesystem::is_character_file(st) || std::filesystem::is_block_file(st) ||
+              std::filesystem::is_socket(st)))
+    throw SweepError(path, "is a device, expected a sweep file (YAML)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SweepError(path, "cannot open the sweep file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) throw SweepError(path, "larger than 256 MiB: not a sweep file");
+  }
+  if (in.bad()) throw SweepError(path, "read failed");
   char buf[4096];
   const std::string abs = path[0] == '/' ? path : (::getcwd(buf, sizeof buf) ? std::string(buf) + "/" + path : path);
-  return parse_sweep_text(text.str(), abs);
+  return parse_sweep_text(text, abs);
 }
 
 }  // namespace vp::sweep

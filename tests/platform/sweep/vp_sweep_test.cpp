@@ -286,6 +286,34 @@ TEST_F(VpSweep, NumericOptionsAreStrict) {
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
+// The --dry-run listing lost to a full disk used to end in exit 0.
+TEST_F(VpSweep, AFullStandardOutputIsAnError) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string s = write("s.yaml", mlp_header("full") + "parameters:\n  xbar.read_ns: [50, 100]\n");
+  const auto r = sh("( '" + bin_ + "/vp-sweep' '" + s + "' --dry-run >/dev/full )");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("vp-sweep: cannot write to standard output"), std::string::npos) << r.err;
+  EXPECT_EQ(sweep("'" + s + "' --dry-run").code, 0);
+}
+
+// results.csv used to be published before results.json was tried: a
+// collection that could not write the JSON left a new CSV beside the old JSON.
+TEST_F(VpSweep, ResultTablesArePublishedTogether) {
+  const std::string s = write("s.yaml", mlp_header("tables") + "parameters:\n  xbar.read_ns: [50]\nmetrics: [run.cycles]\n");
+  ASSERT_EQ(sweep("'" + s + "' -o '" + path("out") + "' -j1 -q").code, 0);
+  write("out/results.csv", "old csv\n");
+  fs::remove(path("out/results.json"));
+  fs::create_directories(path("out/results.json"));
+  const auto r = sweep("'" + s + "' -o '" + path("out") + "' --collect");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("results.json: is a directory"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(path("out/results.csv")), "old csv\n");
+  fs::remove(path("out/results.json"));
+  ASSERT_EQ(sweep("'" + s + "' -o '" + path("out") + "' --collect").code, 0);
+  EXPECT_NE(slurp(path("out/results.csv")), "old csv\n");
+  EXPECT_TRUE(fs::exists(path("out/results.json")));
+}
+
 TEST_F(VpSweep, BadSweepFileIsAnErrorNamingTheLine) {
   const std::string s = write("s.yaml", mlp_header("bad") + "parameters:\n  xbar.read_nss: [1]\n");
   const auto r = sweep("'" + s + "'");

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "vp/obj/object.h"
 #include "vp_run_fixture.h"
 
 namespace {
@@ -280,6 +281,39 @@ void interrupt_traced_run(VpRun* t, const fs::path& tmp, const std::string& bin,
   EXPECT_EQ(start, text.size());
   EXPECT_FALSE(fs::exists(stats));
   (void)t;
+}
+
+TEST_F(VpRun, AnObjectWithoutCodeIsANamedError) {
+  // vp-as refuses such a source, but an object from elsewhere may still have
+  // no instruction and no cell program: it used to boot, run nothing and
+  // exit 0. Cell programs alone are a model to deploy and still run.
+  vp::obj::Object empty;
+  vp::obj::write_object(empty, path("empty.vpo"));
+  vp::obj::Object bare_core;
+  bare_core.texts.push_back(vp::obj::CoreText{vp::obj::CoreId{0, 0}, {}, 0});
+  vp::obj::write_object(bare_core, path("bare.vpo"));
+  for (const char* firmware : {"", " --firmware none"}) {
+    Result r = run("--chip small " + path("empty.vpo") + firmware + " --stats " + path("s.json"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("empty.vpo: no code: the object has no core text and no cell program (nothing to run or deploy)"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(path("s.json")));
+    r = run("--chip small " + path("bare.vpo") + firmware);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("bare.vpo: no code: none of the object's 1 core texts has an instruction"), std::string::npos)
+        << r.err;
+  }
+  vp::obj::Object cells_only;
+  std::vector<uint8_t> levels{1, 2};
+  cells_only.cells.push_back(vp::obj::CellProgram{0, 0, 0, 0, 0, 1, 2, vp::obj::Bytes{levels.data(), levels.size()}});
+  vp::obj::write_object(cells_only, path("cells.vpo"));
+  Result deploy = run("-q --chip small " + path("cells.vpo"));
+  EXPECT_EQ(deploy.code, 0) << deploy.err;
+  write("empty.s", "# to do\n");
+  Result r = run("--chip small " + path("empty.s"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.err.find("empty.s: no code: the object has no core text and no cell program"), std::string::npos)
+      << r.err;
 }
 
 TEST_F(VpRun, SigintStopsATracedRunAtALineBoundary) { interrupt_traced_run(this, tmp_, bin_, SIGINT, 130); }

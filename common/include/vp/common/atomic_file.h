@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace vp::common {
 
@@ -34,9 +35,13 @@ class AtomicFile {
   // The stdio stream of the temporary, for writers that format into one.
   std::FILE* stream() { return file_; }
 
-  // Flushes, syncs when `durable`, closes and renames into place. Throws
-  // OutputError (and removes the temporary) when any step fails, e.g. a full
-  // disk. After commit() the object holds nothing.
+  // Flushes, syncs when `durable` and closes the temporary, which is then
+  // complete but not yet in place. Throws OutputError (and removes the
+  // temporary) when any step fails, e.g. a full disk.
+  void finish(bool durable = false);
+  // finish() unless done, then renames into place. Throws OutputError (and
+  // removes the temporary) when any step fails. After commit() the object
+  // holds nothing.
   void commit(bool durable = false);
   // Removes the temporary without touching the destination.
   void discard();
@@ -45,10 +50,24 @@ class AtomicFile {
   const std::string& temp_path() const { return tmp_; }
 
  private:
+  friend void commit_together(const std::vector<AtomicFile*>& files, bool durable);
+
   std::string path_;
   std::string tmp_;
   std::FILE* file_ = nullptr;
 };
+
+// Several outputs of one run published all or nothing, as far as POSIX
+// allows: every temporary is finished first; then each is renamed into place,
+// an existing destination kept as a hard link beside it until all renames
+// succeeded. When rename k fails, the destinations 0..k-1 are put back as
+// they were (the old file renamed back, or the new one removed when there was
+// none) and every temporary is removed; the OutputError names output k.
+// Not atomic as a group: another process reading the destinations during the
+// renames may see some new and some old, and a crash (SIGKILL, power) between
+// two renames leaves that mix plus the `.old` links. Where the file system has
+// no hard links, a replaced file cannot be put back and is removed instead.
+void commit_together(const std::vector<AtomicFile*>& files, bool durable = false);
 
 // Writes `bytes` to `path` through an AtomicFile.
 void write_file_atomically(const std::string& path, const void* data, std::size_t bytes);

@@ -16,6 +16,12 @@ struct LoadError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An object in which no core has an instruction and that has no crossbar
+// cell program would run as an empty program (the firmware boots, finds
+// nothing to deploy or start and reports success): a LoadError instead,
+// before any chip is built. Cell programs alone are a model to deploy.
+void check_has_code(const obj::Object& obj);
+
 // Checks the object's chip requirements against the chip.
 void check_fits(const obj::Object& obj, const hw::ChipConfig& cfg);
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace vp::common {
 class AtomicFile;
@@ -37,6 +38,7 @@ class OutputFile {
   const std::string& path() const { return path_; }
 
  private:
+  friend void commit_together(const std::vector<OutputFile*>& outputs);
   static constexpr std::size_t kFlushBytes = 1 << 20;
   void flush();
 
@@ -44,5 +46,10 @@ class OutputFile {
   std::unique_ptr<vp::common::AtomicFile> file_;
   std::string buf_;
 };
+
+// The outputs of one conversion, published all or nothing: each prepared,
+// then renamed into place together (vp::common::commit_together); when one
+// cannot be, those already moved are put back and the error names it.
+void commit_together(const std::vector<OutputFile*>& outputs);
 
 }  // namespace vp::trace

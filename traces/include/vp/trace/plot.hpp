@@ -23,8 +23,7 @@ class TimelinePlot : public IntervalSink {
   void begin(const RunInfo& run) override;
   void add(const Interval& iv, std::string_view payload) override;
   void finish() override;
-  void prepare() override { out_.prepare(); }
-  void commit() override { out_.commit(); }
+  OutputFile* output() override { return &out_; }
 
  private:
   struct Row {

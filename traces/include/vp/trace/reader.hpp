@@ -33,6 +33,10 @@ struct ReaderOptions {
   bool strict = false;                 // throw TraceError on the first malformed line
   std::size_t buffer_bytes = 1 << 20;  // read granularity
   std::size_t max_kept_diagnostics = 100;  // all are counted; only these are stored
+  // A longer line is no trace record (a record is a few hundred bytes):
+  // TraceError, so /dev/zero or a binary file without newlines ends in an
+  // error after this many bytes instead of exhausting memory.
+  std::size_t max_line_bytes = 16 << 20;
   std::function<void(const Diagnostic&)> on_diagnostic;  // called for every one
 };
 

@@ -24,19 +24,18 @@ struct RunInfo {
   std::int64_t span() const { return t_max - t_min; }
 };
 
+class OutputFile;
+
 class IntervalSink {
  public:
   virtual ~IntervalSink() = default;
   virtual void begin(const RunInfo& run) = 0;
   virtual void add(const Interval& iv, std::string_view payload) = 0;
   virtual void finish() = 0;
-  // Writes out everything still buffered and checks that every byte got to
-  // the temporary (a full disk shows here); called for every output before
-  // any is committed.
-  virtual void prepare() {}
-  // Moves the finished output into place; called for every sink only once
-  // all of them have been prepared, so a failure leaves no partial set behind.
-  virtual void commit() {}
+  // The file this sink writes, if any: the conversion publishes the files of
+  // every sink together once all are complete (commit_together), so a
+  // failure leaves no partial set behind.
+  virtual OutputFile* output() { return nullptr; }
 };
 
 }  // namespace vp::trace

@@ -42,8 +42,7 @@ class VcdWriter : public IntervalSink {
   void begin(const RunInfo& run) override;
   void add(const Interval& iv, std::string_view payload) override;
   void finish() override;
-  void prepare() override { out_.prepare(); }
-  void commit() override { out_.commit(); }
+  OutputFile* output() override { return &out_; }
 
  private:
   struct Active {
