@@ -54,10 +54,16 @@ Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace
   cp_bus_ = std::make_unique<ClusterBus>("cp_bus", attach, noc_, gmem_port_, sram_window(cfg));
   cp_bus_->to_global.bind(gmem_->socket);
   cp_bus_->to_sram.bind(clusters_[attach]->sram().socket);
-  // Every bus reaches every cluster's SRAM through the global window.
-  for (auto& from : clusters_)
+  // Every bus reaches every cluster's SRAM through the global window, at
+  // the SRAM's own port on its cluster's router.
+  std::vector<noc::Endpoint> sram_ports;
+  for (uint32_t c = 0; c < cfg.clusters; ++c) sram_ports.push_back(noc_.attach_device(c, "sram" + std::to_string(c)));
+  for (auto& from : clusters_) {
     for (auto& to : clusters_) from->bus().to_cluster_sram.bind(to->sram().socket);
+    from->bus().set_sram_ports(sram_ports);
+  }
   for (auto& to : clusters_) cp_bus_->to_cluster_sram.bind(to->sram().socket);
+  cp_bus_->set_sram_ports(sram_ports);
   cp_ = std::make_unique<CoreModule>("cp", core_identity(cfg, -1, -1), cfg.cp_core, cfg.memory.cp_dmem_bytes,
                                      cfg.memory.cp_imem_words, trace);
   cp_->dma_socket.bind(cp_bus_->cores);

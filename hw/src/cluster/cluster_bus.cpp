@@ -67,7 +67,7 @@ void ClusterBus::window_transport(tlm::tlm_generic_payload& trans, sc_core::sc_t
     piece.set_byte_enable_ptr(nullptr);
     piece.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     const bool remote = cluster != router_;
-    const noc::Endpoint there = noc_.cluster_endpoint(cluster);
+    const noc::Endpoint there = window_.ports.empty() ? noc_.cluster_endpoint(cluster) : window_.ports[cluster];
     const uint64_t arrive = remote ? noc_.send(here, there, read ? 0 : n, ready).arrival_cycle : ready;
     sc_core::sc_time d = cycles_to_time(arrive) - sc_core::sc_time_stamp();
     to_cluster_sram[static_cast<int>(cluster)]->b_transport(piece, d);

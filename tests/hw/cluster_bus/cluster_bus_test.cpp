@@ -256,6 +256,30 @@ TEST(ClusterBus, GlobalSramWindowSpreadsATransferOverTheClustersGranuleByGranule
   EXPECT_EQ(b.gmem.stats().writes + b.gmem.stats().reads, 0u);
 }
 
+TEST(ClusterBus, GlobalSramWindowPiecesEnterEachSramAtItsOwnPort) {
+  WindowBench b(5);
+  std::vector<noc::Endpoint> ports;
+  for (uint32_t c = 0; c < 16; ++c) ports.push_back(b.noc.attach_device(c, "sram" + std::to_string(c)));
+  b.bus.set_sram_ports(ports);
+  const std::vector<uint8_t> data = pattern(512, 2);
+  test::Completion w;
+  test::Script script("script", [&] {
+    std::vector<uint8_t> tmp = data;
+    w = b.dma.transport(false, WindowBench::kBase, tmp.data(), 512);  // granules 0 and 1: clusters 0 and 1
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(w.status, tlm::TLM_OK_RESPONSE);
+  for (uint32_t c = 0; c < 2; ++c) {
+    const noc::LinkId in = b.noc.find_link("r(" + std::to_string(c) + ",0)->sram" + std::to_string(c));
+    ASSERT_NE(in, noc::kNoLink);
+    EXPECT_EQ(b.noc.link(in).stats.bytes, 256u);
+    EXPECT_EQ(b.noc.link(b.noc.find_link("r(" + std::to_string(c) + ",0)->local(" + std::to_string(c) + ",0)")).stats.packets,
+              0u);
+  }
+  EXPECT_EQ(std::vector<uint8_t>(b.srams[1]->data(), b.srams[1]->data() + 256),
+            std::vector<uint8_t>(data.begin() + 256, data.end()));
+}
+
 TEST(ClusterBus, GlobalSramWindowGranuleOfItsOwnClusterStaysOffTheMesh) {
   WindowBench b(5);
   const std::vector<uint8_t> data = pattern(256, 4);

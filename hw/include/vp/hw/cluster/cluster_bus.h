@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <systemc>
 #include <tlm>
@@ -31,6 +32,10 @@ struct SramGlobalWindow {
   uint64_t bytes = 0;       // per cluster
   uint64_t granule = 0;
   uint32_t clusters = 0;
+  // Each cluster SRAM's own port on its router (attach_device), so remote
+  // pieces do not queue behind the cluster's CUs on their local port; empty:
+  // the cluster's CU port.
+  std::vector<noc::Endpoint> ports;
   bool mapped() const { return base != 0 && granule != 0 && clusters != 0 && bytes != 0; }
   uint64_t end() const { return base + bytes * clusters; }
   bool inside(uint64_t addr) const { return mapped() && addr >= base && addr < end(); }
@@ -48,6 +53,7 @@ class ClusterBus : public sc_core::sc_module {
 
   ClusterBus(sc_core::sc_module_name name, uint32_t router, noc::MeshNoc& noc, noc::Endpoint gmem_port,
              SramGlobalWindow window = {});
+  void set_sram_ports(std::vector<noc::Endpoint> ports) { window_.ports = std::move(ports); }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
