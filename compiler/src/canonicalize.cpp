@@ -8,9 +8,12 @@
 //   BatchNormalization                -> folded into the Conv before it, else a
 //                                        depthwise 1x1 Conv
 //   Relu / Clip after Conv or Add     -> fused activation (ReLU6 is Clip 0..6)
+//   Mul(x, f(x)), f a table operator  -> one table of x * f(x) (SiLU is
+//                                        Mul(x, Sigmoid(x)))
 //
 // Afterwards only the operators whose role in operators.def is `chip` remain:
-// Conv, Add, Mul (by a constant), Relu, Clip, LeakyRelu, MaxPool,
+// Conv, Add, Mul (by a constant), Relu, Clip, the table operators
+// (LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Erf), MaxPool,
 // AveragePool, GlobalAveragePool and Concat.
 #include <algorithm>
 #include <cmath>
@@ -239,6 +242,28 @@ void clip_bounds(const Graph& g, const Node& n, float& lo, float& hi) {
   hi = attr_f(n, "max", hi);
 }
 
+// Mul(x, f(x)) where f is a table operator whose only reader is the Mul:
+// still a function of x alone, so the table node computes x * f(x) and the
+// Mul goes (SiLU = Mul(x, Sigmoid(x)) in EfficientNet, MobileNetV3's
+// HardSwish written as Mul(x, HardSigmoid(x))).
+void fold_mul_by_input(Graph& g) {
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& mul = g.nodes[i];
+    if (mul.op != OpKind::Mul || mul.out.empty() || mul.in.size() != 2) continue;
+    for (int k = 0; k < 2; ++k) {
+      const int x = mul.in[static_cast<std::size_t>(k)], fx = mul.in[static_cast<std::size_t>(1 - k)];
+      const int p = g.producer(fx);
+      if (p < 0 || sole_consumer(g, fx) != static_cast<int>(i)) continue;
+      Node& f = g.nodes[static_cast<std::size_t>(p)];
+      if (!op_has(f.op, op_table) || f.times_input || f.in.empty() || f.in[0] != x) continue;
+      f.times_input = true;
+      f.out = mul.out;
+      mul.out.clear();
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void canonicalize(Graph& g) {
@@ -311,6 +336,9 @@ void canonicalize(Graph& g) {
     prev.out = n.out;
     n.out.clear();
   }
+  g.remove_dead_nodes();
+  // 5b. Mul(x, f(x)) of a table operator f: one table.
+  fold_mul_by_input(g);
   g.remove_dead_nodes();
   // 6. A Softmax that produces a graph output runs on the host.
   g.host_softmax.assign(g.outputs.size(), false);

@@ -89,7 +89,7 @@ void emit_conv(Ctx& e, const Node& n);
 void emit_pool(Ctx& e, const Node& n);
 void emit_global_pool(Ctx& e, const Node& n);
 void emit_add(Ctx& e, const Node& n);
-void emit_unary(Ctx& e, const Node& n);      // Relu, Clip, LeakyRelu
+void emit_unary(Ctx& e, const Node& n);      // Relu, Clip, the op_table operators (vlut)
 void emit_rescale(Ctx& e, const Node& n);    // Mul by a constant, Concat
 // Rows of a graph input shared among `cores`.
 void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain_addr);

@@ -535,14 +535,14 @@ void emit_unary(Ctx& e, const Node& n) {
     const std::int64_t buf = e.scratch(c, E);
     e.li(c, 1, buf);
     e.li(c, 6, E);
-    if (n.op == OpKind::LeakyRelu) e.li(c, 2, e.bytes(c, n.q.lut));
+    if (op_has(n.op, op_table)) e.li(c, 2, e.bytes(c, n.q.lut));
     share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
                {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
                [&] {
                  for (std::int64_t off = 0; off < W * C; off += E) {
                    e.ins(c, "addi r10, r24, " + std::to_string(off));
                    e.ins(c, "dma.gl r1, r10, r6");
-                   if (n.op == OpKind::LeakyRelu) e.ins(c, "vlut r1, r1, r6, r2");
+                   if (op_has(n.op, op_table)) e.ins(c, "vlut r1, r1, r6, r2");
                    else clamp_out(e, c, n, 1, 6);
                    e.ins(c, "addi r11, r25, " + std::to_string(off));
                    e.ins(c, "dma.lg r11, r1, r6");

@@ -259,7 +259,12 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       case OpKind::Add: emit::emit_add(e, n); break;
       case OpKind::Relu:
       case OpKind::Clip:
-      case OpKind::LeakyRelu: emit::emit_unary(e, n); break;
+      case OpKind::LeakyRelu:
+      case OpKind::Sigmoid:
+      case OpKind::Tanh:
+      case OpKind::HardSigmoid:
+      case OpKind::HardSwish:
+      case OpKind::Erf: emit::emit_unary(e, n); break;
       case OpKind::Mul:
       case OpKind::Concat: emit::emit_rescale(e, n); break;
       default:  // not a chip operator (operators.def): canonicalize removes it

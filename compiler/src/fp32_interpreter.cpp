@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "table_function.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -162,13 +163,16 @@ std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& in
         y.data.resize(x.data.size());
         for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::min(std::max(x.data[i], n.clip_lo), n.clip_hi);
         break;
-      case OpKind::LeakyRelu: {
-        const auto it = n.floats.find("alpha");
-        const float a = it == n.floats.end() ? 0.01f : it->second;
+      case OpKind::LeakyRelu:
+      case OpKind::Sigmoid:
+      case OpKind::Tanh:
+      case OpKind::HardSigmoid:
+      case OpKind::HardSwish:
+      case OpKind::Erf:
         y.data.resize(x.data.size());
-        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] >= 0 ? x.data[i] : a * x.data[i];
+        for (std::size_t i = 0; i < x.data.size(); ++i)
+          y.data[i] = static_cast<float>(table_function(n, double(x.data[i])));
         break;
-      }
       case OpKind::MaxPool:
       case OpKind::AveragePool:
         y = pool(g, n, x, n.op == OpKind::MaxPool,

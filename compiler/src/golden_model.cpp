@@ -118,6 +118,11 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
         for (auto q : x.data) y.data.push_back(clamp_q(n, q));
         break;
       case OpKind::LeakyRelu:
+      case OpKind::Sigmoid:
+      case OpKind::Tanh:
+      case OpKind::HardSigmoid:
+      case OpKind::HardSwish:
+      case OpKind::Erf:
         for (auto q : x.data) y.data.push_back(n.q.lut[static_cast<std::size_t>(q + 128)]);
         break;
       case OpKind::MaxPool:

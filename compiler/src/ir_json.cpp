@@ -47,6 +47,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
     }
     if (n.act != Act::none) o["activation"] = n.act == Act::relu ? "relu" : "clip";
     if (n.act == Act::clip) o["clip"] = {n.clip_lo, n.clip_hi};
+    if (n.times_input) o["times_input"] = true;  // the table computes x * f(x)
     if (!n.q.mult.empty() || !n.q.w.empty()) {
       json q;
       if (!n.q.w.empty()) q["weights_int8"] = n.q.w.size();

@@ -148,6 +148,25 @@ std::string OnnxBuilder::leaky_relu(const std::string& x, float alpha) {
   return y;
 }
 
+std::string OnnxBuilder::sigmoid(const std::string& x) { return custom("Sigmoid", x); }
+std::string OnnxBuilder::tanh(const std::string& x) { return custom("Tanh", x); }
+std::string OnnxBuilder::hard_swish(const std::string& x) { return custom("HardSwish", x); }
+std::string OnnxBuilder::erf(const std::string& x) { return custom("Erf", x); }
+
+std::string OnnxBuilder::hard_sigmoid(const std::string& x, float alpha, float beta) {
+  const std::string y = fresh("hardsigmoid");
+  auto* n = node(*model_, "HardSigmoid", y, {x}, y);
+  attr_float(n, "alpha", alpha);
+  attr_float(n, "beta", beta);
+  return y;
+}
+
+std::string OnnxBuilder::mul(const std::string& a, const std::string& b) {
+  const std::string y = fresh("mul");
+  node(*model_, "Mul", y, {a, b}, y);
+  return y;
+}
+
 std::string OnnxBuilder::add(const std::string& a, const std::string& b) {
   const std::string y = fresh("add");
   node(*model_, "Add", y, {a, b}, y);

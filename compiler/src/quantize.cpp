@@ -12,6 +12,7 @@
 #include <random>
 
 #include "int_arith.h"
+#include "table_function.h"
 #include "vp/cc/passes.h"
 #include "vp/common/quantize.h"
 
@@ -142,14 +143,21 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
         }
         y.nonneg = n.q.lo >= 0 || x.nonneg;
         break;
-      case OpKind::LeakyRelu: {
-        const auto it = n.floats.find("alpha");
-        const float a = it == n.floats.end() ? 0.01f : it->second;
+      case OpKind::LeakyRelu:
+      case OpKind::Sigmoid:
+      case OpKind::Tanh:
+      case OpKind::HardSigmoid:
+      case OpKind::HardSwish:
+      case OpKind::Erf: {
+        // One entry per input code: the function at the code's real value,
+        // rounded to the output's calibrated step. Non-negative when every
+        // code the input can hold maps to a non-negative entry.
+        y.nonneg = true;
         for (int code = -128; code < 128; ++code) {
-          const double v = code * x.scale;
-          n.q.lut.push_back(static_cast<std::int8_t>(sat8(std::llround((v >= 0 ? v : a * v) / y.scale))));
+          const auto q = static_cast<std::int8_t>(sat8(std::llround(table_function(n, code * x.scale) / y.scale)));
+          n.q.lut.push_back(q);
+          if (q < 0 && (code >= 0 || !x.nonneg)) y.nonneg = false;
         }
-        y.nonneg = a >= 0 && x.nonneg;
         break;
       }
       case OpKind::MaxPool:

@@ -10,8 +10,9 @@ The cases and their expected outputs come from python3-onnx itself
 (onnx.backend.test.case.node: the numpy reference implementations the ONNX
 project ships), the same data `python -m onnx.backend.test.cmd_tools
 generate-data` writes; plus a few extra Conv cases (extra_conv_*: groups,
-depthwise, dilations, bias, which onnx 1.12's cases lack) whose expected
-outputs come from PyTorch (--no-extra leaves them out). A case is kept when every node of its graph is one of
+depthwise, dilations, bias, which onnx 1.12's cases lack) and batch-1
+activation cases (extra_*_batch1, SiLU and HardSwish as Mul(x, f(x))) whose
+expected outputs come from PyTorch (--no-extra leaves them out). A case is kept when every node of its graph is one of
 the selected operators (default: all the compiler supports), and every graph
 input and output is a plain tensor (no sequences or optionals).
 
@@ -40,7 +41,8 @@ import tempfile
 
 import numpy as np
 
-SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Add", "Mul", "MaxPool",
+SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid",
+             "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
              "Concat", "Identity", "Softmax"]
 
@@ -69,11 +71,11 @@ class ExtraCase:
     bias. Expected outputs from torch.nn.functional.conv2d in float64, so they
     too come from code nobody here wrote; ONNX Runtime cross-checks them."""
 
-    def __init__(self, name, model, inputs, outputs):
+    def __init__(self, name, model, inputs, outputs, source="torch.nn.functional.conv2d (float64)"):
         self.name, self.model, self.kind = name, model, "node"
         self.data_sets = [(inputs, outputs)]
         self.rtol, self.atol = 1e-4, 1e-5
-        self.source = "torch.nn.functional.conv2d (float64)"
+        self.source = source
 
 
 def extra_conv_cases():
@@ -114,6 +116,45 @@ def extra_conv_cases():
         model.ir_version = 7
         onnx.checker.check_model(model)
         cases.append(ExtraCase(name, model, arrays, [y]))
+    return cases
+
+
+def extra_activation_cases():
+    """Batch-1 cases of the activations: onnx 1.12's own are [3, 4, 5] (a
+    batch of 3) but for one [3] example each, and HardSwish has no other.
+    Also SiLU and HardSwish written as Mul(x, f(x)), as exporters emit them.
+    Inputs span [-6, 6] (past HardSwish's and HardSigmoid's knees); expected
+    outputs from PyTorch in float64."""
+    import onnx
+    import torch
+    from onnx import helper, TensorProto
+    F = torch.nn.functional
+    specs = [  # name, nodes (op, inputs, output, attributes), reference, opset
+        ("extra_sigmoid_batch1", [("Sigmoid", ["x"], "y", {})], torch.sigmoid, 13),
+        ("extra_tanh_batch1", [("Tanh", ["x"], "y", {})], torch.tanh, 13),
+        ("extra_hardsigmoid_batch1", [("HardSigmoid", ["x"], "y", {"alpha": 0.25, "beta": 0.4})],
+         lambda x: torch.clamp(0.25 * x + 0.4, 0, 1), 13),
+        ("extra_hardswish_batch1", [("HardSwish", ["x"], "y", {})], F.hardswish, 14),
+        ("extra_erf_batch1", [("Erf", ["x"], "y", {})], torch.erf, 13),
+        ("extra_silu_mul_sigmoid", [("Sigmoid", ["x"], "s", {}), ("Mul", ["x", "s"], "y", {})], F.silu, 13),
+        ("extra_hardswish_mul_hardsigmoid",
+         [("HardSigmoid", ["x"], "s", {"alpha": 1.0 / 6, "beta": 0.5}), ("Mul", ["s", "x"], "y", {})],
+         F.hardswish, 13),
+    ]
+    rng = np.random.Generator(np.random.PCG64(20241))
+    cases = []
+    for name, nodes, ref, opset in specs:
+        x = rng.uniform(-6, 6, (1, 3, 4, 5)).astype(np.float32)
+        y = ref(torch.from_numpy(x.astype(np.float64))).numpy().astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node(op, ins, [out], **attrs) for op, ins, out, attrs in nodes], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                                  producer_name="gen_node_tests")
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        cases.append(ExtraCase(name, model, [x], [y], source="torch (float64)"))
     return cases
 
 
@@ -246,6 +287,8 @@ def all_cases(args):
     cases = import_onnx_cases()
     if args.extra and "Conv" in parse_ops(args.ops):
         cases += extra_conv_cases()
+    if args.extra:
+        cases += extra_activation_cases()  # select() keeps those of the chosen operators
     return select(cases, parse_ops(args.ops))
 
 

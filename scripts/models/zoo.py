@@ -71,6 +71,31 @@ class MLP(nn.Module):
         return self.net(x)
 
 
+class ActCNN(nn.Module):
+    """A small CNN with the smooth activations of MobileNetV3 and
+    EfficientNet: SiLU (exported as Sigmoid then Mul), Hardswish (HardSigmoid
+    then Mul under opset 13), Hardsigmoid, Sigmoid and Tanh."""
+
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1, bias=False),
+                                  nn.BatchNorm2d(16), nn.SiLU())
+        self.dw = nn.Sequential(nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False),
+                                nn.BatchNorm2d(16), nn.Hardswish())
+        self.gate = nn.Sequential(nn.Conv2d(16, 8, 1), nn.Hardsigmoid())
+        self.soft = nn.Sequential(nn.Conv2d(16, 8, 3, padding=1), nn.Sigmoid())
+        self.tanh = nn.Sequential(nn.Conv2d(16, 8, 3, padding=1), nn.Tanh())
+        self.head = nn.Sequential(nn.Conv2d(24, 32, 1), nn.SiLU())
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(32, num_classes)
+
+    def forward(self, x):
+        x = self.dw(self.stem(x))
+        x = torch.cat([self.gate(x), self.soft(x), self.tanh(x)], 1)
+        x = self.gap(self.head(x))
+        return self.fc(torch.flatten(x, 1))
+
+
 def _torchvision(name):
     import torchvision.models as tvm
     return getattr(tvm, name)(weights=None)
@@ -83,6 +108,7 @@ MODELS = {
     "mobilenet_v2": (lambda: _torchvision("mobilenet_v2"), (1, 3, 224, 224), "image"),
     "tiny_cnn": (TinyCNN, (1, 3, 32, 32), "image"),
     "mlp": (MLP, (1, 64), "vector"),
+    "act_cnn": (ActCNN, (1, 3, 32, 32), "image"),
 }
 
 

@@ -73,6 +73,27 @@ inline TestModel mixed_model() {
   return {"mixed", b.serialize()};
 }
 
-inline std::vector<TestModel> test_models() { return {mlp_model(), cnn_model(), residual_model(), mixed_model()}; }
+// The table activations (one vlut each): Sigmoid, Tanh, HardSwish,
+// HardSigmoid with its own alpha and beta, Erf, SiLU written as
+// Mul(x, Sigmoid(x)), and at the end HardSwish written as
+// Mul(y, HardSigmoid(y)) as an older exporter spells it.
+inline TestModel activations_model() {
+  OnnxBuilder b("activations", 14, 15);
+  auto x = b.input("x", {1, 6, 10, 10});
+  auto s = b.sigmoid(b.conv(x, 6, 4, 3, 1, 1));
+  auto t = b.tanh(b.conv(x, 6, 4, 3, 1, 1));
+  auto h = b.hard_swish(b.conv(x, 6, 4, 1));
+  auto hs = b.hard_sigmoid(b.conv(x, 6, 4, 3, 1, 1), 0.25f, 0.4f);
+  auto e = b.erf(b.conv(x, 6, 4, 1));
+  auto c = b.conv(x, 6, 4, 3, 1, 1);
+  auto silu = b.mul(c, b.sigmoid(c));
+  auto y = b.conv(b.concat({s, t, h, hs, e, silu}), 24, 8, 1);
+  b.output(b.mul(y, b.hard_sigmoid(y, 1.f / 6.f, 0.5f)));
+  return {"activations", b.serialize()};
+}
+
+inline std::vector<TestModel> test_models() {
+  return {mlp_model(), cnn_model(), residual_model(), mixed_model(), activations_model()};
+}
 
 }  // namespace vp::cc

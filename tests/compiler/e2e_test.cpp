@@ -162,6 +162,17 @@ TEST(EndToEnd, ResNet18OnSidraY1) {
   EXPECT_GT(r.cosine_fp32, 0.99);
 }
 TEST(EndToEnd, MixedOpsOnSmallChip) { expect_exact(compile_and_run(mixed_model(), "small")); }
+// The table activations, alone and shared among cores: each a vlut of the
+// table the golden model reads.
+TEST(EndToEnd, TableActivationsOnSmallChip) {
+  for (int rep : {1, 2, kReplicateAuto}) {
+    SCOPED_TRACE("--replicate " + std::to_string(rep));
+    const RunResult r = compile_and_run(activations_model(), "small", {}, 5, MapOptions{rep});
+    expect_exact(r);
+    std::cout << "activations, --replicate " << (rep == kReplicateAuto ? std::string("auto") : std::to_string(rep)) << ": cosine vs FP32 " << r.cosine_fp32 << "\n";
+    EXPECT_GT(r.cosine_fp32, 0.98);
+  }
+}
 
 // Replication: every layer in N copies (each a share of the output pixels,
 // partial rows included), or the cost model's choice; operators without

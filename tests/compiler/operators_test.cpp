@@ -87,6 +87,12 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
       {OpKind::Relu, image([](OnnxBuilder& b, const std::string& x) { return b.relu(x); })},
       {OpKind::Clip, image([](OnnxBuilder& b, const std::string& x) { return b.clip(x, -0.5f, 1.f); })},
       {OpKind::LeakyRelu, image([](OnnxBuilder& b, const std::string& x) { return b.leaky_relu(x, 0.1f); })},
+      {OpKind::Sigmoid, image([](OnnxBuilder& b, const std::string& x) { return b.sigmoid(x); })},
+      {OpKind::Tanh, image([](OnnxBuilder& b, const std::string& x) { return b.tanh(x); })},
+      {OpKind::HardSigmoid,
+       image([](OnnxBuilder& b, const std::string& x) { return b.hard_sigmoid(x, 0.3f, 0.4f); })},
+      {OpKind::HardSwish, image([](OnnxBuilder& b, const std::string& x) { return b.hard_swish(x); })},
+      {OpKind::Erf, image([](OnnxBuilder& b, const std::string& x) { return b.erf(x); })},
       {OpKind::Add,
        [] {
          OnnxBuilder b("tiny");
@@ -136,7 +142,7 @@ TEST(OperatorTable, NamesRoundTripAndAreUnique) {
     os << d.kind;
     EXPECT_EQ(os.str(), d.onnx);
   }
-  EXPECT_FALSE(op_from_onnx("Sigmoid").has_value());
+  EXPECT_FALSE(op_from_onnx("Einsum").has_value());
   EXPECT_FALSE(op_from_onnx("conv").has_value());
   EXPECT_FALSE(op_from_onnx("").has_value());
   // The importer's supported list is the table, in its order.
@@ -150,12 +156,12 @@ TEST(OperatorTable, PropertiesAgreeWithRoles) {
   int crossbar = 0;
   for (const OpDef& d : kOpTable) {
     // Only operators that stay on the chip have back-end properties.
-    for (unsigned f : {op_crossbar, op_window, op_activation, op_takes_activation})
+    for (unsigned f : {op_crossbar, op_window, op_activation, op_takes_activation, op_table})
       if (d.has(f)) {
         EXPECT_TRUE(d.on_chip()) << d.onnx << " has a chip property but role " << int(d.role);
       }
     EXPECT_FALSE(d.has(op_activation) && d.has(op_takes_activation)) << d.onnx;
-    EXPECT_EQ(d.flags & ~(op_crossbar | op_window | op_activation | op_takes_activation | op_since_opset1), 0u)
+    EXPECT_EQ(d.flags & ~(op_crossbar | op_window | op_activation | op_takes_activation | op_since_opset1 | op_table), 0u)
         << d.onnx << " has an unknown flag";
     crossbar += d.has(op_crossbar);
   }
@@ -233,6 +239,94 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
     double worst = 0;
     for (std::size_t i = 0; i < y.data.size(); ++i) worst = std::max(worst, std::fabs(double(y.data[i]) - ref[o].data[i]));
     EXPECT_LE(worst / step, 3.0) << "output " << o;
+  }
+}
+
+// The table operators' entries against the functions as ONNX defines them,
+// written out here: entry k is f((k - 128) * s_in) rounded to the output's
+// step and saturated.
+TEST(TableOperators, EntriesAreTheFunctionAtEachCode) {
+  const std::map<OpKind, std::function<double(double)>> f = {
+      {OpKind::LeakyRelu, [](double x) { return x >= 0 ? x : double(0.1f) * x; }},
+      {OpKind::Sigmoid, [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {OpKind::Tanh, [](double x) { return std::tanh(x); }},
+      {OpKind::HardSigmoid, [](double x) { return std::clamp(double(0.3f) * x + double(0.4f), 0.0, 1.0); }},
+      {OpKind::HardSwish, [](double x) { return x * std::clamp(x / 6 + 0.5, 0.0, 1.0); }},
+      {OpKind::Erf, [](double x) { return std::erf(x); }},
+  };
+  int kinds = 0;
+  for (const OpDef& d : kOpTable) {
+    if (!d.has(op_table)) continue;
+    ++kinds;
+    SCOPED_TRACE(d.onnx);
+    ASSERT_TRUE(f.count(d.kind)) << "no reference function for " << d.onnx;
+    Graph g = import_onnx_bytes(tiny_graphs().at(d.kind)(), "tiny");
+    canonicalize(g);
+    quantize(g, default_calibration(g));
+    ASSERT_EQ(g.nodes.size(), 1u);
+    const Node& n = g.nodes[0];
+    const double sx = g.val(n.in[0]).scale, sy = g.val(n.out[0]).scale;
+    ASSERT_EQ(n.q.lut.size(), 256u);
+    int distinct = 0;
+    for (int code = -128; code < 128; ++code) {
+      const double want = std::clamp(std::round(f.at(d.kind)(code * sx) / sy), -128.0, 127.0);
+      EXPECT_EQ(n.q.lut[static_cast<std::size_t>(code + 128)], want) << "code " << code;
+      distinct += code > -128 && n.q.lut[static_cast<std::size_t>(code + 128)] != n.q.lut[static_cast<std::size_t>(code + 127)];
+    }
+    // The calibrated output step spreads the outputs over many codes.
+    EXPECT_GT(distinct, 20);
+  }
+  EXPECT_EQ(kinds, static_cast<int>(f.size()));
+}
+
+// Mul(x, f(x)) of a table operator f is one table of x * f(x) (SiLU);
+// a Mul of f of another tensor, or of an f with another reader, is not.
+TEST(TableOperators, MulOfInputAndItsFunctionIsOneTable) {
+  {
+    OnnxBuilder b("silu");
+    auto x = b.relu(b.conv(b.input("x", {1, 4, 6, 6}), 4, 4, 3, 1, 1));
+    b.output(b.mul(b.sigmoid(x), x));
+    Graph g = import_onnx_bytes(b.serialize(), "silu");
+    canonicalize(g);
+    ASSERT_EQ(count_kind(g, OpKind::Mul), 0);
+    ASSERT_EQ(count_kind(g, OpKind::Sigmoid), 1);
+    const Node& s = g.nodes.back();
+    EXPECT_TRUE(s.times_input);
+    EXPECT_EQ(s.out[0], g.outputs[0]);
+    const auto calib = default_calibration(g);
+    const auto all = run_fp32_all(g, calib[0]);
+    const auto& in = all[static_cast<std::size_t>(s.in[0])].data;
+    const auto& out = all[static_cast<std::size_t>(s.out[0])].data;
+    ASSERT_EQ(in.size(), out.size());
+    double big = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      EXPECT_NEAR(out[i], in[i] / (1 + std::exp(-double(in[i]))), 1e-6);
+      big = std::max(big, double(in[i]));
+    }
+    EXPECT_GT(big, 0.5);
+    EXPECT_NE(ir_json(g, "1-canonical").find("\"times_input\": true"), std::string::npos);
+  }
+  {
+    OnnxBuilder b("other");
+    auto x = b.input("x", {1, 4, 6, 6});
+    auto y = b.conv(x, 4, 4, 1);
+    b.output(b.mul(b.sigmoid(y), b.relu(y)));
+    Graph g = import_onnx_bytes(b.serialize(), "other");
+    try {
+      canonicalize(g);
+      FAIL() << "Mul of two different activations accepted";
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find("Mul is supported only by a constant"), std::string::npos) << e.what();
+    }
+  }
+  {
+    OnnxBuilder b("shared");
+    auto x = b.input("x", {1, 4, 6, 6});
+    auto s = b.sigmoid(x);
+    b.output(b.mul(s, x));
+    b.output(s);
+    Graph g = import_onnx_bytes(b.serialize(), "shared");
+    EXPECT_THROW(canonicalize(g), CompileError);
   }
 }
 

@@ -18,7 +18,8 @@ import numpy as np
 import onnx
 
 TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "models")
-ALLOWED = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Add", "Mul", "MaxPool",
+ALLOWED = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid",
+           "HardSwish", "Erf", "Add", "Mul", "MaxPool",
            "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
            "Concat", "Identity", "Softmax", "Constant"}
 

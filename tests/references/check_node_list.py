@@ -14,7 +14,8 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Add", "Mul", "MaxPool",
+SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid",
+             "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
              "Concat", "Identity", "Softmax"]
 # Cases python3-onnx 1.12 is known to provide, one or more per operator,
@@ -22,13 +23,15 @@ SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Add", "Mul"
 EXPECTED = [
     "test_conv_with_strides_padding", "test_conv_with_autopad_same", "test_basic_conv_with_padding",
     "test_gemm_all_attributes", "test_gemm_transposeB", "test_matmul_2d", "test_matmul_4d",
-    "test_relu", "test_clip", "test_clip_default_min", "test_leakyrelu", "test_add", "test_add_bcast",
+    "test_relu", "test_sigmoid_example", "test_tanh_example", "test_hardsigmoid_example", "test_hardswish",
+    "test_hardswish_expanded", "test_erf", "test_clip", "test_clip_default_min", "test_leakyrelu", "test_add", "test_add_bcast",
     "test_mul", "test_mul_bcast", "test_maxpool_2d_pads", "test_maxpool_2d_strides",
     "test_averagepool_2d_pads", "test_averagepool_2d_pads_count_include_pad",
     "test_globalaveragepool", "test_flatten_axis1", "test_reshape_reordered_all_dims",
     "test_batchnorm_example", "test_batchnorm_epsilon", "test_concat_2d_axis_1", "test_identity",
     "test_softmax_axis_1", "test_softmax_large_number",
     "extra_conv_depthwise", "extra_conv_grouped", "extra_conv_dilated",
+    "extra_hardswish_batch1", "extra_silu_mul_sigmoid", "extra_hardswish_mul_hardsigmoid",
 ]
 errors = []
 

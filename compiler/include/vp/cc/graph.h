@@ -72,7 +72,7 @@ struct QuantParams {
   std::vector<std::int32_t> bias;    // Conv: per output channel
   std::vector<std::int32_t> mult;    // requant multipliers (per channel or one)
   std::vector<std::int32_t> shift;   // requant shifts
-  std::vector<std::int8_t> lut;      // LeakyRelu: 256-entry table
+  std::vector<std::int8_t> lut;      // op_table operators: 256 entries, code -128 first
   int lo = -128, hi = 127;           // output clamp (fused activation)
 };
 
@@ -108,6 +108,10 @@ struct Node {
   // Canonical fields.
   ConvGeom geom;               // Conv, MaxPool, AveragePool
   Act act = Act::none;         // activation fused into Conv / Add
+  // An op_table node that also absorbed the Mul of its result by its own
+  // input (canonicalize: Mul(x, Sigmoid(x)) is SiLU, Mul(x, HardSigmoid(x))
+  // HardSwish): its table computes x * f(x).
+  bool times_input = false;
   float clip_lo = 0, clip_hi = 0;
   int layer_id = 0;            // trace layer number after schedule
   QuantParams q;

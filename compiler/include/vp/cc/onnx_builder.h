@@ -33,7 +33,13 @@ class OnnxBuilder {
   std::string relu(const std::string& x);
   std::string clip(const std::string& x, float lo, float hi);
   std::string leaky_relu(const std::string& x, float alpha);
+  std::string sigmoid(const std::string& x);
+  std::string tanh(const std::string& x);
+  std::string hard_sigmoid(const std::string& x, float alpha = 0.2f, float beta = 0.5f);
+  std::string hard_swish(const std::string& x);
+  std::string erf(const std::string& x);
   std::string add(const std::string& a, const std::string& b);
+  std::string mul(const std::string& a, const std::string& b);  // of two activations
   std::string mul_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
   std::string maxpool(const std::string& x, int k, int stride, int pad);
   std::string avgpool(const std::string& x, int k, int stride, int pad = 0, bool count_include_pad = false);

@@ -44,6 +44,11 @@ inline constexpr unsigned op_activation = 1u << 2;
 inline constexpr unsigned op_takes_activation = 1u << 3;
 // Same meaning since opset 1: accepted under an older opset import.
 inline constexpr unsigned op_since_opset1 = 1u << 4;
+// A function of one int8 code with a per-tensor scale in and out: one
+// 256-entry table (QuantParams::lut, table_function.h) that the golden model
+// reads and the vector unit applies with `vlut`, so both agree by
+// construction.
+inline constexpr unsigned op_table = 1u << 5;
 
 struct OpDef {
   OpKind kind;
