@@ -258,16 +258,15 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       case OpKind::GlobalAveragePool: emit::emit_global_pool(e, n); break;
       case OpKind::Add: emit::emit_add(e, n); break;
       case OpKind::Relu:
-      case OpKind::Clip:
-      case OpKind::LeakyRelu:
-      case OpKind::Sigmoid:
-      case OpKind::Tanh:
-      case OpKind::HardSigmoid:
-      case OpKind::HardSwish:
-      case OpKind::Erf: emit::emit_unary(e, n); break;
+      case OpKind::Clip: emit::emit_unary(e, n); break;
       case OpKind::Mul:
       case OpKind::Concat: emit::emit_rescale(e, n); break;
-      default:  // not a chip operator (operators.def): canonicalize removes it
+      default:
+        if (op_has(n.op, op_table)) {  // a table (operators.def): emit_unary's vlut
+          emit::emit_unary(e, n);
+          break;
+        }
+        // not a chip operator (operators.def): canonicalize removes it
         throw CompileError("emit: node '" + n.name + "' has op " + op_name(n.op));
     }
     end_layer(n.cores);

@@ -163,16 +163,6 @@ std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& in
         y.data.resize(x.data.size());
         for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::min(std::max(x.data[i], n.clip_lo), n.clip_hi);
         break;
-      case OpKind::LeakyRelu:
-      case OpKind::Sigmoid:
-      case OpKind::Tanh:
-      case OpKind::HardSigmoid:
-      case OpKind::HardSwish:
-      case OpKind::Erf:
-        y.data.resize(x.data.size());
-        for (std::size_t i = 0; i < x.data.size(); ++i)
-          y.data[i] = static_cast<float>(table_function(n, double(x.data[i])));
-        break;
       case OpKind::MaxPool:
       case OpKind::AveragePool:
         y = pool(g, n, x, n.op == OpKind::MaxPool,
@@ -194,7 +184,14 @@ std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& in
           y.data.insert(y.data.end(), d.begin(), d.end());
         }
         break;
-      default:  // not a chip operator (operators.def): canonicalize removes it
+      default:
+        if (op_has(n.op, op_table)) {  // one function of one input (operators.def)
+          y.data.resize(x.data.size());
+          for (std::size_t i = 0; i < x.data.size(); ++i)
+            y.data[i] = static_cast<float>(table_function(n, double(x.data[i])));
+          break;
+        }
+        // not a chip operator (operators.def): canonicalize removes it
         throw CompileError("FP32 interpreter: node '" + n.name + "' has op " + op_name(n.op));
     }
     v[static_cast<std::size_t>(n.out[0])] = std::move(y);

@@ -117,14 +117,6 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
       case OpKind::Clip:
         for (auto q : x.data) y.data.push_back(clamp_q(n, q));
         break;
-      case OpKind::LeakyRelu:
-      case OpKind::Sigmoid:
-      case OpKind::Tanh:
-      case OpKind::HardSigmoid:
-      case OpKind::HardSwish:
-      case OpKind::Erf:
-        for (auto q : x.data) y.data.push_back(n.q.lut[static_cast<std::size_t>(q + 128)]);
-        break;
       case OpKind::MaxPool:
       case OpKind::AveragePool:
         y = pool(g, n, x, n.op == OpKind::MaxPool);
@@ -141,7 +133,12 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
           for (auto q : v[static_cast<std::size_t>(n.in[k])].data)
             y.data.push_back(static_cast<std::int8_t>(requant(q, n.q.mult[k], n.q.shift[k])));
         break;
-      default:  // not a chip operator (operators.def): canonicalize removes it
+      default:
+        if (op_has(n.op, op_table)) {  // the table quantize built (operators.def)
+          for (auto q : x.data) y.data.push_back(n.q.lut[static_cast<std::size_t>(q + 128)]);
+          break;
+        }
+        // not a chip operator (operators.def): canonicalize removes it
         throw CompileError("golden model: node '" + n.name + "' has op " + op_name(n.op));
     }
     v[static_cast<std::size_t>(n.out[0])] = std::move(y);
