@@ -92,6 +92,18 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
   }
   const Unit unit = info.unit;
   start = std::max(start, sb_.unit_free(unit));
+  // Concurrent mvm: an mvm waits for its own crossbars only; the crossbar
+  // unit's other instructions wait for every crossbar.
+  const bool mvm = in.opcode == isa::Opcode::MVM && timing_.concurrent_mvm;
+  uint32_t xb_first = 0, xb_mask = 0;
+  if (mvm) {
+    const isa::ops::MVM o(in);
+    xb_first = o.xb;
+    xb_mask = o.mask;
+    start = std::max(start, sb_.xbars_free(xb_first, xb_mask));
+  } else if (unit == Unit::Crossbar) {
+    start = std::max(start, sb_.all_xbars_free());
+  }
 
   Issue is(*this, env, start, latency_[static_cast<uint8_t>(in.opcode)]);
   executor_for(in.opcode)(is, in);
@@ -99,7 +111,10 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
   const uint64_t end = is.finish();
   start = is.start();
 
-  sb_.occupy(unit, end);
+  if (mvm && xb_mask != 0)
+    sb_.occupy_xbars(xb_first, xb_mask, end);
+  else
+    sb_.occupy(unit, end);
   if (is.read_count() || is.write_count())
     sb_.record(is.read_ranges(), is.read_count(), is.write_ranges(), is.write_count(), end);
   if (is.wrote_reg() && is.dst_reg() != 0) {
@@ -107,7 +122,11 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
     sb_.set_reg_ready(is.dst_reg(), end);
   }
   stats_.instructions++;
-  stats_.unit_busy[static_cast<size_t>(unit)] += end - start;
+  // Busy time is the union of the unit's instructions (concurrent mvms
+  // overlap; every other unit runs one instruction at a time).
+  uint64_t& until = busy_until_[static_cast<size_t>(unit)];
+  if (end > until) stats_.unit_busy[static_cast<size_t>(unit)] += end - std::max(start, until);
+  until = std::max(until, end);
   stats_.unit_insts[static_cast<size_t>(unit)]++;
   if (unit == Unit::Scalar) stats_.scalar_ops++;
   stats_.last_cycle = std::max(stats_.last_cycle, end);

@@ -5,7 +5,25 @@
 namespace vp::hw {
 
 uint64_t Scoreboard::all_units_idle() const {
-  return *std::max_element(unit_free_.begin(), unit_free_.end());
+  return std::max(*std::max_element(unit_free_.begin(), unit_free_.end()), all_xbars_free());
+}
+
+uint64_t Scoreboard::xbars_free(uint32_t first, uint32_t mask) const {
+  uint64_t t = 0;
+  for (uint32_t i = first; mask != 0 && i < xbar_free_.size(); ++i, mask >>= 1)
+    if (mask & 1) t = std::max(t, xbar_free_[i]);
+  return t;
+}
+
+uint64_t Scoreboard::all_xbars_free() const {
+  return xbar_free_.empty() ? 0 : *std::max_element(xbar_free_.begin(), xbar_free_.end());
+}
+
+void Scoreboard::occupy_xbars(uint32_t first, uint32_t mask, uint64_t until) {
+  const uint32_t top = first + 32 - static_cast<uint32_t>(__builtin_clz(mask));
+  if (xbar_free_.size() < top) xbar_free_.resize(top, 0);
+  for (uint32_t i = first; mask != 0; ++i, mask >>= 1)
+    if (mask & 1) xbar_free_[i] = until;
 }
 
 uint64_t Scoreboard::memory_ready(const MemRange* reads, int nreads, const MemRange* writes,

@@ -31,7 +31,17 @@ class FakeEnvironment : public CoreEnvironment {
   uint64_t send(uint32_t, uint32_t, const uint8_t*, uint64_t, uint64_t r, CoreFault& f) override { return unused(r, f); }
   uint64_t recv(uint32_t, uint32_t, uint8_t*, uint64_t, uint64_t r, CoreFault& f) override { return unused(r, f); }
   uint64_t barrier(uint32_t, uint32_t, uint64_t r, CoreFault& f) override { return unused(r, f); }
-  uint64_t mvm(const MvmRequest&, CoreFault& f) override { return unused(0, f); }
+  // mvm: each crossbar returns row sums of its input times (crossbar + 1)
+  // after `mvm_latency` cycles (0: not available).
+  uint64_t mvm_latency = 0;
+  uint32_t rows = 0, lcols = 0;
+  uint64_t mvm(const MvmRequest& q, CoreFault& f) override {
+    if (mvm_latency == 0) return unused(0, f);
+    int64_t s = 0;
+    for (uint32_t i = 0; i < rows; ++i) s += q.input[i];
+    for (uint32_t c = 0; c < lcols; ++c) q.output[c] = s * (q.xbar + 1);
+    return mvm_latency;
+  }
   uint64_t program_row(uint32_t, uint32_t, const uint8_t*, uint64_t r, CoreFault& f) override { return unused(r, f); }
   uint64_t read_row(uint32_t, uint32_t, uint8_t*, uint64_t r, CoreFault& f) override { return unused(r, f); }
   uint64_t load_core(uint32_t, uint64_t, uint64_t, uint64_t r, CoreFault& f) override { return unused(r, f); }
@@ -77,7 +87,11 @@ struct CoreRun {
   ExecutionCore core;
   FakeEnvironment env;
   Recorder trace;
-  explicit CoreRun(const std::string& body) : core(identity(), test_timing(), 4096, 1024) {
+  explicit CoreRun(const std::string& body, const CoreTiming& timing = test_timing(), uint64_t mvm_latency = 0)
+      : core(identity(), timing, 4096, 1024) {
+    env.mvm_latency = mvm_latency;
+    env.rows = identity().rows;
+    env.lcols = identity().lcols;
     as::Result r = as::assemble_string(".core 0, 0\n" + body, "test.s");
     if (!r.ok()) throw std::runtime_error(r.error_text());
     const obj::CoreText& t = r.object.texts.at(0);
@@ -330,6 +344,53 @@ TEST(ExecutionCore, RunningOffTheProgramFaults) {
   CoreRun r("li r1, 1\n");
   EXPECT_EQ(r.core.state(), CoreState::Faulted);
   EXPECT_NE(r.core.fault_message().find("past the end"), std::string::npos);
+}
+
+// Concurrent mvm (cu.xbar.concurrent_mvm): mvms on disjoint crossbars run at
+// once, one on a crossbar still busy waits for it; without it the crossbar
+// unit runs one mvm at a time. Results are the same either way.
+const char* kThreeMvms = R"(
+    li r1, 0
+    li r2, 1
+    li r3, 64
+    vfill r1, r2, r3, i8     ; 64 inputs of 1
+    li r4, 256
+    li r5, 512
+    li r6, 768
+    mvm r4, r1, 0, 0b0011, 8, 32, concat, 0   ; crossbars 0 and 1
+    mvm r5, r1, 2, 0b0001, 8, 32, sum, 0      ; crossbar 2: free, runs at once
+    mvm r6, r1, 1, 0b0001, 8, 32, sum, 0      ; crossbar 1: waits for the first
+    halt
+)";
+
+TEST(ExecutionCore, ConcurrentMvmOnDisjointCrossbars) {
+  CoreTiming t = test_timing();
+  t.concurrent_mvm = true;
+  CoreRun r(kThreeMvms, t, 100);
+  ASSERT_EQ(r.core.state(), CoreState::Halted) << r.core.fault_message();
+  const Retired &a = r.at("mvm", 0), &b = r.at("mvm", 1), &c = r.at("mvm", 2);
+  EXPECT_EQ(a.end - a.start, 100u);
+  EXPECT_EQ(b.start, a.start + 1);  // the next issue slot
+  EXPECT_EQ(c.start, a.end);        // crossbar 1 is the first mvm's
+  EXPECT_EQ(r.i32(256), 64);        // crossbar 0: sum x 1
+  EXPECT_EQ(r.i32(256 + 4 * 16), 128);
+  EXPECT_EQ(r.i32(512), 192);
+  EXPECT_EQ(r.i32(768), 128);
+  // The unit's busy time is the union of the three, not their sum.
+  EXPECT_EQ(r.core.stats().unit_busy[static_cast<size_t>(isa::Unit::Crossbar)], c.end - a.start);
+  EXPECT_GE(r.at("halt").start, c.end);
+}
+
+TEST(ExecutionCore, OneMvmAtATimeWithoutConcurrency) {
+  CoreTiming t = test_timing();
+  t.concurrent_mvm = false;
+  CoreRun r(kThreeMvms, t, 100);
+  ASSERT_EQ(r.core.state(), CoreState::Halted) << r.core.fault_message();
+  const Retired &a = r.at("mvm", 0), &b = r.at("mvm", 1), &c = r.at("mvm", 2);
+  EXPECT_EQ(b.start, a.end);
+  EXPECT_EQ(c.start, b.end);
+  EXPECT_EQ(r.i32(512), 192);
+  EXPECT_EQ(r.core.stats().unit_busy[static_cast<size_t>(isa::Unit::Crossbar)], 300u);
 }
 
 }  // namespace

@@ -97,6 +97,7 @@ class ExecutionCore {
   std::vector<isa::Instruction> program_;
   std::array<uint32_t, isa::kRegisterCount> regs_{};
   Scoreboard sb_;
+  std::array<uint64_t, isa::kUnitCount> busy_until_{};  // end of each unit's last instruction
   CoreStats stats_;
   CoreState state_ = CoreState::Idle;
   uint32_t pc_ = 0;

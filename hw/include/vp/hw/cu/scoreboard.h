@@ -23,6 +23,12 @@ class Scoreboard {
   uint64_t unit_free(isa::Unit u) const { return unit_free_[static_cast<int>(u)]; }
   void occupy(isa::Unit u, uint64_t until) { unit_free_[static_cast<int>(u)] = until; }
   uint64_t all_units_idle() const;
+  // With concurrent mvm (cu.xbar.concurrent_mvm) every crossbar is a unit of
+  // its own: an mvm waits only for the crossbars of its mask, while the
+  // crossbar unit's other work (programming, read-back) waits for all.
+  uint64_t xbars_free(uint32_t first, uint32_t mask) const;
+  uint64_t all_xbars_free() const;
+  void occupy_xbars(uint32_t first, uint32_t mask, uint64_t until);
 
   uint64_t reg_ready(int r) const { return reg_ready_[static_cast<size_t>(r)]; }
   void set_reg_ready(int r, uint64_t at) { reg_ready_[static_cast<size_t>(r)] = at; }
@@ -43,6 +49,7 @@ class Scoreboard {
     bool write;
   };
   std::array<uint64_t, isa::kUnitCount> unit_free_{};
+  std::vector<uint64_t> xbar_free_;
   std::array<uint64_t, isa::kRegisterCount> reg_ready_{};
   std::vector<Access> inflight_;
 };
