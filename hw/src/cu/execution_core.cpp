@@ -104,6 +104,12 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
   } else if (unit == Unit::Crossbar) {
     start = std::max(start, sb_.all_xbars_free());
   }
+  // The DMA engine: a new transfer once the one `dma_outstanding` back is done.
+  const bool dma = unit == Unit::Dma && timing_.dma_outstanding > 1;
+  if (dma) {
+    if (dma_done_.size() != timing_.dma_outstanding) dma_done_.assign(timing_.dma_outstanding, 0);
+    start = std::max(start, dma_done_[dma_count_ % dma_done_.size()]);
+  }
 
   Issue is(*this, env, start, latency_[static_cast<uint8_t>(in.opcode)]);
   executor_for(in.opcode)(is, in);
@@ -111,10 +117,14 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
   const uint64_t end = is.finish();
   start = is.start();
 
-  if (mvm && xb_mask != 0)
+  if (mvm && xb_mask != 0) {
     sb_.occupy_xbars(xb_first, xb_mask, end);
-  else
+  } else if (dma) {
+    sb_.occupy(unit, std::min(end, start + std::max<uint64_t>(1, timing_.dma_setup_cycles)), end);
+    dma_done_[dma_count_++ % dma_done_.size()] = end;
+  } else {
     sb_.occupy(unit, end);
+  }
   if (is.read_count() || is.write_count())
     sb_.record(is.read_ranges(), is.read_count(), is.write_ranges(), is.write_count(), end);
   if (is.wrote_reg() && is.dst_reg() != 0) {

@@ -5,7 +5,15 @@
 namespace vp::hw {
 
 uint64_t Scoreboard::all_units_idle() const {
-  return std::max(*std::max_element(unit_free_.begin(), unit_free_.end()), all_xbars_free());
+  uint64_t t = all_xbars_free();
+  for (int u = 0; u < isa::kUnitCount; ++u) t = std::max(t, unit_drained(static_cast<isa::Unit>(u)));
+  return t;
+}
+
+uint64_t Scoreboard::unit_drained(isa::Unit u) const {
+  const int i = static_cast<int>(u);
+  const uint64_t t = std::max(unit_free_[i], drained_[i]);
+  return u == isa::Unit::Crossbar ? std::max(t, all_xbars_free()) : t;
 }
 
 uint64_t Scoreboard::xbars_free(uint32_t first, uint32_t mask) const {

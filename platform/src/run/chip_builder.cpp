@@ -52,6 +52,7 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p) {
   c.cp_core.barrier_cycles = c.core.barrier_cycles;
   c.cp_core.quantum_cycles = c.core.quantum_cycles;
   c.cp_core.concurrent_mvm = c.core.concurrent_mvm;
+  c.cp_core.dma_outstanding = c.core.dma_outstanding;
 
   // DERIVED rows: the NoC model counts flits, the table prices bits.
   c.energy.noc_pj_per_flit_hop = p.get_double("energy.noc_pj_per_bit_hop") * c.noc.link_bits;

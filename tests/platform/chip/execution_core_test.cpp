@@ -393,5 +393,46 @@ TEST(ExecutionCore, OneMvmAtATimeWithoutConcurrency) {
   EXPECT_EQ(r.core.stats().unit_busy[static_cast<size_t>(isa::Unit::Crossbar)], 300u);
 }
 
+// The DMA engine keeps cu.dma.outstanding transfers in flight: the next
+// starts one setup after the previous while fewer are outstanding, then
+// waits for the oldest; `wait` and halt wait for all of them.
+const char* kFourStores = R"(
+    li r1, 0
+    li r2, 1024
+    li r3, 16
+    dma.lg r2, r1, r3
+    addi r2, r2, 16
+    dma.lg r2, r1, r3
+    addi r2, r2, 16
+    dma.lg r2, r1, r3
+    addi r2, r2, 16
+    dma.lg r2, r1, r3
+    wait 0b111111
+    halt
+)";
+
+TEST(ExecutionCore, DmaTransfersInFlight) {
+  CoreTiming t = test_timing();
+  t.dma_outstanding = 2;
+  CoreRun r(kFourStores, t);
+  ASSERT_EQ(r.core.state(), CoreState::Halted) << r.core.fault_message();
+  const Retired &a = r.at("dma.lg", 0), &b = r.at("dma.lg", 1), &c = r.at("dma.lg", 2), &d = r.at("dma.lg", 3);
+  EXPECT_EQ(a.end - a.start, 4u + 50u);
+  EXPECT_EQ(b.start, a.start + 4);  // accepted one setup later
+  EXPECT_EQ(c.start, a.end);        // two in flight: waits for the first
+  EXPECT_EQ(d.start, b.end);
+  EXPECT_GE(r.at("wait").start, d.end);
+}
+
+TEST(ExecutionCore, DmaOneTransferAtATime) {
+  CoreTiming t = test_timing();
+  t.dma_outstanding = 1;
+  CoreRun r(kFourStores, t);
+  ASSERT_EQ(r.core.state(), CoreState::Halted) << r.core.fault_message();
+  const Retired &a = r.at("dma.lg", 0), &b = r.at("dma.lg", 1), &d = r.at("dma.lg", 3);
+  EXPECT_EQ(b.start, a.end);
+  EXPECT_EQ(d.end, a.start + 4 * (4 + 50));
+}
+
 }  // namespace
 }  // namespace vp::hw

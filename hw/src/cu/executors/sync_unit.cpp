@@ -17,7 +17,7 @@ void exec_BAR(Issue& is, const isa::ops::BAR& o) {
 void exec_WAIT(Issue& is, const isa::ops::WAIT& o) {
   for (int u = 0; u < isa::kUnitCount; ++u) {
     const auto unit = static_cast<isa::Unit>(u);
-    if (o.units & isa::wait_bit(unit)) is.start_after(is.scoreboard().unit_free(unit));
+    if (o.units & isa::wait_bit(unit)) is.start_after(is.scoreboard().unit_drained(unit));
   }
 }
 

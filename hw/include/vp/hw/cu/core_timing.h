@@ -21,6 +21,7 @@ struct CoreTiming {
   uint32_t vector_startup_cycles = param_default::cu_vector_startup_cycles;  // cu.vector.startup_cycles
   uint32_t dma_setup_cycles = param_default::cu_dma_setup_cycles;  // cu.dma.setup_cycles
   uint32_t barrier_cycles = param_default::sync_barrier_cycles;    // sync.barrier_cycles
+  uint32_t dma_outstanding = param_default::cu_dma_outstanding;  // cu.dma.outstanding: transfers in flight
   bool concurrent_mvm = param_default::cu_xbar_concurrent_mvm;  // cu.xbar.concurrent_mvm
   uint64_t quantum_cycles = 10000;  // temporal-decoupling quantum of the core (a simulator setting)
 

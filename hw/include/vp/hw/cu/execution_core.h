@@ -97,7 +97,9 @@ class ExecutionCore {
   std::vector<isa::Instruction> program_;
   std::array<uint32_t, isa::kRegisterCount> regs_{};
   Scoreboard sb_;
-  std::array<uint64_t, isa::kUnitCount> busy_until_{};  // end of each unit's last instruction
+  std::array<uint64_t, isa::kUnitCount> busy_until_{};
+  std::vector<uint64_t> dma_done_;  // end cycles of the last cu.dma.outstanding transfers, a ring
+  uint64_t dma_count_ = 0;  // end of each unit's last instruction
   CoreStats stats_;
   CoreState state_ = CoreState::Idle;
   uint32_t pc_ = 0;

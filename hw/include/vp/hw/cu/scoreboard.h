@@ -4,6 +4,7 @@
 // free and none of its operands (registers or memory) is still in flight.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -21,7 +22,15 @@ struct MemRange {
 class Scoreboard {
  public:
   uint64_t unit_free(isa::Unit u) const { return unit_free_[static_cast<int>(u)]; }
-  void occupy(isa::Unit u, uint64_t until) { unit_free_[static_cast<int>(u)] = until; }
+  void occupy(isa::Unit u, uint64_t until) { occupy(u, until, until); }
+  // A unit that accepts its next instruction at `free_at` while this one
+  // completes at `done_at` (the DMA engine with transfers in flight).
+  void occupy(isa::Unit u, uint64_t free_at, uint64_t done_at) {
+    unit_free_[static_cast<int>(u)] = free_at;
+    drained_[static_cast<int>(u)] = std::max(drained_[static_cast<int>(u)], done_at);
+  }
+  // When everything the unit has started is complete (`wait`, halt).
+  uint64_t unit_drained(isa::Unit u) const;
   uint64_t all_units_idle() const;
   // With concurrent mvm (cu.xbar.concurrent_mvm) every crossbar is a unit of
   // its own: an mvm waits only for the crossbars of its mask, while the
@@ -50,6 +59,7 @@ class Scoreboard {
   };
   std::array<uint64_t, isa::kUnitCount> unit_free_{};
   std::vector<uint64_t> xbar_free_;
+  std::array<uint64_t, isa::kUnitCount> drained_{};
   std::array<uint64_t, isa::kRegisterCount> reg_ready_{};
   std::vector<Access> inflight_;
 };
