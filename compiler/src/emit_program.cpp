@@ -125,11 +125,13 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
     for (const ColumnTile& ct : n.tiles) {
       const int width = ct.ci1 - ct.ci0;
       for (const auto& part : ct.parts)
-        for (int x = 0; x < part.row_tiles; ++x) {
+        for (int lx = 0; lx < part.row_tiles * part.lanes; ++lx) {
+          // Lane lx / row_tiles of the part holds the same levels as lane 0.
+          const int x = lx % part.row_tiles, xbar = part.xbar0 + lx / part.row_tiles * part.lane_xbars + x;
           const int pcols = ct.ncols * t.cols_per_weight();
           const auto key = std::make_pair(ct.n0, part.row_tile0 + x);
           if (const auto it = encoded.find(key); it != encoded.end()) {
-            cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << part.xbar0 + x
+            cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << xbar
                   << ", 0, 0, " << t.rows << ", " << pcols << "\n    .incbin \"" << image_name << "\", "
                   << it->second.first << ", " << it->second.second << "\n";
             continue;
@@ -154,7 +156,7 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
           const auto levels = enc.encode(w, rows, ct.ncols);
           img.write(reinterpret_cast<const char*>(levels.data()), static_cast<std::streamsize>(levels.size()));
           encoded[key] = {offset, levels.size()};
-          cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << part.xbar0 + x
+          cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << xbar
                 << ", 0, 0, " << rows << ", " << pcols << "\n    .incbin \"" << image_name << "\", " << offset << ", "
                 << levels.size() << "\n";
           offset += static_cast<std::int64_t>(levels.size());

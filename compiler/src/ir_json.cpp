@@ -65,7 +65,14 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       json t{{"channels", {ct.n0, ct.n0 + ct.ncols}}, {"input_channels", {ct.ci0, ct.ci1}}, {"k", ct.k}};
       if (n.replicas > 1) t["copy"] = ct.copy;
       for (const auto& p : ct.parts)
-        t["parts"].push_back({{"core", p.core}, {"xbar0", p.xbar0}, {"row_tile0", p.row_tile0}, {"row_tiles", p.row_tiles}});
+      {
+        json part{{"core", p.core}, {"xbar0", p.xbar0}, {"row_tile0", p.row_tile0}, {"row_tiles", p.row_tiles}};
+        if (p.lanes > 1) {
+          part["lanes"] = p.lanes;
+          part["lane_xbars"] = p.lane_xbars;
+        }
+        t["parts"].push_back(part);
+      }
       o["tiles"].push_back(t);
     }
     if (!n.cores.empty()) o["cores"] = n.cores;
@@ -73,6 +80,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
     if (n.fused_add >= 0) o["fused_add"] = g.nodes[static_cast<std::size_t>(n.fused_add)].name;
     if (!n.cores.empty()) {
       o["replicas"] = n.replicas;
+      if (n.lanes > 1) o["lanes"] = n.lanes;
       o["stage_cycles"] = n.stage_cycles;
       if (n.bound_cycles) o["mvm_bound_cycles"] = n.bound_cycles;
     }

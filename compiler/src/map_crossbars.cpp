@@ -171,6 +171,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     int cus_per_copy;
     int max_copies;
     int copies = 1;
+    int max_lanes = 1;
   };
   std::vector<Stage> stages;
   std::vector<int> layer_of_node(g.nodes.size(), -1);
@@ -182,6 +183,20 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     if (l >= 0) {
       const Layer& lay = layers[static_cast<std::size_t>(l)];
       stages.push_back({static_cast<int>(ni), l, lay.cost, static_cast<int>(lay.bins.size()), lay.max_copies});
+      // Lanes: copies of each load side by side on its CU, as many as its
+      // crossbars allow, when no load is part of a tile split over CUs
+      // (those exchange partial sums pixel by pixel).
+      int widest = 1;
+      bool split = false;
+      for (const Bin& b : lay.bins) {
+        widest = std::max(widest, b.xbars);
+        for (const Slot& sl : b.slots)
+          split = split || sl.row_tiles != row_tiles(lay.tiles[static_cast<std::size_t>(sl.tile)], t);
+      }
+      int lanes = split || opt.replicate == 1 ? 1 : std::max(1, t.xbars_per_cu / widest);
+      if (opt.lanes > 0) lanes = std::min(lanes, opt.lanes);
+      stages.back().max_lanes = lanes;
+      stages.back().cost.lanes = lanes;
     } else if (!op_has(n.op, op_crossbar)) {
       const LayerCost c = cm.other(g, n);
       const int most = n.op == OpKind::GlobalAveragePool
@@ -227,6 +242,16 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       slowest->copies = to;
     }
   }
+  // Fewest lanes that keep each stage's time (spare crossbars stay unprogrammed).
+  for (Stage& s : stages) {
+    const std::int64_t best = cm.stage(s.cost, s.copies);
+    while (s.cost.lanes > 1) {
+      LayerCost fewer = s.cost;
+      --fewer.lanes;
+      if (cm.stage(fewer, s.copies) > best) break;
+      s.cost = fewer;
+    }
+  }
   // Consecutive CUs in program order.
   int core = 0;
   for (const Stage& s : stages) {
@@ -242,6 +267,8 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     }
     Layer& L = layers[static_cast<std::size_t>(s.layer)];
     L.copies = s.copies;
+    L.cost = s.cost;
+    n.lanes = s.cost.lanes;
     for (int r = 0; r < s.copies; ++r) {
       std::vector<ColumnTile> copy = L.tiles;
       for (ColumnTile& ct : copy) ct.copy = r;
@@ -249,7 +276,8 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
         n.cores.push_back(core);
         int xb = 0;
         for (const Slot& sl : bin.slots) {
-          copy[static_cast<std::size_t>(sl.tile)].parts.push_back({core, xb, sl.row_tile0, sl.row_tiles});
+          copy[static_cast<std::size_t>(sl.tile)].parts.push_back(
+              {core, xb, sl.row_tile0, sl.row_tiles, s.cost.lanes, bin.xbars});
           xb += sl.row_tiles;
         }
         ++core;
@@ -281,6 +309,20 @@ int parse_replicate(const std::string& text) {
   }
   if (used == 0 || used != text.size() || n < 1 || n > 65536)
     throw CompileError("--replicate '" + text + "': expected auto, none or a count of copies from 1 to 65536");
+  return n;
+}
+
+int parse_lanes(const std::string& text) {
+  if (text == "auto") return 0;
+  std::size_t used = 0;
+  int n = 0;
+  try {
+    n = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || n < 1 || n > 1024)
+    throw CompileError("--lanes '" + text + "': expected auto or a count of lanes from 1 to 1024");
   return n;
 }
 
@@ -328,6 +370,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     n.tiles.clear();
     n.cores.clear();
     n.replicas = 1;
+    n.lanes = 1;
     if (!op_has(n.op, op_crossbar)) continue;
     const Shape in = g.val(n.in[0]).shape;
     const Shape out = g.val(n.out[0]).shape;

@@ -80,11 +80,14 @@ std::int64_t CostModel::port(std::int64_t bytes) const {
 std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
   const std::int64_t share = (c.units + copies - 1) / copies;
   const std::int64_t rows = (share + c.row_units - 1) / c.row_units + (share % c.row_units ? 1 : 0);
-  return std::max(share * c.pixel_cycles + rows * c.row_cycles, port(c.gmem_bytes)) + kLayerFixed;
+  const std::int64_t groups = (share + c.lanes - 1) / c.lanes;
+  return std::max(share * c.pixel_cycles + groups * c.group_cycles + rows * c.row_cycles, port(c.gmem_bytes)) +
+         kLayerFixed;
 }
 
 std::int64_t CostModel::bound(const LayerCost& c, int copies) const {
-  return (c.units + copies - 1) / copies * c.mvms_per_unit * mvm_;
+  const std::int64_t at_once = std::int64_t{copies} * c.lanes;
+  return (c.units + at_once - 1) / at_once * c.mvms_per_unit * mvm_;
 }
 
 LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, int gathering_cus) const {
@@ -113,7 +116,8 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     for (const auto& s : segs) fill += dma(s.len);
     bytes_per_unit = window;
   }
-  c.pixel_cycles = fill + groups * mvm_ + 3 * vec(cols) + kPixelFixed;
+  c.pixel_cycles = fill + 3 * vec(cols) + kPixelFixed;
+  c.group_cycles = groups * mvm_;
   // A fused residual Add: the other input's channels come in per pixel.
   if (n.fused_add >= 0) c.pixel_cycles += dma(cols) + 6 * vec(cols);
   // Every CU of a copy reads its window (or rows); the output is written once.

@@ -7,7 +7,10 @@
 // CU costs its window (vmov from the line buffer, or one DMA per contiguous
 // run from global memory when the rows do not fit), its MVM groups and the
 // vector work, one after the other (in-order issue: the vector work waits
-// for the MVM); the store overlaps the next pixel. Each output row of a
+// for the MVM); the store overlaps the next pixel. A CU holding `lanes`
+// copies of its load assembles `lanes` windows, fires their MVMs at once
+// and then requantizes and stores each: the MVM time is paid once per
+// group of lanes. Each output row of a
 // share first loads its kh input rows. Every byte a layer reads or writes crosses the mesh port of
 // the global memory, so a layer also takes at least bytes / port bandwidth,
 // however many copies share it.
@@ -28,7 +31,9 @@ namespace vp::cc {
 bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes, std::int64_t* span);
 
 struct LayerCost {
-  std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU
+  std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU, its MVMs aside
+  std::int64_t group_cycles = 0;   // the MVM groups of `lanes` pixels fired at once
+  int lanes = 1;                   // pixels a CU computes at once (copies of its load side by side)
   std::int64_t row_cycles = 0;     // once per output row of a share (line buffer loads)
   std::int64_t row_units = 1;      // units per output row
   std::int64_t units = 0;          // pixels (or rows) the layer computes

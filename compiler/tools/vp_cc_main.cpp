@@ -2,6 +2,7 @@
 //
 //   vp-cc MODEL.onnx -o MODEL.asm [--chip NAME] [--set k=v]... [--calib X.npy]...
 //         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]
+//         [--lanes auto|N]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
 //   vp-cc MODEL.onnx --quantize-input IN.npy -o IN.bin   bytes for vp-run --input
@@ -35,7 +36,7 @@ namespace {
 const char* kUsage =
     "usage: vp-cc MODEL.onnx -o OUT.asm [--chip NAME] [--set key=value]... [--calib X.npy[,X2.npy]]...\n"
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
-    "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]\n"
+    "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -47,6 +48,8 @@ const char* kUsage =
     "  --calib-percentile P   activation range = the P-th percentile of |x| (default 100: the maximum)\n"
     "  --placement P    pipeline (default): each CU runs one layer, all layers at once, when one copy of\n"
     "                   every layer fits the CUs (else shared); shared: CUs hold loads of many layers\n"
+    "  --lanes L        pipeline placement: copies of a CU's load side by side on its crossbars, each\n"
+    "                   on its own pixel (auto, the default: as many as fit and help; 1: none)\n"
     "  Compiling also writes OUT.io.json: per input and output the ONNX dims, the chip layout,\n"
     "  int8 scale, zero point, address and bytes.\n";
 
@@ -55,7 +58,7 @@ using namespace vp::cc;
 // Everything the command line says; parse_options() fills it.
 struct Options {
   std::string model, out, chip = "sidra-y1", dump_dir, mode, mode_in, io = "auto", test_dir;
-  int replicate = kReplicateAuto;
+  int replicate = kReplicateAuto, lanes = 0;
   bool pipeline = true;
   std::vector<std::string> sets, calib, tests;
   bool report = false;
@@ -100,6 +103,13 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       try {
         o.replicate = parse_replicate(v);
+      } catch (const CompileError& e) {
+        throw UsageError(e.what());
+      }
+    } else if (a == "--lanes") {
+      const std::string v = next();
+      try {
+        o.lanes = parse_lanes(v);
       } catch (const CompileError& e) {
         throw UsageError(e.what());
       }
@@ -351,7 +361,7 @@ int compile(const Options& o) {
     return 0;
   }
   const auto t2 = std::chrono::steady_clock::now();
-  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline});
+  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes});
   dump(o.dump_dir, 4, "mapped", g);
   plan_memory(g, target);
   dump(o.dump_dir, 5, "planned", g);

@@ -35,6 +35,7 @@ struct RunResult {
   int fused_adds = 0;       // residual Adds computed by their Conv
   bool core_per_layer = true;  // no core runs two layers (the pipelined placement)
   int on_chip = 0;          // activations in the cluster SRAMs' global window
+  int max_lanes = 1;        // the most lanes (copies side by side on one CU) any layer got
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -66,6 +67,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   for (const Value& v : g.values) r.on_chip += t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
   for (const Node& n : g.nodes) {
     r.max_replicas = std::max(r.max_replicas, n.replicas);
+    r.max_lanes = std::max(r.max_lanes, n.lanes);
     for (const auto& ct : n.tiles) r.split_tile = r.split_tile || ct.parts.size() > 1;
     r.fused_adds += n.fused ? 1 : 0;
   }
@@ -220,6 +222,38 @@ TEST(EndToEnd, PipelinedAndSharedPlacementsInSramAndGlobalMemory) {
           if (window) EXPECT_GT(r.on_chip, 0);
           else EXPECT_EQ(r.on_chip, 0);
         }
+}
+// Lanes: copies of a CU's load side by side on its crossbars, each on its
+// own pixel of a group (the rows' last group partial when the width is not
+// a multiple), fired at once; with line buffers that keep the rows two
+// consecutive output rows share, and residual Adds fused into their Conv.
+TEST(EndToEnd, LanesOnPipelinedPlacement) {
+  const std::vector<std::string> big = {"chip.clusters=16", "chip.mesh_cols=4"};
+  for (const TestModel& m : {cnn_model(), residual_model(), mixed_model()})
+    for (int lanes : {1, 2, 3, 0})
+      for (bool concurrent : {true, false}) {
+        SCOPED_TRACE(m.name + " --lanes " + std::to_string(lanes) + (concurrent ? "" : " one mvm at a time"));
+        std::vector<std::string> sets = big;
+        if (!concurrent) sets.push_back("cu.xbar.concurrent_mvm=false");
+        MapOptions mo;
+        mo.lanes = lanes;
+        const RunResult r = compile_and_run(m, "small", sets, 5, mo);
+        expect_exact(r);
+        if (lanes == 1) {
+          EXPECT_EQ(r.max_lanes, 1);
+        } else {
+          EXPECT_GT(r.max_lanes, 1);
+        }
+        if (lanes > 1) {
+          EXPECT_LE(r.max_lanes, lanes);
+        }
+      }
+}
+TEST(EndToEnd, LanesOptionParsing) {
+  EXPECT_EQ(parse_lanes("auto"), 0);
+  EXPECT_EQ(parse_lanes("1"), 1);
+  EXPECT_EQ(parse_lanes("16"), 16);
+  for (const char* bad : {"0", "-2", "2x", "", "many"}) EXPECT_THROW(parse_lanes(bad), CompileError) << bad;
 }
 TEST(EndToEnd, ReplicateOptionParsing) {
   EXPECT_EQ(parse_replicate("auto"), kReplicateAuto);

@@ -91,7 +91,10 @@ struct ColumnTile {
   int n0 = 0, ncols = 0;
   int ci0 = 0, ci1 = 0;        // input channels the patch gathers
   std::int64_t k = 0;          // patch length: kh * kw * (ci1 - ci0)
-  struct Part { int core; int xbar0; int row_tile0; int row_tiles; };
+  // `lanes` copies of the part side by side on its CU: lane p's crossbars
+  // start at xbar0 + p * lane_xbars, and the CU fires the lanes' MVMs on
+  // `lanes` consecutive pixels at once (cu.xbar.concurrent_mvm).
+  struct Part { int core; int xbar0; int row_tile0; int row_tiles; int lanes = 1; int lane_xbars = 0; };
   std::vector<Part> parts;     // parts[0] is the owner
   int copy = 0;                // which replica of the layer's weights (map_crossbars.cpp)
 };
@@ -122,6 +125,7 @@ struct Node {
   // share of the output pixels (share_loop in emit_layers.cpp). The cost model's stage
   // time and the analytic bound (MVMs per crossbar x MVM cycles).
   int replicas = 1;
+  int lanes = 1;  // copies per CU of a Conv's loads (ColumnTile::Part::lanes)
   std::int64_t stage_cycles = 0, bound_cycles = 0;
   // A Conv whose only reader is a residual Add computes that Add per pixel
   // (map_crossbars.cpp): fused_add is the Add's node index, and the Add is

@@ -94,10 +94,15 @@ struct MapOptions {
   // One layer per CU, all layers at once (map_crossbars.cpp), when one copy
   // of every layer fits the CUs; false: CUs shared by the layers.
   bool pipeline = true;
+  // Copies of a load side by side on its CU (pipeline placement): 0 = as
+  // many as fit and shorten the stage, N = at most N (1: none).
+  int lanes = 0;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 // "auto", "none" or a count N >= 1 (--replicate); CompileError otherwise.
 int parse_replicate(const std::string& text);
+// "auto" (0) or a count N >= 1 (--lanes); CompileError otherwise.
+int parse_lanes(const std::string& text);
 void plan_memory(Graph& g, const Target& t);
 
 struct EmitOptions {

@@ -1,0 +1,231 @@
+// A convolution's code (Conv, and Gemm/MatMul/BatchNormalization as
+// canonicalize made them Conv): per core, its share of the output pixels,
+// each window into a patch, the MVM groups of its column tiles, partial
+// sums from helper cores, bias, requantization, activation and a fused
+// residual Add, then the store.
+#include "emit_loops.h"
+
+namespace vp::cc::emit {
+
+void emit_conv(Ctx& e, const Node& n) {
+  const Value& in = e.g.val(n.in[0]);
+  // With a fused residual Add the pixels go to the Add's output.
+  const Node* add = n.fused_add >= 0 ? &e.g.nodes[static_cast<std::size_t>(n.fused_add)] : nullptr;
+  const Value& out = e.g.val(add ? add->out[0] : n.out[0]);
+  const int mine_side = add && add->in[1] == n.out[0] ? 1 : 0;  // which Add input this Conv is
+  const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
+  const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
+  const int L = e.t.lcols(), R = e.t.rows;
+  const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
+  const Ptr pout{interior(out), Cout, out.buf.wp(out.shape) * Cout};
+  for (int c : n.cores) {
+    e.scratch_reset(c);
+    // This core's role: whole tiles it owns, the first part of a split tile
+    // (owner, receives partial sums) or a later part (helper, sends them).
+    std::vector<const ColumnTile*> whole;
+    const ColumnTile* split = nullptr;
+    const ColumnTile::Part* helper = nullptr;
+    int copy = 0;
+    for (const auto& ct : n.tiles)
+      for (const auto& p : ct.parts)
+        if (p.core == c) copy = ct.copy;
+    for (const auto& ct : n.tiles) {
+      if (ct.parts.size() == 1 && ct.parts[0].core == c) whole.push_back(&ct);
+      if (ct.parts.size() > 1 && ct.parts[0].core == c) split = &ct;
+      for (std::size_t p = 1; p < ct.parts.size(); ++p)
+        if (ct.parts[p].core == c) {
+          split = &ct;
+          helper = &ct.parts[p];
+        }
+    }
+    std::vector<const ColumnTile*> mine = split ? std::vector<const ColumnTile*>{split} : whole;
+    // Lanes: copies of this CU's load side by side; lane q fires its MVMs on
+    // crossbars xbar0 + q * lane_xbars for the q-th of `lanes` consecutive
+    // pixels (map_crossbars.cpp). Owners of whole tiles only.
+    const int lanes = split || helper ? 1 : mine[0]->parts[0].lanes;
+    const int lane_xbars = mine[0]->parts[0].lane_xbars;
+    // Patch buffers, one per distinct input-channel range and lane, zeroed
+    // once so rows past K read 0.
+    std::vector<std::vector<std::int64_t>> patch(static_cast<std::size_t>(lanes), std::vector<std::int64_t>(mine.size()));
+    std::vector<std::vector<Segment>> segs(mine.size());
+    e.li(c, 9, 0);
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      std::size_t same = i;
+      for (std::size_t j = 0; j < i; ++j)
+        if (mine[j]->ci0 == mine[i]->ci0 && mine[j]->ci1 == mine[i]->ci1) same = j;
+      if (same != i) {
+        for (auto& lp : patch) lp[i] = lp[same];
+        continue;
+      }
+      const std::int64_t rt = (mine[i]->k + R - 1) / R;
+      segs[i] = window_segments(n.geom, C, wp, mine[i]->ci0, mine[i]->ci1);
+      for (auto& lp : patch) {
+        lp[i] = e.scratch(c, rt * R);
+        e.li(c, 10, lp[i]);
+        e.li(c, 11, rt * R);
+        e.ins(c, "vfill r10, r9, r11, i8");
+      }
+    }
+    const std::int64_t ncols = [&] {
+      std::int64_t s = 0;
+      for (auto* ct : mine) s += ct->ncols;
+      return s;
+    }();
+    std::vector<std::int64_t> acc(static_cast<std::size_t>(lanes));
+    for (auto& a : acc) a = e.scratch(c, static_cast<std::int64_t>(mine.size()) * L * 4);
+    e.li(c, 6, std::int64_t{L} * 4);
+    // Line buffer: at the start of each output row (of this core's share)
+    // the kh input rows its windows cover come in with one DMA each; the
+    // windows are then assembled in the scratchpad (vmov) instead of one
+    // DMA per window row and pixel. The last pointer register walks the buffer.
+    const LineBuffer lb = line_buffer(e, c, n, in, out);
+    std::vector<Ptr> ptrs{pin};
+    if (!helper) ptrs.push_back(pout);
+    RowHook rows_in;
+    const int lb_reg = kCur[ptrs.size()];
+    if (lb.at >= 0) {
+      ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
+      rows_in = line_rows(e, c, n, lb, wp);
+    }
+    // Lane q's window is q pixels to the right of the current pixel.
+    auto fill_patch = [&](std::size_t i, int q) {
+      const std::int64_t dx = std::int64_t{q} * n.geom.sw * C;
+      std::vector<Segment> moved = lb.at < 0 ? segs[i] : lb.segments(mine[i]->ci0, mine[i]->ci1);
+      for (Segment& sg : moved) sg.gofs += dx;
+      if (lb.at < 0) return gather(e, c, kCur[0], patch[static_cast<std::size_t>(q)][i], moved);
+      line_window(e, c, lb_reg, patch[static_cast<std::size_t>(q)][i], moved);
+    };
+    if (helper) {
+      e.writes = false;  // its partial sums go to the owner, which stores the pixels
+      e.li(c, 8, split->parts[0].core);
+      share_loop(e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs, [&] {
+        fill_patch(0, 0);
+        e.li(c, 1, acc[0]);
+        e.li(c, 14, patch[0][0] + std::int64_t{helper->row_tile0} * R);
+        e.ins(c, "mvm r1, r14, " + std::to_string(helper->xbar0) + ", " + std::to_string(mask_of(helper->row_tiles)) +
+                     ", 8, 32, sum, 0");
+        e.ins(c, "send r1, r6, r8, " + std::to_string(e.tag()));
+      }, rows_in);
+      e.writes = true;
+      continue;
+    }
+    // Owner: bias, requantization pairs, output buffers.
+    std::vector<std::int32_t> bias, rq;
+    for (auto* ct : mine)
+      for (int k = ct->n0; k < ct->n0 + ct->ncols; ++k) {
+        bias.push_back(n.q.bias[static_cast<std::size_t>(k)]);
+        rq.push_back(n.q.mult[static_cast<std::size_t>(k)]);
+        rq.push_back(n.q.shift[static_cast<std::size_t>(k)]);
+      }
+    const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
+    // One output buffer per lane; a single lane has two in turn, so the
+    // store overlaps the next pixel (with lanes the next group's MVMs do).
+    std::vector<std::int64_t> outb(static_cast<std::size_t>(lanes)), res(outb.size()), res32(outb.size());
+    for (auto& o : outb) o = e.scratch(c, ncols);
+    const std::int64_t outb2 = lanes == 1 ? e.scratch(c, ncols) : 0;
+    if (lanes == 1) e.li(c, 15, outb[0] ^ outb2);
+    for (std::size_t q = 0; add && q < outb.size(); ++q) {
+      res[q] = e.scratch(c, ncols);
+      res32[q] = e.scratch(c, 4 * ncols);
+    }
+    int res_reg = -1;
+    if (add) {
+      res_reg = kCur[ptrs.size()];
+      ptrs.push_back({interior(*other), Cout, other->buf.wp(other->shape) * Cout});
+    }
+    const std::int64_t part = split ? e.scratch(c, std::int64_t{L} * 4) : 0;
+    e.li(c, 1, acc[0]);
+    e.li(c, 2, ncols);
+    e.li(c, 3, bias_at);
+    e.li(c, 4, outb[0]);
+    e.li(c, 5, rq_at);
+    e.li(c, 7, part);
+    bool one_group = !split && mine.size() <= 16;
+    for (std::size_t i = 0; i < mine.size(); ++i) one_group = one_group && mine[i]->k <= R && patch[0][i] == patch[0][0] &&
+                  mine[i]->parts[0].xbar0 == mine[0]->parts[0].xbar0 + static_cast<int>(i);
+    // Lane q: its windows, the residual's channels of its pixel, its MVMs.
+    auto fire = [&](int q) {
+      const std::size_t lq = static_cast<std::size_t>(q);
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        if (!segs[i].empty()) fill_patch(i, q);
+      if (add && lanes > 1) {
+        e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout));
+        e.li(c, 11, res[lq]);
+        e.ins(c, "dma.gl r11, r10, r2");
+      }
+      const int xshift = q * lane_xbars;
+      if (one_group) {
+        e.li(c, 13, acc[lq]);
+        e.li(c, 14, patch[lq][0]);
+        e.ins(c, "mvm r13, r14, " + std::to_string(mine[0]->parts[0].xbar0 + xshift) + ", " +
+                     std::to_string(mask_of(static_cast<int>(mine.size()))) + ", 8, 32, concat, 0");
+      } else {
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+          const auto& p0 = mine[i]->parts[0];
+          e.li(c, 13, acc[lq] + static_cast<std::int64_t>(i) * L * 4);
+          e.li(c, 14, patch[lq][i]);
+          e.ins(c, "mvm r13, r14, " + std::to_string(p0.xbar0 + xshift) + ", " + std::to_string(mask_of(p0.row_tiles)) +
+                       ", 8, 32, sum, 0");
+        }
+      }
+    };
+    // Lane q once its MVMs are done: partial sums of a split tile, bias,
+    // requantization, activation, the fused Add, the store.
+    auto finish = [&](int q) {
+      const std::size_t lq = static_cast<std::size_t>(q);
+      if (lanes > 1) {
+        e.li(c, 1, acc[lq]);
+        e.li(c, 4, outb[lq]);
+      }
+      if (split) {
+        e.li(c, 12, L);
+        for (std::size_t p = 1; p < split->parts.size(); ++p) {
+          e.li(c, 8, split->parts[p].core);
+          e.ins(c, "recv r7, r6, r8, " + std::to_string(e.tag()));
+          e.ins(c, "vadd r1, r1, r7, r12, i32");
+        }
+      }
+      e.ins(c, "vadd r1, r1, r3, r2, i32");
+      e.ins(c, "vrq r4, r1, r2, r5, 0");
+      clamp_out(e, c, n, 4, 2);
+      if (add) {
+        // The Add as emit_add computes it: both inputs widened, scaled by
+        // their multipliers, summed, requantized, clamped.
+        if (lanes == 1) {
+          e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0));
+          e.li(c, 11, res[0]);
+          e.ins(c, "dma.gl r11, r10, r2");
+        } else {
+          e.li(c, 11, res[lq]);
+        }
+        e.li(c, 13, res32[lq]);
+        e.ins(c, "vwiden r1, r4, r2");
+        e.ins(c, "vwiden r13, r11, r2");
+        e.li(c, 12, add->q.mult[static_cast<std::size_t>(mine_side)]);
+        e.ins(c, "vmuls r1, r1, r12, r2, i32");
+        e.li(c, 12, add->q.mult[static_cast<std::size_t>(1 - mine_side)]);
+        e.ins(c, "vmuls r13, r13, r12, r2, i32");
+        e.ins(c, "vadd r1, r1, r13, r2, i32");
+        e.li(c, 12, 1);
+        e.ins(c, "vrqs r4, r1, r2, r12, " + std::to_string(add->q.shift[0]) + ", 0");
+        clamp_out(e, c, *add, 4, 2);
+      }
+      e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout));
+      e.ins(c, "dma.lg r10, r4, r2");
+      // Two output buffers in turn: the store overlaps the next pixel.
+      if (lanes == 1) e.ins(c, "xor r4, r4, r15");
+    };
+    // A group of k pixels: every lane's MVMs first, so they run at once
+    // (cu.xbar.concurrent_mvm), then each lane's vector work.
+    share_loop(
+        e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs,
+        [&](int k) {
+          for (int q = 0; q < k; ++q) fire(q);
+          for (int q = 0; q < k; ++q) finish(q);
+        },
+        rows_in, lanes);
+  }
+}
+
+
+}  // namespace vp::cc::emit

@@ -1,0 +1,259 @@
+// The loops every layer's code is built from (emit_layers.cpp,
+// emit_conv.cpp): pixel and row loops over a core's share of an output map,
+// window gathers, line buffers and the small helpers they share.
+//
+// Register use inside a layer: r1..r9 constants of the layer, r10..r14
+// temporaries, r20/r23 the row and column counters, r21/r22/r26 row bases and
+// r24/r25/r27 the current pixel of up to three tensors; r16..r19, r30, r31
+// belong to the row hand-over (emit_sync.cpp).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "emit_context.h"
+#include "schedule_cost.h"
+
+namespace vp::cc::emit {
+
+
+struct Ptr {
+  std::int64_t base, step_w, step_h;
+  bool row_local = false;  // restarts at base on every row (a line buffer): share_loop does not move it
+};
+inline constexpr int kCur[4] = {24, 25, 27, 28};
+inline constexpr int kRow[4] = {21, 22, 26, 29};
+
+inline std::string r(int i) { return "r" + std::to_string(i); }
+
+// for oh < OH: { row(); for ow < OW: body(); } pointers advance by step_w
+// per pixel and step_h per row.
+// The hook runs at the start of every row of a loop of `rows` rows, `hstep`
+// output rows apart, `cols` pixels each (r20 counts the rows down from `rows`).
+using RowHook = std::function<void(std::int64_t cols, std::int64_t rows, std::int64_t hstep)>;
+// Rows are steps of the row hand-over (emit_sync.cpp): each waits for the
+// input rows it reads and, once its pixels are stored, tells their readers.
+// h0 is the output row of the first iteration, each next one `hstep` rows on.
+// A body takes the number of pixels it computes at once (lanes, emit_conv)
+// or none (one pixel).
+template <class Body>
+inline void run_body(Body& body, int k) {
+  if constexpr (std::is_invocable_v<Body&, int>)
+    body(k);
+  else
+    body();
+}
+
+template <class Body>
+inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p,
+                Body body, const RowHook& row = {}, std::int64_t hstep = 1, int lanes = 1) {
+  e.sync_rows(c, h0, OH, hstep);
+  for (std::size_t k = 0; k < p.size(); ++k) e.li(c, kRow[k], p[k].base);
+  e.li(c, 20, OH);
+  const std::string rows = e.label(c, "row");
+  e.put_label(c, rows);
+  e.sync_pre(c);
+  // Groups of `lanes` pixels, then the rest of the row at once.
+  const std::int64_t groups = OW / lanes, rest = OW % lanes;
+  if (groups > 0) e.li(c, 23, groups);
+  for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
+  if (row) row(OW, OH, hstep);
+  if (groups > 0) {
+    const std::string cols = e.label(c, "col");
+    e.put_label(c, cols);
+    run_body(body, lanes);
+    for (std::size_t k = 0; k < p.size(); ++k)
+      if (p[k].step_w)
+        e.ins(c, "addi " + r(kCur[k]) + ", " + r(kCur[k]) + ", " + std::to_string(p[k].step_w * lanes));
+    e.ins(c, "dbnz r23, " + cols);
+  }
+  if (rest > 0) run_body(body, static_cast<int>(rest));
+  e.sync_post(c);
+  for (std::size_t k = 0; k < p.size(); ++k)
+    if (p[k].step_h)
+      e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h * hstep));
+  e.ins(c, "dbnz r20, " + rows);
+}
+
+// The share of copy r of R (emit_conv) or of the r-th of R cores of an
+// OH x OW map, chosen so that all copies work down the map at once and rows
+// complete in order (a reader of row h waits for about h rows' worth of one
+// copy's part, not for a whole copy's block of rows): the columns are cut
+// into S strips of at least kMinStrip pixels (fewer, wider strips keep the
+// windows' overlap and the hand-over's tokens small), and each strip's rows
+// are dealt to R/S copies in turn (copies past S * (R/S) get nothing).
+inline constexpr std::int64_t kMinStrip = 8, kStripRows = 2;
+template <class Body>
+inline void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, int R, const std::vector<Ptr>& p, Body body,
+                const RowHook& row = {}, int lanes = 1) {
+  if (OH * OW < kStripRows * OW * R) {
+    // A few rows per copy: contiguous blocks [P*r/R, P*(r+1)/R) of pixels
+    // (partial rows included) keep the rows per copy, and with them the row
+    // loads and hand-over steps, fewest.
+    const std::int64_t P = OH * OW, i0 = P * r / R, i1 = P * (r + 1) / R;
+    auto seg = [&](std::int64_t h, std::int64_t w, std::int64_t rows, std::int64_t cols) {
+      if (rows <= 0 || cols <= 0) return;
+      std::vector<Ptr> q = p;
+      for (Ptr& x : q)
+        if (!x.row_local) x.base += h * x.step_h + w * x.step_w;
+      pixel_loop(e, c, h, rows, cols, q, body, row, 1, lanes);
+    };
+    std::int64_t h0 = i0 / OW, w0 = i0 % OW;
+    const std::int64_t h1 = i1 / OW, w1 = i1 % OW;
+    if (h0 == h1) return seg(h0, w0, 1, w1 - w0);
+    if (w0 > 0) {
+      seg(h0, w0, 1, OW - w0);
+      ++h0;
+    }
+    seg(h0, 0, h1 - h0, OW);
+    seg(h1, 0, 1, w1);
+    return;
+  }
+  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / kMinStrip));
+  const std::int64_t groups = R / S, strip = r % S, group = r / S;
+  if (group >= groups) return;
+  const std::int64_t w0 = OW * strip / S, w1 = OW * (strip + 1) / S;
+  const std::int64_t rows = (OH - group + groups - 1) / groups;
+  if (rows <= 0 || w1 <= w0) return;
+  std::vector<Ptr> q = p;
+  for (Ptr& x : q)
+    if (!x.row_local) x.base += group * x.step_h + w0 * x.step_w;
+  pixel_loop(e, c, group, rows, w1 - w0, q, body, row, groups, lanes);
+}
+
+// Index of core c among the node's cores (its share of the work).
+inline int share_of(const Node& n, int c) {
+  return static_cast<int>(std::find(n.cores.begin(), n.cores.end(), c) - n.cores.begin());
+}
+
+// DMA the window at global address in register `src` into scratch `dst`.
+inline void gather(Ctx& e, int c, int src, std::int64_t dst, const std::vector<Segment>& segs) {
+  for (const auto& s : segs) {
+    e.ins(c, "addi r10, " + r(src) + ", " + std::to_string(s.gofs));
+    e.li(c, 11, dst + s.lofs);
+    e.li(c, 12, s.len);
+    e.ins(c, "dma.gl r11, r10, r12");
+  }
+}
+
+inline void clamp_out(Ctx& e, int c, const Node& n, int reg_buf, int reg_n) {
+  if (n.q.lo == -128 && n.q.hi == 127) return;
+  if (n.q.lo == 0 && n.q.hi == 127)
+    e.ins(c, "vrelu " + r(reg_buf) + ", " + r(reg_buf) + ", " + r(reg_n) + ", i8");
+  else
+    e.ins(c, "vclamp " + r(reg_buf) + ", " + r(reg_buf) + ", " + r(reg_n) + ", " + std::to_string(n.q.lo) + ", " +
+                 std::to_string(n.q.hi) + ", i8");
+}
+
+inline std::int64_t mask_of(int n) { return (std::int64_t{1} << n) - 1; }
+
+// Origin (top-left window pixel, may be in the border) of output (0, 0).
+inline std::int64_t window_origin(const Value& in, const ConvGeom& g) {
+  const std::int64_t wp = in.buf.wp(in.shape), C = in.shape.c;
+  return in.buf.addr + ((in.buf.pad - g.pt) * wp + (in.buf.pad - g.pl)) * C;
+}
+inline std::int64_t interior(const Value& v) {
+  return v.buf.addr + (std::int64_t{v.buf.pad} * v.buf.wp(v.shape) + v.buf.pad) * v.shape.c;
+}
+
+// Largest chunk of a channels-last row (W pixels of C) that divides it and
+// keeps `per_elem` scratch bytes per element under the budget.
+inline std::int64_t row_chunk(const Ctx& e, std::int64_t W, std::int64_t C, std::int64_t per_elem, const std::string& who) {
+  const std::int64_t budget = e.t.spad_bytes / 2 / per_elem;
+  for (std::int64_t d = W; d >= 1; --d)
+    if (W % d == 0 && d * C <= budget) return d * C;
+  for (std::int64_t d = C; d >= 1; --d)
+    if (C % d == 0 && d <= budget && d >= 16) return d;
+  throw CompileError("node '" + who + "': no chunk of its rows fits the scratchpad");
+}
+
+
+
+// A core's line buffer for a convolution: kh rows of the input, each the
+// span the widest output row of the share reads, at a fixed stride.
+struct LineBuffer {
+  std::int64_t at = -1;       // scratchpad address, -1: gather windows from global memory
+  std::int64_t stride = 0;    // bytes between buffered rows
+  std::int64_t C = 0, sw = 1;
+  ConvGeom geom;
+  // Bytes of one input row that `cols` consecutive output pixels read.
+  std::int64_t span(std::int64_t cols) const { return ((cols - 1) * sw + std::int64_t{geom.kw - 1} * geom.dw + 1) * C; }
+  // The window of a column tile in the buffer (gofs from the current pixel's
+  // column in row 0) and in the patch.
+  std::vector<Segment> segments(std::int64_t ci0, std::int64_t ci1) const {
+    std::vector<Segment> segs;
+    const std::int64_t len = ci1 - ci0;
+    for (int y = 0; y < geom.kh; ++y)
+      for (int x = 0; x < geom.kw; ++x) {
+        const Segment s{y * stride + std::int64_t{x} * geom.dw * C + ci0, (std::int64_t{y} * geom.kw + x) * len, len};
+        if (x > 0 && segs.back().gofs + segs.back().len == s.gofs && segs.back().lofs + segs.back().len == s.lofs)
+          segs.back().len += len;
+        else
+          segs.push_back(s);
+      }
+    return segs;
+  }
+};
+
+// Used when the cost model's use_line_buffer() says so.
+inline LineBuffer line_buffer(Ctx& e, int c, const Node& n, const Value& in, const Value& out) {
+  LineBuffer lb;
+  lb.C = in.shape.c;
+  lb.sw = n.geom.sw;
+  lb.geom = n.geom;
+  if (!use_line_buffer(n.geom, in.shape, out.shape, e.t.spad_bytes, nullptr)) return lb;
+  lb.stride = (lb.span(out.shape.w) + 7) / 8 * 8;
+  lb.at = e.scratch(c, lb.stride * n.geom.kh);
+  return lb;
+}
+
+// The row hook that fills the line buffer: kh DMAs from the row of the
+// current output row's first window (register r21). When the loop walks
+// consecutive output rows (hstep 1) and windows overlap (sh < kh, no
+// dilation), every row after the first keeps the kh - sh rows it shares
+// with the previous one: one vmov moves them to the top of the buffer and
+// only sh rows come in by DMA.
+inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
+  return [&e, c, &n, lb, wp](std::int64_t cols, std::int64_t rows, std::int64_t hstep) {
+    const int kh = n.geom.kh, sh = n.geom.sh;
+    auto load = [&](int y0) {
+      e.li(c, 12, lb.span(cols));
+      for (int y = y0; y < kh; ++y) {
+        e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+        e.li(c, 11, lb.at + y * lb.stride);
+        e.ins(c, "dma.gl r11, r10, r12");
+      }
+    };
+    if (hstep != 1 || rows < 2 || sh >= kh || n.geom.dh != 1) return load(0);
+    const std::string full = e.label(c, "lbfull"), done = e.label(c, "lbdone");
+    e.li(c, 10, rows);
+    e.ins(c, "beq r20, r10, " + full);
+    const int keep = kh - sh;
+    e.li(c, 10, lb.at + sh * lb.stride);
+    e.li(c, 11, lb.at);
+    e.li(c, 12, keep * lb.stride);
+    e.ins(c, "vmov r11, r10, r12, i8");
+    load(keep);
+    e.ins(c, "jmp " + done);
+    e.put_label(c, full);
+    load(0);
+    e.put_label(c, done);
+  };
+}
+
+// The current pixel's window from the line buffer (walked by register
+// `reg`) into scratch `dst`.
+inline void line_window(Ctx& e, int c, int reg, std::int64_t dst, const std::vector<Segment>& segs) {
+  for (const Segment& s : segs) {
+    e.ins(c, "addi r10, " + r(reg) + ", " + std::to_string(s.gofs));
+    e.li(c, 11, dst + s.lofs);
+    e.li(c, 12, s.len);
+    e.ins(c, "vmov r11, r10, r12, i8");
+  }
+}
+
+
+}  // namespace vp::cc::emit
