@@ -61,9 +61,11 @@ std::vector<Bin> copy_bins(const std::vector<ColumnTile>& tiles, const Target& t
       }
       continue;
     }
-    // A concat group: one-crossbar tiles reading the same window.
-    const bool group = rt == 1 && !cur.slots.empty() && cur.xbars + 1 <= std::min(X, kMaxGroup) && ct.ci0 == ci0 &&
-                       ct.ci1 == ci1 && row_tiles(tiles[static_cast<std::size_t>(cur.slots[0].tile)], t) == 1;
+    // Tiles reading the same window share a CU while its crossbars last:
+    // one-crossbar tiles as one `concat` group, taller ones as `sum` groups
+    // of their own, all fired at once (cu.xbar.concurrent_mvm), so the
+    // window is read once for all of them.
+    const bool group = !cur.slots.empty() && cur.xbars + rt <= std::min(X, kMaxGroup) && ct.ci0 == ci0 && ct.ci1 == ci1;
     const bool joins = packed ? cur.xbars + rt <= X : group;
     if (!joins) flush();
     cur.slots.push_back({static_cast<int>(i), 0, rt});
@@ -390,16 +392,14 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     }
     lay.bins = copy_bins(lay.tiles, t, false);
     if (static_cast<int>(lay.bins.size()) > t.cores()) lay.bins = copy_bins(lay.tiles, t, true);
-    int groups = 1, cols = 0;
+    // A CU's MVM groups for one pixel run at once (cu.xbar.concurrent_mvm):
+    // one MVM time per pixel whatever the bin holds.
+    const int groups = 1;
+    int cols = 0;
     for (const Bin& b : lay.bins) {
       lay.xbars += b.xbars;
-      int gb = 0, cb = 0;
-      for (const Slot& s : b.slots) {
-        const ColumnTile& ct = lay.tiles[static_cast<std::size_t>(s.tile)];
-        cb += ct.ncols;
-        gb += row_tiles(ct, t) == 1 && b.slots.size() > 1 ? 0 : 1;
-      }
-      groups = std::max(groups, std::max(gb, 1));
+      int cb = 0;
+      for (const Slot& s : b.slots) cb += lay.tiles[static_cast<std::size_t>(s.tile)].ncols;
       cols = std::max(cols, cb);
     }
     lay.cost = cm.conv(g, n, groups, cols, static_cast<int>(lay.bins.size()));
