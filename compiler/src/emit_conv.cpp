@@ -120,14 +120,19 @@ void emit_conv(Ctx& e, const Node& n) {
     const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
     // One output buffer per lane; a single lane has two in turn, so the
     // store overlaps the next pixel (with lanes the next group's MVMs do).
+    // When the CU computes every channel, its lanes' pixels are
+    // consecutive in the output (and in the residual input): the buffers
+    // sit side by side and one DMA moves a whole group.
+    const bool grouped = lanes > 1 && ncols == Cout && mine[0]->n0 == 0;
     std::vector<std::int64_t> outb(static_cast<std::size_t>(lanes)), res(outb.size()), res32(outb.size());
-    for (auto& o : outb) o = e.scratch(c, ncols);
+    const std::int64_t outb_all = e.scratch(c, lanes * ncols), res_all = add ? e.scratch(c, lanes * ncols) : 0;
+    for (std::size_t q = 0; q < outb.size(); ++q) {
+      outb[q] = outb_all + static_cast<std::int64_t>(q) * ncols;
+      if (add) res[q] = res_all + static_cast<std::int64_t>(q) * ncols;
+    }
     const std::int64_t outb2 = lanes == 1 ? e.scratch(c, ncols) : 0;
     if (lanes == 1) e.li(c, 15, outb[0] ^ outb2);
-    for (std::size_t q = 0; add && q < outb.size(); ++q) {
-      res[q] = e.scratch(c, ncols);
-      res32[q] = e.scratch(c, 4 * ncols);
-    }
+    for (std::size_t q = 0; add && q < outb.size(); ++q) res32[q] = e.scratch(c, 4 * ncols);
     int res_reg = -1;
     if (add) {
       res_reg = kCur[ptrs.size()];
@@ -144,11 +149,15 @@ void emit_conv(Ctx& e, const Node& n) {
     for (std::size_t i = 0; i < mine.size(); ++i) one_group = one_group && mine[i]->k <= R && patch[0][i] == patch[0][0] &&
                   mine[i]->parts[0].xbar0 == mine[0]->parts[0].xbar0 + static_cast<int>(i);
     // Lane q: its windows, the residual's channels of its pixel, its MVMs.
-    auto fire = [&](int q) {
+    auto fire = [&](int q, int k) {
       const std::size_t lq = static_cast<std::size_t>(q);
       for (std::size_t i = 0; i < mine.size(); ++i)
         if (!segs[i].empty()) fill_patch(i, q);
-      if (add && lanes > 1) {
+      if (add && grouped && q == 0) {
+        e.li(c, 11, res_all);
+        e.li(c, 12, k * ncols);
+        e.ins(c, "dma.gl r11, " + r(res_reg) + ", r12");
+      } else if (add && lanes > 1 && !grouped) {
         e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout));
         e.li(c, 11, res[lq]);
         e.ins(c, "dma.gl r11, r10, r2");
@@ -210,6 +219,7 @@ void emit_conv(Ctx& e, const Node& n) {
         e.ins(c, "vrqs r4, r1, r2, r12, " + std::to_string(add->q.shift[0]) + ", 0");
         clamp_out(e, c, *add, 4, 2);
       }
+      if (grouped) return;
       e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout));
       e.ins(c, "dma.lg r10, r4, r2");
       // Two output buffers in turn: the store overlaps the next pixel.
@@ -220,8 +230,13 @@ void emit_conv(Ctx& e, const Node& n) {
     share_loop(
         e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs,
         [&](int k) {
-          for (int q = 0; q < k; ++q) fire(q);
+          for (int q = 0; q < k; ++q) fire(q, k);
           for (int q = 0; q < k; ++q) finish(q);
+          if (grouped) {
+            e.li(c, 11, outb_all);
+            e.li(c, 12, k * ncols);
+            e.ins(c, "dma.lg r25, r11, r12");
+          }
         },
         rows_in, lanes);
   }
