@@ -254,8 +254,26 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       s.cost = fewer;
     }
   }
-  // Consecutive CUs in program order.
-  int core = 0;
+  // Consecutive CUs in program order, the clusters row by row from the
+  // mesh corner farthest from the memory controller's router: the first
+  // layers (the largest maps, the most traffic) stay off the links every
+  // global-memory transfer crosses, and the last layers (small maps, the
+  // tensors that did not fit the SRAMs) end near the memory.
+  const int mrow = t.gmem_attach_cluster / t.mesh_cols, mcol = t.gmem_attach_cluster % t.mesh_cols;
+  const int rows = t.clusters / t.mesh_cols;
+  std::vector<int> order;
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < t.mesh_cols; ++j) {
+      // Walk away from the far edge: rows (columns) the memory is nearer
+      // the start of are taken from their end.
+      const int row = mrow < rows / 2 ? rows - 1 - i : i, col = mcol < t.mesh_cols / 2 ? t.mesh_cols - 1 - j : j;
+      order.push_back(row * t.mesh_cols + col);
+    }
+  int next_cu = 0;
+  auto take = [&] {
+    const int k = next_cu++;
+    return order[static_cast<std::size_t>(k / t.cus_per_cluster)] * t.cus_per_cluster + k % t.cus_per_cluster;
+  };
   for (const Stage& s : stages) {
     Node& n = g.nodes[static_cast<std::size_t>(s.node)];
     n.tiles.clear();
@@ -264,7 +282,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     n.stage_cycles = cm.stage(s.cost, s.copies);
     n.bound_cycles = 0;
     if (s.layer < 0) {
-      for (int r = 0; r < s.copies; ++r) n.cores.push_back(core++);
+      for (int r = 0; r < s.copies; ++r) n.cores.push_back(take());
       continue;
     }
     Layer& L = layers[static_cast<std::size_t>(s.layer)];
@@ -275,6 +293,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       std::vector<ColumnTile> copy = L.tiles;
       for (ColumnTile& ct : copy) ct.copy = r;
       for (const Bin& bin : L.bins) {
+        const int core = take();
         n.cores.push_back(core);
         int xb = 0;
         for (const Slot& sl : bin.slots) {
@@ -282,7 +301,6 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
               {core, xb, sl.row_tile0, sl.row_tiles, s.cost.lanes, bin.xbars});
           xb += sl.row_tiles;
         }
-        ++core;
       }
       n.tiles.insert(n.tiles.end(), copy.begin(), copy.end());
     }
