@@ -85,7 +85,6 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
 // into S strips of at least kMinStrip pixels (fewer, wider strips keep the
 // windows' overlap and the hand-over's tokens small), and each strip's rows
 // are dealt to R/S copies in turn (copies past S * (R/S) get nothing).
-inline constexpr std::int64_t kMinStrip = 8, kStripRows = 2;
 template <class Body>
 inline void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, int R, const std::vector<Ptr>& p, Body body,
                 const RowHook& row = {}, int lanes = 1) {

@@ -211,11 +211,6 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
   for (const Stage& s : stages) used += s.cus_per_copy;
   if (used > t.cores()) return false;
   std::int64_t spare = t.cores() - used;
-  auto next = [](const Stage& s) {
-    const std::int64_t share = (s.cost.units + s.copies - 1) / s.copies;
-    if (share <= 1) return s.max_copies + 1;
-    return static_cast<int>((s.cost.units + share - 2) / (share - 1));
-  };
   auto fits = [&](const Stage& s, int to) {
     return to <= s.max_copies && std::int64_t{s.cus_per_copy} * (to - s.copies) <= spare;
   };
@@ -227,19 +222,30 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       s.copies = to;
     }
   } else {
+    // The fewest copies past the current ones that shorten the stage (the
+    // share's geometry, strips and lanes, decides which counts help), or
+    // 0 when none within the spare CUs does.
+    auto better = [&](const Stage& s) {
+      const std::int64_t now = cm.stage(s.cost, s.copies);
+      for (int to = s.copies + 1; to <= s.copies + 64 && fits(s, to); ++to)
+        if (cm.stage(s.cost, to) < now) return to;
+      return 0;
+    };
     for (;;) {
       Stage* slowest = nullptr;
       std::int64_t worst = -1;
+      int grow = 0;
       for (Stage& s : stages) {
-        if (!fits(s, next(s))) continue;
         const std::int64_t c = cm.stage(s.cost, s.copies);
-        if (c > worst) {
-          worst = c;
-          slowest = &s;
-        }
+        if (c <= worst) continue;
+        const int to = better(s);
+        if (to == 0) continue;
+        worst = c;
+        slowest = &s;
+        grow = to;
       }
       if (!slowest) break;
-      const int to = next(*slowest);
+      const int to = grow;
       spare -= std::int64_t{slowest->cus_per_copy} * (to - slowest->copies);
       slowest->copies = to;
     }

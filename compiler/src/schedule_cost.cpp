@@ -77,11 +77,28 @@ std::int64_t CostModel::port(std::int64_t bytes) const {
   return static_cast<std::int64_t>(static_cast<double>(bytes) / port_bytes_per_cycle_);
 }
 
+Share share_of_map(std::int64_t OH, std::int64_t OW, int R) {
+  Share s;
+  if (OH * OW < kStripRows * OW * R) {
+    s.pixels = (OH * OW + R - 1) / R;
+    s.width = std::min(OW, s.pixels);
+    s.rows = (s.pixels + OW - 1) / OW + (s.pixels % OW ? 1 : 0);
+    return s;
+  }
+  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / kMinStrip));
+  const std::int64_t G = R / S;
+  s.width = (OW + S - 1) / S;
+  s.rows = (OH + G - 1) / G;
+  s.pixels = s.rows * s.width;
+  return s;
+}
+
 std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
-  const std::int64_t share = (c.units + copies - 1) / copies;
-  const std::int64_t rows = (share + c.row_units - 1) / c.row_units + (share % c.row_units ? 1 : 0);
-  const std::int64_t groups = (share + c.lanes - 1) / c.lanes;
-  return std::max(share * c.pixel_cycles + groups * c.group_cycles + rows * c.row_cycles, port(c.gmem_bytes)) +
+  // Lanes fire on the pixels of one row of the share at a time.
+  const Share sh = share_of_map(c.units / c.row_units, c.row_units, copies);
+  const std::int64_t groups = c.lanes == 1 ? sh.pixels : sh.rows * ((sh.width + c.lanes - 1) / c.lanes);
+  return std::max(sh.pixels * c.pixel_cycles + groups * c.group_cycles + sh.rows * c.row_cycles,
+                  port(c.gmem_bytes)) +
          kLayerFixed;
 }
 

@@ -30,6 +30,17 @@ namespace vp::cc {
 // window would. `span` gets the bytes of one buffered row.
 bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::int64_t spad_bytes, std::int64_t* span);
 
+// How share_loop (emit_loops.h) cuts an OH x OW map among R copies: with at
+// least kStripRows rows per copy, S strips of at least kMinStrip columns
+// and each strip's rows dealt to R / S copies; else contiguous blocks.
+inline constexpr std::int64_t kMinStrip = 4, kStripRows = 2;
+struct Share {
+  std::int64_t rows = 0;    // output rows (or partial rows) the largest share touches
+  std::int64_t width = 0;   // pixels of its widest row
+  std::int64_t pixels = 0;  // pixels of the largest share
+};
+Share share_of_map(std::int64_t OH, std::int64_t OW, int R);
+
 struct LayerCost {
   std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU, its MVMs aside
   std::int64_t group_cycles = 0;   // the MVM groups of `lanes` pixels fired at once
