@@ -6,7 +6,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -282,9 +281,17 @@ Graph import_onnx(const std::string& path) {
     throw CompileError(path + ": is not a regular file; expected an ONNX model file");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw CompileError(path + ": cannot open (" + std::strerror(errno) + ")");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return import_onnx_bytes(ss.str(), path);
+  // Read whole into one string (a ResNet-50 is 100 MB: a stringstream would
+  // grow and then copy it).
+  std::string bytes;
+  char chunk[1 << 16];
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.tellg();
+  f.seekg(0, std::ios::beg);
+  if (size > 0) bytes.reserve(static_cast<std::size_t>(size));
+  while (f.read(chunk, sizeof chunk) || f.gcount() > 0) bytes.append(chunk, static_cast<std::size_t>(f.gcount()));
+  if (f.bad()) throw CompileError(path + ": cannot read (" + std::strerror(errno) + ")");
+  return import_onnx_bytes(bytes, path);
 }
 
 }  // namespace vp::cc
