@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "vp/cc/conv_kernels.h"
+#include "vp/cc/passes.h"
 
 namespace vp::cc {
 namespace {
@@ -20,9 +21,6 @@ inline float act(const ConvFp32Args& a, float v) {
 // 16 output channels of one pixel: one AVX-512 register, two AVX2, four SSE.
 constexpr int kLanes = 16;
 typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-// Pixels summed together: each weight vector loaded feeds kPixels of them
-// (then 4, 2, 1 for the last pixels of the image).
-constexpr int kPixels = 8;
 
 struct Layout {
   I H, W, OH, OW, cg, ng, kh, kw, sh, sw, dh, dw, pt, pl;
@@ -92,23 +90,41 @@ __attribute__((always_inline)) inline void run_pixels(const ConvFp32Args& a, con
     for (int k = 0; k < lanes; ++k) yt[k * OHW + p0 + j] = act(a, acc[j][k]);
 }
 
-// One copy per instruction set; the body inlines run_pixels into each.
-__attribute__((target_clones("avx512f", "avx2", "default"))) void conv_group(const ConvFp32Args& a,
-                                                                                const Layout& L, I grp,
-                                                                                const float* packed, float* out) {
+// The pixels from p on, NP at a time, then the rest by halves.
+template <int NP>
+__attribute__((always_inline)) inline void run_span(const ConvFp32Args& a, const Layout& L, const float* xg,
+                                                    const float* wt, const float* bias, int lanes, I p, I end,
+                                                    float* yt) {
+  for (; p + NP <= end; p += NP) run_pixels<NP>(a, L, xg, wt, bias, lanes, p, yt);
+  if constexpr (NP > 1) run_span<NP / 2>(a, L, xg, wt, bias, lanes, p, end, yt);
+}
+
+// One group: every tile of output channels over every pixel. NP pixels at a
+// time, as many as the instruction set's registers hold accumulators for.
+template <int NP>
+__attribute__((always_inline)) inline void conv_group(const ConvFp32Args& a, const Layout& L, I grp,
+                                                      const float* packed, float* out) {
   const I cp = (L.cg + 3) / 4 * 4, OHW = L.OH * L.OW, tile = L.kh * L.kw * cp * kLanes;
   const float* xg = a.in + grp * L.cg * L.H * L.W;
   const float* wt = packed + grp * ((L.ng + kLanes - 1) / kLanes) * tile;
   for (I oc0 = grp * L.ng; oc0 < (grp + 1) * L.ng; oc0 += kLanes, wt += tile) {
     const int lanes = static_cast<int>(std::min<I>(kLanes, (grp + 1) * L.ng - oc0));
-    const float* bias = a.bias + oc0;
-    float* yt = out + oc0 * OHW;
-    I p = 0;
-    for (; p + kPixels <= OHW; p += kPixels) run_pixels<kPixels>(a, L, xg, wt, bias, lanes, p, yt);
-    if (p + 4 <= OHW) run_pixels<4>(a, L, xg, wt, bias, lanes, p, yt), p += 4;
-    if (p + 2 <= OHW) run_pixels<2>(a, L, xg, wt, bias, lanes, p, yt), p += 2;
-    if (p < OHW) run_pixels<1>(a, L, xg, wt, bias, lanes, p, yt);
+    run_span<NP>(a, L, xg, wt, a.bias + oc0, lanes, 0, OHW, out + oc0 * OHW);
   }
+}
+
+// 32 vector registers of 16 lanes: 16 accumulators, 4 weights, temporaries.
+__attribute__((target("avx512f"))) void conv_group_avx512(const ConvFp32Args& a, const Layout& L, I grp,
+                                                          const float* packed, float* out) {
+  conv_group<16>(a, L, grp, packed, out);
+}
+// 16 registers of 8 lanes: a 16-lane accumulator takes two.
+__attribute__((target("avx2"))) void conv_group_avx2(const ConvFp32Args& a, const Layout& L, I grp,
+                                                     const float* packed, float* out) {
+  conv_group<4>(a, L, grp, packed, out);
+}
+void conv_group_sse(const ConvFp32Args& a, const Layout& L, I grp, const float* packed, float* out) {
+  conv_group<2>(a, L, grp, packed, out);
 }
 
 Layout layout(const ConvGeom& c, const Shape& x, const Shape& y) {
@@ -142,19 +158,35 @@ std::vector<float> pack_conv_fp32(const ConvGeom& c, const Shape& x, const Shape
   return packed;
 }
 
-void conv_fp32(const ConvFp32Args& a, float* out) {
+bool conv_fp32_isa_supported(ConvIsa isa) {
+  if (isa == ConvIsa::avx512) return __builtin_cpu_supports("avx512f");
+  if (isa == ConvIsa::avx2) return __builtin_cpu_supports("avx2");
+  return true;
+}
+
+void conv_fp32_isa(const ConvFp32Args& a, float* out, ConvIsa isa) {
   const Layout L = layout(*a.geom, a.x, a.y);
   if (!tiled(L)) {
     conv_fp32_reference(a, out);
     return;
   }
+  if (!conv_fp32_isa_supported(isa)) throw CompileError("conv_fp32: the host lacks the instruction set asked for");
   std::vector<float> own;
   const float* packed = a.packed;
   if (packed == nullptr) {
     own = pack_conv_fp32(*a.geom, a.x, a.y, a.w);
     packed = own.data();
   }
-  for (I grp = 0; grp < a.geom->group; ++grp) conv_group(a, L, grp, packed, out);
+  // Every variant sums in the same order (no contraction in this file).
+  const auto group = isa == ConvIsa::avx512 ? conv_group_avx512 : isa == ConvIsa::avx2 ? conv_group_avx2 : conv_group_sse;
+  for (I grp = 0; grp < a.geom->group; ++grp) group(a, L, grp, packed, out);
+}
+
+void conv_fp32(const ConvFp32Args& a, float* out) {
+  static const ConvIsa best = conv_fp32_isa_supported(ConvIsa::avx512) ? ConvIsa::avx512
+                              : conv_fp32_isa_supported(ConvIsa::avx2) ? ConvIsa::avx2
+                                                                       : ConvIsa::sse;
+  conv_fp32_isa(a, out, best);
 }
 
 void conv_fp32_reference(const ConvFp32Args& a, float* out) {

@@ -133,6 +133,12 @@ TEST(ConvKernels, Fp32EqualsTheDefinitionBitForBit) {
       std::vector<float> ref(want.size()), fast(want.size()), packed(want.size());
       conv_fp32_reference(a, ref.data());
       conv_fp32(a, fast.data());
+      for (ConvIsa isa : {ConvIsa::sse, ConvIsa::avx2, ConvIsa::avx512}) {
+        if (!conv_fp32_isa_supported(isa)) continue;
+        std::vector<float> y(want.size());
+        conv_fp32_isa(a, y.data(), isa);
+        expect_same_bits(want, y, "conv_fp32 with instruction set " + std::to_string(int(isa)));
+      }
       const auto pk = pack_conv_fp32(c.g, a.x, a.y, a.w);
       a.packed = pk.empty() ? nullptr : pk.data();
       conv_fp32(a, packed.data());

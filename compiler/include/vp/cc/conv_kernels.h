@@ -35,6 +35,12 @@ struct ConvFp32Args {
 
 // Both write y.numel() values to `out`.
 void conv_fp32(const ConvFp32Args& a, float* out);
+// conv_fp32 with a chosen instruction set (conv_fp32 takes the widest the
+// host has): the variants hold 16, 4 and 2 pixels' accumulators in
+// registers, and all give the same bits.
+enum class ConvIsa { sse, avx2, avx512 };
+bool conv_fp32_isa_supported(ConvIsa isa);
+void conv_fp32_isa(const ConvFp32Args& a, float* out, ConvIsa isa);
 // The weights as conv_fp32 reads them (tiles of output channels, channels
 // innermost), empty for the layers it leaves to the plain loops. Packing
 // costs about a quarter of a convolution, so runs of many inputs pack once.
