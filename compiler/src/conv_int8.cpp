@@ -23,26 +23,25 @@ constexpr I kMinThreadMacs = I{1} << 24;
 // acc[oc][p] for the group's ng rows of `w` (each kp codes) against the
 // npix rows of `col` (each kp codes), 2 output channels x 2 pixels at a
 // time so each row loaded feeds two dot products.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void dot_rows(const std::int8_t* w, I ng,
-                                                                           const std::int8_t* col, I npix, I kp,
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void dot_rows(const std::int16_t* w, I ng,
+                                                                           const std::int16_t* col, I npix, I kp,
                                                                            std::int32_t* acc, I acc_stride) {
   for (I p0 = 0; p0 < npix; p0 += kPixelBlock) {
     const I p1 = std::min(npix, p0 + kPixelBlock);
     I oc = 0;
     for (; oc + 2 <= ng; oc += 2) {
-      const std::int8_t* wa = w + oc * kp;
-      const std::int8_t* wb = wa + kp;
+      const std::int16_t* wa = w + oc * kp;
+      const std::int16_t* wb = wa + kp;
       I p = p0;
       for (; p + 2 <= p1; p += 2) {
-        const std::int8_t* xa = col + p * kp;
-        const std::int8_t* xb = xa + kp;
+        const std::int16_t* xa = col + p * kp;
+        const std::int16_t* xb = xa + kp;
         std::int32_t s00 = 0, s01 = 0, s10 = 0, s11 = 0;
         for (I k = 0; k < kp; ++k) {
-          const std::int16_t a0 = wa[k], a1 = wb[k], b0 = xa[k], b1 = xb[k];
-          s00 += a0 * b0;
-          s01 += a0 * b1;
-          s10 += a1 * b0;
-          s11 += a1 * b1;
+          s00 += std::int32_t{wa[k]} * xa[k];
+          s01 += std::int32_t{wa[k]} * xb[k];
+          s10 += std::int32_t{wb[k]} * xa[k];
+          s11 += std::int32_t{wb[k]} * xb[k];
         }
         acc[oc * acc_stride + p] = s00;
         acc[oc * acc_stride + p + 1] = s01;
@@ -50,23 +49,22 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void dot_row
         acc[(oc + 1) * acc_stride + p + 1] = s11;
       }
       for (; p < p1; ++p) {
-        const std::int8_t* xa = col + p * kp;
+        const std::int16_t* xa = col + p * kp;
         std::int32_t s0 = 0, s1 = 0;
         for (I k = 0; k < kp; ++k) {
-          const std::int16_t b0 = xa[k];
-          s0 += std::int16_t{wa[k]} * b0;
-          s1 += std::int16_t{wb[k]} * b0;
+          s0 += std::int32_t{wa[k]} * xa[k];
+          s1 += std::int32_t{wb[k]} * xa[k];
         }
         acc[oc * acc_stride + p] = s0;
         acc[(oc + 1) * acc_stride + p] = s1;
       }
     }
     for (; oc < ng; ++oc) {
-      const std::int8_t* wa = w + oc * kp;
+      const std::int16_t* wa = w + oc * kp;
       for (I p = p0; p < p1; ++p) {
-        const std::int8_t* xa = col + p * kp;
+        const std::int16_t* xa = col + p * kp;
         std::int32_t s = 0;
-        for (I k = 0; k < kp; ++k) s += std::int16_t{wa[k]} * std::int16_t{xa[k]};
+        for (I k = 0; k < kp; ++k) s += std::int32_t{wa[k]} * xa[k];
         acc[oc * acc_stride + p] = s;
       }
     }
@@ -82,10 +80,12 @@ std::vector<std::int32_t> conv_int8(const ConvInt8Args& a) {
   const I K = cg * c.kh * c.kw, kp = (K + kAlign - 1) / kAlign * kAlign;
   std::vector<std::int32_t> acc(static_cast<std::size_t>(a.y.c * npix));
   // col[p][k], k = (ic, r, s) as the weights are laid out; the border is 0.
-  std::vector<std::int8_t> col(static_cast<std::size_t>(npix * kp));
-  std::vector<std::int8_t> w(static_cast<std::size_t>(ng * kp));
+  // Codes widened to 16 bits: the products then map onto multiply-add
+  // instructions of 16-bit pairs into 32-bit sums.
+  std::vector<std::int16_t> col(static_cast<std::size_t>(npix * kp));
+  std::vector<std::int16_t> w(static_cast<std::size_t>(ng * kp));
   for (I grp = 0; grp < c.group; ++grp) {
-    std::fill(col.begin(), col.end(), std::int8_t{0});
+    std::fill(col.begin(), col.end(), std::int16_t{0});
     for (I ic = 0; ic < cg; ++ic) {
       const std::int8_t* xc = a.in + (grp * cg + ic) * H * W;
       for (I r = 0; r < c.kh; ++r)
@@ -94,7 +94,7 @@ std::vector<std::int32_t> conv_int8(const ConvInt8Args& a) {
           for (I oh = 0; oh < OH; ++oh) {
             const I ih = oh * c.sh - c.pt + r * c.dh;
             if (ih < 0 || ih >= H) continue;
-            std::int8_t* cr = col.data() + oh * OW * kp + k;
+            std::int16_t* cr = col.data() + oh * OW * kp + k;
             for (I ow = 0; ow < OW; ++ow) {
               const I iw = ow * c.sw - c.pl + s * c.dw;
               if (iw >= 0 && iw < W) cr[ow * kp] = xc[ih * W + iw];
@@ -102,7 +102,7 @@ std::vector<std::int32_t> conv_int8(const ConvInt8Args& a) {
           }
         }
     }
-    std::fill(w.begin(), w.end(), std::int8_t{0});
+    std::fill(w.begin(), w.end(), std::int16_t{0});
     for (I oc = 0; oc < ng; ++oc) std::copy_n(a.w + (grp * ng + oc) * K, K, w.begin() + oc * kp);
     // Output channels in pairs over the threads; small layers on one.
     std::int32_t* ag = acc.data() + grp * ng * npix;
