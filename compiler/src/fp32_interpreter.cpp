@@ -15,15 +15,8 @@
 namespace vp::cc {
 namespace {
 
-float act(const Node& n, float v) {
-  if (n.act == Act::relu) return std::max(v, 0.f);
-  if (n.act == Act::clip) return std::min(std::max(v, n.clip_lo), n.clip_hi);
-  return v;
-}
-
-FTensor conv(const Graph& g, const Node& n, const FTensor& x, const std::vector<float>* packed) {
-  FTensor y;
-  y.shape = g.val(n.out[0]).shape;
+// Both write into y, whose shape is set and whose buffer may be reused.
+void conv(const Graph& g, const Node& n, const FTensor& x, const std::vector<float>* packed, FTensor& y) {
   y.data.resize(static_cast<std::size_t>(y.shape.numel()));
   ConvFp32Args a;
   a.geom = &n.geom;
@@ -37,13 +30,10 @@ FTensor conv(const Graph& g, const Node& n, const FTensor& x, const std::vector<
   a.clip_hi = n.clip_hi;
   if (packed != nullptr && !packed->empty()) a.packed = packed->data();
   conv_fp32(a, y.data.data());  // conv_fp32.cpp: the fixed summation order
-  return y;
 }
 
-FTensor pool(const Graph& g, const Node& n, const FTensor& x, bool max, bool include_pad) {
+void pool(const Node& n, const FTensor& x, bool max, bool include_pad, FTensor& y) {
   const ConvGeom& c = n.geom;
-  FTensor y;
-  y.shape = g.val(n.out[0]).shape;
   y.data.resize(static_cast<std::size_t>(y.shape.numel()));
   for (std::int64_t ch = 0; ch < y.shape.c; ++ch)
     for (std::int64_t oh = 0; oh < y.shape.h; ++oh)
@@ -66,22 +56,35 @@ FTensor pool(const Graph& g, const Node& n, const FTensor& x, bool max, bool inc
         y.data[static_cast<std::size_t>((ch * y.shape.h + oh) * y.shape.w + ow)] =
             max ? m : static_cast<float>(sum / count);
       }
-  return y;
 }
 
 // One node's output from the values computed before it.
-FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, const std::vector<float>* packed) {
+// `buf`: storage of a tensor freed earlier, reused to spare the page faults
+// of fresh memory.
+FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, const std::vector<float>* packed,
+                  std::vector<float> buf) {
   const FTensor& x = v[static_cast<std::size_t>(n.in[0])];
   FTensor y;
   y.shape = g.val(n.out[0]).shape;
+  y.data = std::move(buf);
+  y.data.clear();
   switch (n.op) {
     case OpKind::Conv:
-      y = conv(g, n, x, packed);
+      conv(g, n, x, packed, y);
       break;
     case OpKind::Add: {
       const FTensor& b = v[static_cast<std::size_t>(n.in[1])];
       y.data.resize(x.data.size());
-      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = act(n, x.data[i] + b.data[i]);
+      // One loop per activation, so each vectorizes (act() element-wise).
+      const float *xa = x.data.data(), *xb = b.data.data();
+      float* yd = y.data.data();
+      const std::size_t count = x.data.size();
+      if (n.act == Act::relu)
+        for (std::size_t i = 0; i < count; ++i) yd[i] = std::max(xa[i] + xb[i], 0.f);
+      else if (n.act == Act::clip)
+        for (std::size_t i = 0; i < count; ++i) yd[i] = std::min(std::max(xa[i] + xb[i], n.clip_lo), n.clip_hi);
+      else
+        for (std::size_t i = 0; i < count; ++i) yd[i] = xa[i] + xb[i];
       break;
     }
     case OpKind::Mul: {
@@ -101,8 +104,8 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       break;
     case OpKind::MaxPool:
     case OpKind::AveragePool:
-      y = pool(g, n, x, n.op == OpKind::MaxPool,
-               n.ints.count("count_include_pad") && n.ints.at("count_include_pad")[0] != 0);
+      pool(n, x, n.op == OpKind::MaxPool, n.ints.count("count_include_pad") && n.ints.at("count_include_pad")[0] != 0,
+           y);
       break;
     case OpKind::GlobalAveragePool: {
       const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
@@ -155,15 +158,32 @@ std::vector<FTensor> run(const Graph& g, const std::vector<FTensor>& inputs,
       if (in >= 0) last[static_cast<std::size_t>(in)] = k;  // -1: an absent optional input
   if (visit)
     for (int id : g.inputs) visit(id, v[static_cast<std::size_t>(id)]);
+  // Buffers of freed tensors; each output takes the smallest that holds it.
+  std::vector<std::vector<float>> spare;
+  auto take = [&](std::size_t numel) {
+    std::size_t best = spare.size();
+    for (std::size_t i = 0; i < spare.size(); ++i)
+      if (spare[i].capacity() >= numel && (best == spare.size() || spare[i].capacity() < spare[best].capacity()))
+        best = i;
+    if (best == spare.size()) return std::vector<float>{};
+    std::vector<float> b = std::move(spare[best]);
+    spare.erase(spare.begin() + static_cast<std::ptrdiff_t>(best));
+    return b;
+  };
+  auto release = [&](std::size_t id) {
+    if (v[id].data.capacity() > 0) spare.push_back(std::move(v[id].data));
+    v[id] = FTensor{};
+  };
   for (std::size_t k = 0; k < g.nodes.size(); ++k) {
     const Node& n = g.nodes[k];
     const auto out = static_cast<std::size_t>(n.out[0]);
-    v[out] = eval_node(g, n, v, packed != nullptr ? &(*packed)[k] : nullptr);
+    v[out] = eval_node(g, n, v, packed != nullptr ? &(*packed)[k] : nullptr,
+                       keep ? std::vector<float>{} : take(static_cast<std::size_t>(g.val(n.out[0]).shape.numel())));
     if (visit) visit(n.out[0], v[out]);
     if (keep) continue;
     for (int in : n.in)
-      if (in >= 0 && last[static_cast<std::size_t>(in)] == k) v[static_cast<std::size_t>(in)] = FTensor{};
-    if (last[out] == npos) v[out] = FTensor{};
+      if (in >= 0 && last[static_cast<std::size_t>(in)] == k) release(static_cast<std::size_t>(in));
+    if (last[out] == npos) release(out);
   }
   return v;
 }
