@@ -11,6 +11,8 @@
 #                   every round, check its outputs equal, and print its
 #                   medians and the median of the per-round time ratios
 #                   (the figure to compare on a shared machine)
+# VP_CC_ARGS=...    more arguments for this build's vp-cc (e.g. --threads 1);
+#                   not for the reference's, which may not know them
 # VP_CC_RECORD=1    write the list (bench/compiler/vp_cc_outputs.sha256)
 #                   from this build's outputs instead of checking
 # The stored list holds each model's ONNX sha256 first: a different export
@@ -29,8 +31,9 @@ trap 'rm -rf "$W"' EXIT
 PY=/usr/bin/python3
 
 # sha256 lines of one compile's outputs, named by model and file kind.
-compile() {  # compile BIN DIR MODEL -> hashes on stdout
+compile() {  # compile BIN DIR MODEL [ARGS...] -> hashes on stdout
   local bin=$1 d=$2 m=$3 test calib
+  shift 3
   mkdir -p "$d"
   read -r test calib < <($PY -c "
 import json
@@ -38,7 +41,7 @@ e=json.load(open('$M/manifest.json'))['models']['$m']
 print('$M/'+e['test'][0], ' '.join('--calib $M/'+c for c in e['calib']))")
   # shellcheck disable=SC2086
   (cd "$d" && /usr/bin/time -f "%e %U %S %M" -o time "$bin/vp-cc" "$M/$m.onnx" -o "$m.asm" $calib \
-    --test "$test" > log 2>&1) || { cat "$d/log" >&2; exit 1; }
+    --test "$test" "$@" > log 2>&1) || { cat "$d/log" >&2; exit 1; }
   local stem
   stem=$(basename "$test" .npy)
   echo "$(sha256sum < "$M/$m.onnx" | cut -d' ' -f1) $m onnx"
@@ -50,10 +53,11 @@ print('$M/'+e['test'][0], ' '.join('--calib $M/'+c for c in e['calib']))")
 
 echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start"
 [ -n "${VP_CC_RECORD:-}" ] && : > "$W/record"
+read -r -a ARGS <<< "${VP_CC_ARGS:-}"
 REF=${VP_CC_REF:+$(cd "${VP_CC_REF:-.}" && pwd)/bin}
 for m in "${MODELS[@]}"; do
   for i in $(seq 1 "$RUNS"); do
-    compile "$B" "$W/$m.$i" "$m" > "$W/$m.$i.sha"
+    compile "$B" "$W/$m.$i" "$m" "${ARGS[@]}" > "$W/$m.$i.sha"
     cmp -s "$W/$m.1.sha" "$W/$m.$i.sha" || { echo "$m: run $i: outputs differ from run 1" >&2; exit 1; }
     if [ -n "$REF" ]; then
       compile "$REF" "$W/$m.ref$i" "$m" > "$W/$m.ref$i.sha"
