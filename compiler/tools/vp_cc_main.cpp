@@ -215,12 +215,16 @@ class Outputs {
     stage_ = tmpl;
     return stage_;
   }
+  // Copied in pieces: the weight image of a ResNet-50 is 100 MB, and a
+  // whole copy in memory costs more than the write.
   void publish_staged(const std::string& staged, const std::string& dest) {
     std::ifstream f(staged, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
     if (!f) throw CompileError("cannot read back '" + staged + "'");
-    add(dest, ss.str());
+    add(dest, nullptr, 0);
+    std::vector<char> chunk(std::size_t{1} << 20);
+    while (f.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || f.gcount() > 0)
+      files_.back()->write(chunk.data(), static_cast<std::size_t>(f.gcount()));
+    if (f.bad()) throw CompileError("cannot read back '" + staged + "'");
   }
   // All or nothing: a rename that fails puts back the outputs moved before it.
   void publish() {
