@@ -3,6 +3,7 @@
 // NCHW (batch 1), ONNX semantics; convolutions in conv_fp32.cpp.
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -204,17 +205,24 @@ void run_fp32_visit(const Graph& g, const std::vector<FTensor>& inputs,
 Fp32Weights pack_fp32_weights(const Graph& g, unsigned threads) {
   Fp32Weights packed(g.nodes.size());
   std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(g.nodes.size());
   auto work = [&] {
     for (std::size_t k; (k = next++) < g.nodes.size();) {
       const Node& n = g.nodes[k];
       if (n.op != OpKind::Conv) continue;
-      packed[k] = pack_conv_fp32(n.geom, g.val(n.in[0]).shape, g.val(n.out[0]).shape, g.val(n.in[1]).data.data());
+      try {
+        packed[k] = pack_conv_fp32(n.geom, g.val(n.in[0]).shape, g.val(n.out[0]).shape, g.val(n.in[1]).data.data());
+      } catch (...) {  // out of memory: reported by the caller's thread
+        errors[k] = std::current_exception();
+      }
     }
   };
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
   return packed;
 }
 
