@@ -1,101 +1,40 @@
 // FP32 reference interpreter of the canonical graph: what the quantizer
 // calibrates against and what the tests measure quantization error with.
-// Plain loops in NCHW order (batch 1), ONNX semantics.
+// NCHW (batch 1), ONNX semantics; convolutions in conv_fp32.cpp.
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <thread>
 
 #include "table_function.h"
+#include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
 namespace {
 
-float act(const Node& n, float v) {
-  if (n.act == Act::relu) return std::max(v, 0.f);
-  if (n.act == Act::clip) return std::min(std::max(v, n.clip_lo), n.clip_hi);
-  return v;
+// Both write into y, whose shape is set and whose buffer may be reused.
+void conv(const Graph& g, const Node& n, const FTensor& x, const std::vector<float>* packed, FTensor& y) {
+  y.data.resize(static_cast<std::size_t>(y.shape.numel()));
+  ConvFp32Args a;
+  a.geom = &n.geom;
+  a.x = x.shape;
+  a.y = y.shape;
+  a.in = x.data.data();
+  a.w = g.val(n.in[1]).data.data();
+  a.bias = g.val(n.in[2]).data.data();
+  a.act = n.act;
+  a.clip_lo = n.clip_lo;
+  a.clip_hi = n.clip_hi;
+  if (packed != nullptr && !packed->empty()) a.packed = packed->data();
+  conv_fp32(a, y.data.data());  // conv_fp32.cpp: the fixed summation order
 }
 
-FTensor conv(const Graph& g, const Node& n, const FTensor& x) {
+void pool(const Node& n, const FTensor& x, bool max, bool include_pad, FTensor& y) {
   const ConvGeom& c = n.geom;
-  const Value& w = g.val(n.in[1]);
-  const Value& b = g.val(n.in[2]);
-  FTensor y;
-  y.shape = g.val(n.out[0]).shape;
-  const std::int64_t OH = y.shape.h, OW = y.shape.w, H = x.shape.h, W = x.shape.w;
-  y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0.f);
-  const std::int64_t cg = x.shape.c / c.group, ng = y.shape.c / c.group;
-  auto wat = [&](std::int64_t oc, std::int64_t ic, int r, int s) {
-    return w.data[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)];
-  };
-  // Blocks of up to 4 output channels x 4 input channels per kernel tap, the
-  // output row innermost: each input row loaded once feeds 4 output rows,
-  // and the 4 output rows stay in cache while the input channels stream
-  // (the calibration pass runs this for every calibration input).
-  for (std::int64_t grp = 0; grp < c.group; ++grp) {
-    for (std::int64_t oc0 = grp * ng; oc0 < (grp + 1) * ng; oc0 += 4) {
-      const std::int64_t nb = std::min<std::int64_t>(4, (grp + 1) * ng - oc0);
-      float* yo[4] = {};
-      for (std::int64_t j = 0; j < nb; ++j) {
-        yo[j] = y.data.data() + (oc0 + j) * OH * OW;
-        std::fill(yo[j], yo[j] + OH * OW, b.data[static_cast<std::size_t>(oc0 + j)]);
-      }
-      for (int r = 0; r < c.kh; ++r)
-        for (int s = 0; s < c.kw; ++s) {
-          const std::int64_t off = std::int64_t{s} * c.dw - c.pl;
-          const std::int64_t ow0 = off >= 0 ? 0 : (-off + c.sw - 1) / c.sw;
-          const std::int64_t ow1 = std::min<std::int64_t>(OW, W - 1 - off < 0 ? 0 : (W - 1 - off) / c.sw + 1);
-          if (ow0 >= ow1) continue;
-          for (std::int64_t oh = 0; oh < OH; ++oh) {
-            const std::int64_t ih = oh * c.sh - c.pt + std::int64_t{r} * c.dh;
-            if (ih < 0 || ih >= H) continue;
-            for (std::int64_t ic0 = 0; ic0 < cg; ic0 += 4) {
-              const std::int64_t ib = std::min<std::int64_t>(4, cg - ic0);
-              const float* xr[4];
-              float wv[4][4] = {};
-              for (std::int64_t i = 0; i < 4; ++i) {
-                const std::int64_t ic = ic0 + std::min(i, ib - 1);
-                xr[i] = x.data.data() + (grp * cg + ic) * H * W + ih * W + off;
-                for (std::int64_t j = 0; j < nb && i < ib; ++j) wv[j][i] = wat(oc0 + j, ic, r, s);
-              }
-              // Missing channels of a partial block have weight 0 and read a
-              // valid row, so one loop serves every block.
-              float* y0 = yo[0] + oh * OW;
-              float* y1 = (nb > 1 ? yo[1] : yo[0]) + oh * OW;
-              float* y2 = (nb > 2 ? yo[2] : yo[0]) + oh * OW;
-              float* y3 = (nb > 3 ? yo[3] : yo[0]) + oh * OW;
-              const std::int64_t sw = c.sw;
-              if (nb == 4) {
-                for (std::int64_t ow = ow0; ow < ow1; ++ow) {
-                  const float a0 = xr[0][ow * sw], a1 = xr[1][ow * sw], a2 = xr[2][ow * sw], a3 = xr[3][ow * sw];
-                  y0[ow] += wv[0][0] * a0 + wv[0][1] * a1 + wv[0][2] * a2 + wv[0][3] * a3;
-                  y1[ow] += wv[1][0] * a0 + wv[1][1] * a1 + wv[1][2] * a2 + wv[1][3] * a3;
-                  y2[ow] += wv[2][0] * a0 + wv[2][1] * a1 + wv[2][2] * a2 + wv[2][3] * a3;
-                  y3[ow] += wv[3][0] * a0 + wv[3][1] * a1 + wv[3][2] * a2 + wv[3][3] * a3;
-                }
-              } else {
-                for (std::int64_t j = 0; j < nb; ++j) {
-                  float* yr = yo[j] + oh * OW;
-                  for (std::int64_t ow = ow0; ow < ow1; ++ow)
-                    yr[ow] += wv[j][0] * xr[0][ow * sw] + wv[j][1] * xr[1][ow * sw] + wv[j][2] * xr[2][ow * sw] +
-                              wv[j][3] * xr[3][ow * sw];
-                }
-              }
-            }
-          }
-        }
-      for (std::int64_t j = 0; j < nb; ++j)
-        for (std::int64_t i = 0; i < OH * OW; ++i) yo[j][i] = act(n, yo[j][i]);
-    }
-  }
-  return y;
-}
-
-FTensor pool(const Graph& g, const Node& n, const FTensor& x, bool max, bool include_pad) {
-  const ConvGeom& c = n.geom;
-  FTensor y;
-  y.shape = g.val(n.out[0]).shape;
   y.data.resize(static_cast<std::size_t>(y.shape.numel()));
   for (std::int64_t ch = 0; ch < y.shape.c; ++ch)
     for (std::int64_t oh = 0; oh < y.shape.h; ++oh)
@@ -118,12 +57,90 @@ FTensor pool(const Graph& g, const Node& n, const FTensor& x, bool max, bool inc
         y.data[static_cast<std::size_t>((ch * y.shape.h + oh) * y.shape.w + ow)] =
             max ? m : static_cast<float>(sum / count);
       }
+}
+
+// One node's output from the values computed before it.
+// `buf`: storage of a tensor freed earlier, reused to spare the page faults
+// of fresh memory.
+FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, const std::vector<float>* packed,
+                  std::vector<float> buf) {
+  const FTensor& x = v[static_cast<std::size_t>(n.in[0])];
+  FTensor y;
+  y.shape = g.val(n.out[0]).shape;
+  y.data = std::move(buf);
+  y.data.clear();
+  switch (n.op) {
+    case OpKind::Conv:
+      conv(g, n, x, packed, y);
+      break;
+    case OpKind::Add: {
+      const FTensor& b = v[static_cast<std::size_t>(n.in[1])];
+      y.data.resize(x.data.size());
+      // One loop per activation, so each vectorizes (act() element-wise).
+      const float *xa = x.data.data(), *xb = b.data.data();
+      float* yd = y.data.data();
+      const std::size_t count = x.data.size();
+      if (n.act == Act::relu)
+        for (std::size_t i = 0; i < count; ++i) yd[i] = std::max(xa[i] + xb[i], 0.f);
+      else if (n.act == Act::clip)
+        for (std::size_t i = 0; i < count; ++i) yd[i] = std::min(std::max(xa[i] + xb[i], n.clip_lo), n.clip_hi);
+      else
+        for (std::size_t i = 0; i < count; ++i) yd[i] = xa[i] + xb[i];
+      break;
+    }
+    case OpKind::Mul: {
+      const auto& k = g.val(n.in[1]).data;
+      const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+      y.data.resize(x.data.size());
+      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[k.size() == 1 ? 0 : i / hw];
+      break;
+    }
+    case OpKind::Relu:
+      y.data.resize(x.data.size());
+      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::max(x.data[i], 0.f);
+      break;
+    case OpKind::Clip:
+      y.data.resize(x.data.size());
+      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::min(std::max(x.data[i], n.clip_lo), n.clip_hi);
+      break;
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+      pool(n, x, n.op == OpKind::MaxPool, n.ints.count("count_include_pad") && n.ints.at("count_include_pad")[0] != 0,
+           y);
+      break;
+    case OpKind::GlobalAveragePool: {
+      const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+      y.data.assign(static_cast<std::size_t>(x.shape.c), 0.f);
+      for (std::size_t c = 0; c < y.data.size(); ++c) {
+        double s = 0;
+        for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
+        y.data[c] = static_cast<float>(s / static_cast<double>(hw));
+      }
+      break;
+    }
+    case OpKind::Concat:
+      for (int in : n.in) {
+        const auto& d = v[static_cast<std::size_t>(in)].data;
+        y.data.insert(y.data.end(), d.begin(), d.end());
+      }
+      break;
+    default:
+      if (op_has(n.op, op_table)) {  // one function of one input (operators.def)
+        y.data.resize(x.data.size());
+        for (std::size_t i = 0; i < x.data.size(); ++i)
+          y.data[i] = static_cast<float>(table_function(n, double(x.data[i])));
+        break;
+      }
+      // not a chip operator (operators.def): canonicalize removes it
+      throw CompileError("FP32 interpreter: node '" + n.name + "' has op " + op_name(n.op));
+  }
   return y;
 }
 
-}  // namespace
-
-std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& inputs) {
+// Runs the graph; `keep` false frees each tensor after its last reader.
+std::vector<FTensor> run(const Graph& g, const std::vector<FTensor>& inputs,
+                         const std::function<void(int, const FTensor&)>& visit, bool keep,
+                         const Fp32Weights* packed) {
   if (inputs.size() != g.inputs.size())
     throw CompileError("model has " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   std::vector<FTensor> v(g.values.size());
@@ -134,69 +151,79 @@ std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& in
                          std::to_string(inputs[i].data.size()));
     v[static_cast<std::size_t>(g.inputs[i])] = FTensor{gv.shape, inputs[i].data};
   }
-  for (const Node& n : g.nodes) {
-    const FTensor& x = v[static_cast<std::size_t>(n.in[0])];
-    FTensor y;
-    y.shape = g.val(n.out[0]).shape;
-    switch (n.op) {
-      case OpKind::Conv:
-        y = conv(g, n, x);
-        break;
-      case OpKind::Add: {
-        const FTensor& b = v[static_cast<std::size_t>(n.in[1])];
-        y.data.resize(x.data.size());
-        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = act(n, x.data[i] + b.data[i]);
-        break;
-      }
-      case OpKind::Mul: {
-        const auto& k = g.val(n.in[1]).data;
-        const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
-        y.data.resize(x.data.size());
-        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[k.size() == 1 ? 0 : i / hw];
-        break;
-      }
-      case OpKind::Relu:
-        y.data.resize(x.data.size());
-        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::max(x.data[i], 0.f);
-        break;
-      case OpKind::Clip:
-        y.data.resize(x.data.size());
-        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = std::min(std::max(x.data[i], n.clip_lo), n.clip_hi);
-        break;
-      case OpKind::MaxPool:
-      case OpKind::AveragePool:
-        y = pool(g, n, x, n.op == OpKind::MaxPool,
-                 n.ints.count("count_include_pad") && n.ints.at("count_include_pad")[0] != 0);
-        break;
-      case OpKind::GlobalAveragePool: {
-        const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
-        y.data.assign(static_cast<std::size_t>(x.shape.c), 0.f);
-        for (std::size_t c = 0; c < y.data.size(); ++c) {
-          double s = 0;
-          for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
-          y.data[c] = static_cast<float>(s / static_cast<double>(hw));
-        }
-        break;
-      }
-      case OpKind::Concat:
-        for (int in : n.in) {
-          const auto& d = v[static_cast<std::size_t>(in)].data;
-          y.data.insert(y.data.end(), d.begin(), d.end());
-        }
-        break;
-      default:
-        if (op_has(n.op, op_table)) {  // one function of one input (operators.def)
-          y.data.resize(x.data.size());
-          for (std::size_t i = 0; i < x.data.size(); ++i)
-            y.data[i] = static_cast<float>(table_function(n, double(x.data[i])));
-          break;
-        }
-        // not a chip operator (operators.def): canonicalize removes it
-        throw CompileError("FP32 interpreter: node '" + n.name + "' has op " + op_name(n.op));
-    }
-    v[static_cast<std::size_t>(n.out[0])] = std::move(y);
+  // The last node reading each value; npos: none.
+  constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> last(g.values.size(), npos);
+  for (std::size_t k = 0; k < g.nodes.size(); ++k)
+    for (int in : g.nodes[k].in)
+      if (in >= 0) last[static_cast<std::size_t>(in)] = k;  // -1: an absent optional input
+  if (visit)
+    for (int id : g.inputs) visit(id, v[static_cast<std::size_t>(id)]);
+  // Buffers of freed tensors; each output takes the smallest that holds it.
+  std::vector<std::vector<float>> spare;
+  auto take = [&](std::size_t numel) {
+    std::size_t best = spare.size();
+    for (std::size_t i = 0; i < spare.size(); ++i)
+      if (spare[i].capacity() >= numel && (best == spare.size() || spare[i].capacity() < spare[best].capacity()))
+        best = i;
+    if (best == spare.size()) return std::vector<float>{};
+    std::vector<float> b = std::move(spare[best]);
+    spare.erase(spare.begin() + static_cast<std::ptrdiff_t>(best));
+    return b;
+  };
+  auto release = [&](std::size_t id) {
+    if (v[id].data.capacity() > 0) spare.push_back(std::move(v[id].data));
+    v[id] = FTensor{};
+  };
+  for (std::size_t k = 0; k < g.nodes.size(); ++k) {
+    const Node& n = g.nodes[k];
+    const auto out = static_cast<std::size_t>(n.out[0]);
+    v[out] = eval_node(g, n, v, packed != nullptr ? &(*packed)[k] : nullptr,
+                       keep ? std::vector<float>{} : take(static_cast<std::size_t>(g.val(n.out[0]).shape.numel())));
+    if (visit) visit(n.out[0], v[out]);
+    if (keep) continue;
+    for (int in : n.in)
+      if (in >= 0 && last[static_cast<std::size_t>(in)] == k) release(static_cast<std::size_t>(in));
+    if (last[out] == npos) release(out);
   }
   return v;
+}
+
+}  // namespace
+
+std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& inputs) {
+  return run(g, inputs, nullptr, true, nullptr);
+}
+
+void run_fp32_visit(const Graph& g, const std::vector<FTensor>& inputs,
+                    const std::function<void(int value_id, const FTensor&)>& visit, const Fp32Weights* packed) {
+  if (packed != nullptr && packed->size() != g.nodes.size())
+    throw CompileError("FP32 interpreter: packed weights of another graph");
+  run(g, inputs, visit, false, packed);
+}
+
+Fp32Weights pack_fp32_weights(const Graph& g, unsigned threads) {
+  Fp32Weights packed(g.nodes.size());
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(g.nodes.size());
+  auto work = [&] {
+    for (std::size_t k; (k = next++) < g.nodes.size();) {
+      const Node& n = g.nodes[k];
+      if (n.op != OpKind::Conv) continue;
+      try {
+        packed[k] = pack_conv_fp32(n.geom, g.val(n.in[0]).shape, g.val(n.out[0]).shape, g.val(n.in[1]).data.data());
+      } catch (...) {  // out of memory: reported by the caller's thread
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return packed;
 }
 
 std::vector<FTensor> run_fp32(const Graph& g, const std::vector<FTensor>& inputs) {

@@ -4,8 +4,10 @@
 // clamp; widen-scale-add-vrqs for residual adds; vpsum + vrqs for averages.
 // The platform's output must equal it byte for byte in ideal mode.
 #include <algorithm>
+#include <thread>
 
 #include "int_arith.h"
+#include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -15,41 +17,27 @@ using I = std::int64_t;
 
 std::int8_t clamp_q(const Node& n, I v) { return static_cast<std::int8_t>(std::clamp<I>(v, n.q.lo, n.q.hi)); }
 
-QTensor conv(const Graph& g, const Node& n, const QTensor& x) {
-  const ConvGeom& c = n.geom;
+QTensor conv(const Graph& g, const Node& n, const QTensor& x, unsigned threads) {
   QTensor y;
   y.shape = g.val(n.out[0]).shape;
-  const I OH = y.shape.h, OW = y.shape.w, H = x.shape.h, W = x.shape.w;
   y.data.resize(static_cast<std::size_t>(y.shape.numel()));
-  const I cg = x.shape.c / c.group, ng = y.shape.c / c.group;
   // int32 accumulation is exact: |sum| <= K * 127 * 128 < 2^31 for any K the
   // chip can hold, which is also why the crossbar's int32 output never
-  // saturates. Same loop order as the FP32 interpreter; the border reads 0.
-  std::vector<std::int32_t> acc(static_cast<std::size_t>(OH * OW));
+  // saturates; conv_int8.cpp may therefore sum in any order.
+  ConvInt8Args a;
+  a.geom = &n.geom;
+  a.x = x.shape;
+  a.y = y.shape;
+  a.in = x.data.data();
+  a.w = n.q.w.data();
+  a.threads = threads;
+  const std::vector<std::int32_t> acc = conv_int8(a);
+  const I hw = y.shape.h * y.shape.w;
   for (I oc = 0; oc < y.shape.c; ++oc) {
-    const I grp = oc / ng;
     const auto uoc = static_cast<std::size_t>(oc);
-    std::fill(acc.begin(), acc.end(), 0);
-    for (I ic = 0; ic < cg; ++ic)
-      for (int r = 0; r < c.kh; ++r)
-        for (int s = 0; s < c.kw; ++s) {
-          const std::int32_t wv = n.q.w[static_cast<std::size_t>(((oc * cg + ic) * c.kh + r) * c.kw + s)];
-          if (wv == 0) continue;
-          const I off = I{s} * c.dw - c.pl;
-          const I ow0 = off >= 0 ? 0 : (-off + c.sw - 1) / c.sw;
-          const I ow1 = std::min<I>(OW, W - 1 - off < 0 ? 0 : (W - 1 - off) / c.sw + 1);
-          const std::int8_t* xc = x.data.data() + (grp * cg + ic) * H * W;
-          for (I oh = 0; oh < OH; ++oh) {
-            const I ih = oh * c.sh - c.pt + I{r} * c.dh;
-            if (ih < 0 || ih >= H) continue;
-            const std::int8_t* xr = xc + ih * W + off;
-            std::int32_t* ar = acc.data() + oh * OW;
-            for (I ow = ow0; ow < ow1; ++ow) ar[ow] += wv * xr[ow * c.sw];
-          }
-        }
-    for (I i = 0; i < OH * OW; ++i) {
-      const I a = sat32(sat32(acc[static_cast<std::size_t>(i)]) + n.q.bias[uoc]);
-      y.data[static_cast<std::size_t>(oc * OH * OW + i)] = clamp_q(n, requant(a, n.q.mult[uoc], n.q.shift[uoc]));
+    for (I i = oc * hw; i < (oc + 1) * hw; ++i) {
+      const I v = sat32(sat32(acc[static_cast<std::size_t>(i)]) + n.q.bias[uoc]);
+      y.data[static_cast<std::size_t>(i)] = clamp_q(n, requant(v, n.q.mult[uoc], n.q.shift[uoc]));
     }
   }
   return y;
@@ -80,7 +68,8 @@ QTensor pool(const Graph& g, const Node& n, const QTensor& x, bool max) {
 
 }  // namespace
 
-std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs) {
+std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs, unsigned threads) {
+  if (threads == 0) threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   if (inputs.size() != g.inputs.size())
     throw CompileError("model has " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   std::vector<QTensor> v(g.values.size());
@@ -97,7 +86,7 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
     const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
     switch (n.op) {
       case OpKind::Conv:
-        y = conv(g, n, x);
+        y = conv(g, n, x, threads);
         break;
       case OpKind::Add: {
         const QTensor& b = v[static_cast<std::size_t>(n.in[1])];
@@ -146,8 +135,8 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
   return v;
 }
 
-std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs) {
-  auto v = run_golden_all(g, inputs);
+std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs, unsigned threads) {
+  auto v = run_golden_all(g, inputs, threads);
   std::vector<QTensor> out;
   for (int o : g.outputs) out.push_back(std::move(v[static_cast<std::size_t>(o)]));
   return out;

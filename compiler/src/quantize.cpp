@@ -9,7 +9,10 @@
 // one bit of range for tensors that are never negative.
 #include <algorithm>
 #include <cmath>
+#include <atomic>
+#include <exception>
 #include <random>
+#include <thread>
 
 #include "int_arith.h"
 #include "table_function.h"
@@ -65,6 +68,40 @@ void quantize_conv(Graph& g, Node& n) {
   y.nonneg = n.q.lo >= 0;
 }
 
+// The largest |x| of a tensor: 16 running maxima, then theirs (a maximum
+// is the same in any order; a NaN is passed over as std::max passes it).
+float max_abs(const std::vector<float>& d) {
+  constexpr std::size_t kLanes = 16;
+  float m[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= d.size(); i += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k) m[k] = std::max(m[k], std::fabs(d[i + k]));
+  for (; i < d.size(); ++i) m[0] = std::max(m[0], std::fabs(d[i]));
+  return *std::max_element(m, m + kLanes);
+}
+
+// One calibration input's range of every value: its largest |x|, or the
+// given percentile of |x|; 0 for constants.
+std::vector<float> input_ranges(const Graph& g, const std::vector<FTensor>& set, double percentile,
+                                const Fp32Weights& packed) {
+  std::vector<float> range(g.values.size(), 0.f);
+  std::vector<float> mag;
+  run_fp32_visit(g, set, [&](int id, const FTensor& t) {
+    if (t.data.empty()) return;
+    float& r = range[static_cast<std::size_t>(id)];
+    if (percentile >= 100) {
+      r = max_abs(t.data);
+      return;
+    }
+    mag.resize(t.data.size());
+    std::transform(t.data.begin(), t.data.end(), mag.begin(), [](float v) { return std::fabs(v); });
+    const auto k = std::min(mag.size() - 1, static_cast<std::size_t>(std::ceil(percentile / 100.0 * double(mag.size()))) - 1);
+    std::nth_element(mag.begin(), mag.begin() + static_cast<std::ptrdiff_t>(k), mag.end());
+    r = mag[k];
+  }, &packed);
+  return range;
+}
+
 }  // namespace
 
 std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count, std::uint64_t seed) {
@@ -85,27 +122,36 @@ std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count,
   return sets;
 }
 
-void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double percentile) {
+void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double percentile, unsigned threads) {
   if (calib.empty()) throw CompileError("quantize: no calibration inputs");
   if (!(percentile > 0 && percentile <= 100)) throw CompileError("quantize: percentile must be in (0, 100]");
-  std::vector<float> amax(g.values.size(), 0.f);
-  std::vector<float> mag;
-  for (const auto& set : calib) {
-    const auto all = run_fp32_all(g, set);
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      if (all[i].data.empty()) continue;
-      if (percentile >= 100) {
-        for (float v : all[i].data) amax[i] = std::max(amax[i], std::fabs(v));
-        continue;
+  if (threads == 0) threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, calib.size()));
+  const Fp32Weights packed = pack_fp32_weights(g, threads);
+  // Each input's range of every value, on worker threads; merged in input
+  // order (a maximum, so the order is moot, but the first error reported
+  // is that of the first input that fails whatever the thread count).
+  std::vector<std::vector<float>> ranges(calib.size());
+  std::vector<std::exception_ptr> errors(calib.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k; (k = next++) < calib.size();) {
+      try {
+        ranges[k] = input_ranges(g, calib[k], percentile, packed);
+      } catch (...) {
+        errors[k] = std::current_exception();
       }
-      // The given percentile of |x| over this input; the largest over inputs.
-      mag.resize(all[i].data.size());
-      std::transform(all[i].data.begin(), all[i].data.end(), mag.begin(), [](float v) { return std::fabs(v); });
-      const auto k = std::min(mag.size() - 1, static_cast<std::size_t>(std::ceil(percentile / 100.0 * double(mag.size()))) - 1);
-      std::nth_element(mag.begin(), mag.begin() + static_cast<std::ptrdiff_t>(k), mag.end());
-      amax[i] = std::max(amax[i], mag[k]);
     }
-  }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<float> amax(g.values.size(), 0.f);
+  for (const auto& r : ranges)
+    for (std::size_t i = 0; i < amax.size(); ++i) amax[i] = std::max(amax[i], r[i]);
   for (std::size_t i = 0; i < g.values.size(); ++i)
     if (!g.values[i].is_const) g.values[i].scale = amax[i] > 0 ? amax[i] / 127.0 : 1.0;
 

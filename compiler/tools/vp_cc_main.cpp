@@ -36,6 +36,7 @@ namespace {
 const char* kUsage =
     "usage: vp-cc MODEL.onnx -o OUT.asm [--chip NAME] [--set key=value]... [--calib X.npy[,X2.npy]]...\n"
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
+    "             [--threads N]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
@@ -46,6 +47,9 @@ const char* kUsage =
     "                   DIR/<stem>.golden.bin (the golden model's output bytes, as vp-run writes them)\n"
     "  --test-dir DIR   where --test files go (default: the directory of -o)\n"
     "  --calib-percentile P   activation range = the P-th percentile of |x| (default 100: the maximum)\n"
+    "  --threads N      host threads for the calibration inputs and the golden model's convolutions\n"
+    "                   (default 0: one per core, at most 8);\n"
+    "                   the result is the same for every N\n"
     "  --placement P    pipeline (default): each CU runs one layer, all layers at once, when one copy of\n"
     "                   every layer fits the CUs (else shared); shared: CUs hold loads of many layers\n"
     "  --lanes L        pipeline placement: copies of a CU's load side by side on its crossbars, each\n"
@@ -63,6 +67,7 @@ struct Options {
   std::vector<std::string> sets, calib, tests;
   bool report = false;
   double percentile = 100.0;
+  unsigned threads = 0;
 };
 
 struct UsageError : std::runtime_error {
@@ -92,6 +97,13 @@ Options parse_options(int argc, char** argv, bool& help) {
         throw UsageError(std::string(e.what()) + " (a percentile above 0, at most 100)");
       }
       if (!(o.percentile > 0)) throw UsageError("--calib-percentile " + v + ": expected a percentile above 0, at most 100");
+    } else if (a == "--threads") {
+      const std::string v = next();
+      try {
+        o.threads = static_cast<unsigned>(vp::common::parse_uint(v, "--threads", 256));
+      } catch (const vp::common::NumberError& e) {
+        throw UsageError(std::string(e.what()) + " (a thread count, 0 for one per core)");
+      }
     } else if (a == "--test") o.tests.push_back(next());
     else if (a == "--test-dir") o.test_dir = next();
     else if (a == "--dump-ir") o.dump_dir = next();
@@ -213,12 +225,16 @@ class Outputs {
     stage_ = tmpl;
     return stage_;
   }
+  // Copied in pieces: the weight image of a ResNet-50 is 100 MB, and a
+  // whole copy in memory costs more than the write.
   void publish_staged(const std::string& staged, const std::string& dest) {
     std::ifstream f(staged, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
     if (!f) throw CompileError("cannot read back '" + staged + "'");
-    add(dest, ss.str());
+    add(dest, nullptr, 0);
+    std::vector<char> chunk(std::size_t{1} << 20);
+    while (f.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || f.gcount() > 0)
+      files_.back()->write(chunk.data(), static_cast<std::size_t>(f.gcount()));
+    if (f.bad()) throw CompileError("cannot read back '" + staged + "'");
   }
   // All or nothing: a rename that fails puts back the outputs moved before it.
   void publish() {
@@ -335,7 +351,7 @@ int compile(const Options& o) {
   if (sets_in.empty()) sets_in = default_calibration(g);
   const double t_front = since(t0);
   const auto t1 = std::chrono::steady_clock::now();
-  quantize(g, sets_in, o.percentile);
+  quantize(g, sets_in, o.percentile, o.threads);
   const double t_quant = since(t1);
   dump(o.dump_dir, 3, "quantized", g);
 
@@ -388,7 +404,7 @@ int compile(const Options& o) {
     const std::string pre = dir.empty() ? "" : dir + "/";
     for (const auto& tpath : o.tests) {
       const QTensor q = quantize_input(g, 0, load_input(g, tpath));
-      const auto in = to_hwc(q), golden = to_hwc(run_golden(g, {q})[0]);
+      const auto in = to_hwc(q), golden = to_hwc(run_golden(g, {q}, o.threads)[0]);
       outs.add(pre + stem_of(tpath) + ".in.bin", in.data(), in.size());
       outs.add(pre + stem_of(tpath) + ".golden.bin", golden.data(), golden.size());
     }

@@ -106,6 +106,23 @@ TEST_F(VpCcCli, CalibPercentileAndIoAreParsedStrictly) {
   EXPECT_TRUE(outputs().empty());
 }
 
+TEST_F(VpCcCli, ThreadsAreParsedStrictlyAndChangeNoByte) {
+  for (const char* bad : {"abc", "-1", "257", "1.5", ""}) {
+    const auto r = cc(std::string("net.onnx -o o.asm --threads '") + bad + "'");
+    EXPECT_FAILS(r, 2, "--threads");
+  }
+  EXPECT_TRUE(outputs().empty());
+  std::vector<std::string> first;
+  for (const char* n : {"1", "3", "0"}) {
+    const auto r = cc(std::string("net.onnx -o o.asm --calib calib.npy --test test.npy --threads ") + n);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::vector<std::string> got = {slurp(path("o.asm")), slurp(path("o.xbar")), slurp(path("o.io.json")),
+                                          slurp(path("test.golden.bin"))};
+    if (first.empty()) first = got;
+    else EXPECT_TRUE(got == first) << "--threads " << n;
+  }
+}
+
 TEST_F(VpCcCli, NotAModelSaysWhatItIs) {
   write("in-empty.onnx", "");
   EXPECT_FAILS(cc("in-empty.onnx -o o.asm"), 1, "in-empty.onnx: empty file");

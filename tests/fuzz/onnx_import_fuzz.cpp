@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::int64_t work = 0;
     for (const auto& v : g.values) work += v.is_const ? static_cast<std::int64_t>(v.data.size()) : v.shape.numel();
     if (work > (1 << 16)) return 0;
-    vp::cc::quantize(g, vp::cc::default_calibration(g), 100.0);
+    vp::cc::quantize(g, vp::cc::default_calibration(g), 100.0, 1);  // one thread: a crash replays alike
   } catch (const vp::cc::CompileError&) {
   }
   return 0;

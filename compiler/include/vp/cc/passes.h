@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,18 @@ void canonicalize(Graph& g);
 // empty for constants.
 std::vector<FTensor> run_fp32_all(const Graph& g, const std::vector<FTensor>& inputs);
 std::vector<FTensor> run_fp32(const Graph& g, const std::vector<FTensor>& inputs);
+// The same run handing each value to `visit` as it is computed (the inputs
+// first, then each node's output in node order) and freeing every tensor no
+// later node reads: what calibration needs, in a fraction of the memory.
+// `packed` (pack_fp32_weights of the same graph) saves repacking the
+// convolution weights on every run.
+using Fp32Weights = std::vector<std::vector<float>>;
+void run_fp32_visit(const Graph& g, const std::vector<FTensor>& inputs,
+                    const std::function<void(int value_id, const FTensor&)>& visit,
+                    const Fp32Weights* packed = nullptr);
+// Every Conv node's weights in conv_fp32's layout (index: node), packed on
+// up to `threads` host threads.
+Fp32Weights pack_fp32_weights(const Graph& g, unsigned threads = 1);
 
 // ---- quantize -------------------------------------------------------------------
 // Default calibration when no --calib files are given: kDefaultCalibInputs
@@ -73,16 +86,22 @@ std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count 
 // percentile < 100: each activation's range is that percentile of |x| on a
 // calibration input (the largest over inputs) instead of its maximum; values
 // beyond it saturate.
-void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double percentile = 100.0);
+// The calibration inputs run on up to `threads` host threads (0: one per
+// core, at most 8); each input's ranges are its own and are merged in input
+// order, so the result does not depend on the count.
+void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double percentile = 100.0,
+              unsigned threads = 0);
 
 // Float input -> the int8 tensor the chip reads (round(x / scale), saturated).
 QTensor quantize_input(const Graph& g, int input_index, const FTensor& x);
 FTensor dequantize(const Graph& g, int value_id, const QTensor& q);
 
 // ---- golden model ---------------------------------------------------------------
-std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs);
+// Large convolutions split their output channels over up to `threads` host
+// threads (0: one per core, at most 8); integer sums, so the same bytes.
+std::vector<QTensor> run_golden(const Graph& g, const std::vector<QTensor>& inputs, unsigned threads = 1);
 // Every value's tensor (index = value id), empty for constants.
-std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs);
+std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs, unsigned threads = 1);
 
 // ---- map, plan, emit --------------------------------------------------------------
 // replicate: kReplicateAuto lets the cost model choose each layer's copies
