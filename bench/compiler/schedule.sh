@@ -28,7 +28,7 @@ for m in "${models[@]}"; do
   /usr/bin/python3 - "$W/$m.log" "$W/$m.json" "$m" <<'PY'
 import json, re, sys
 log = open(sys.argv[1]).read()
-tot = re.search(r"^total: .*?(\d+) of \d+ crossbars.*est\. (\d+) cycles, MVM bound (\d+)", log, re.M)
+tot = re.search(r"^total: .*?(\d+) of \d+ crossbars.*est\. (\d+) cycles.*?, MVM bound (\d+)", log, re.M)
 chip = json.load(open(sys.argv[2]))["chip_figures"]
 print("%-14s %14d %14s %14s %10s" % (sys.argv[3], chip["inference_cycles"], tot.group(2), tot.group(3), tot.group(1)))
 PY

@@ -222,32 +222,45 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       s.copies = to;
     }
   } else {
-    // The fewest copies past the current ones that shorten the stage (the
-    // share's geometry, strips and lanes, decides which counts help), or
-    // 0 when none within the spare CUs does.
-    auto better = [&](const Stage& s) {
-      const std::int64_t now = cm.stage(s.cost, s.copies);
-      for (int to = s.copies + 1; to <= s.copies + 64 && fits(s, to); ++to)
-        if (cm.stage(s.cost, to) < now) return to;
-      return 0;
-    };
+    // Copies go where they shorten the inference most per CU. A row of a
+    // layer's share is one step of the row hand-over, and a reader waits
+    // for about one step of each layer before it, so a single inference
+    // takes about the slowest stage plus the sum of every layer's step:
+    // copies that shorten a stage (more rows or pixels dealt out) or a step
+    // (narrower strips) both count.
+    auto step = [&](const Stage& s, int k) { return cm.step(s.cost, k); };
     for (;;) {
-      Stage* slowest = nullptr;
-      std::int64_t worst = -1;
-      int grow = 0;
-      for (Stage& s : stages) {
+      std::int64_t top = 0, second = 0;
+      for (const Stage& s : stages) {
         const std::int64_t c = cm.stage(s.cost, s.copies);
-        if (c <= worst) continue;
-        const int to = better(s);
-        if (to == 0) continue;
-        worst = c;
-        slowest = &s;
-        grow = to;
+        if (c > top) {
+          second = top;
+          top = c;
+        } else if (c > second) {
+          second = c;
+        }
       }
-      if (!slowest) break;
-      const int to = grow;
-      spare -= std::int64_t{slowest->cus_per_copy} * (to - slowest->copies);
-      slowest->copies = to;
+      Stage* pick = nullptr;
+      int grow = 0;
+      double best = 0;
+      for (Stage& s : stages) {
+        const std::int64_t c0 = cm.stage(s.cost, s.copies), s0 = step(s, s.copies);
+        const std::int64_t others = c0 == top ? second : top;
+        for (int to = s.copies + 1; to <= s.copies + 64 && fits(s, to); ++to) {
+          const std::int64_t c1 = cm.stage(s.cost, to), s1 = step(s, to);
+          if (c1 >= c0 && s1 >= s0) continue;
+          const std::int64_t saved = (std::max(top, c0) - std::max(others, c1)) + (s0 - s1);
+          const double gain = static_cast<double>(saved) / (double(s.cus_per_copy) * (to - s.copies));
+          if (gain > best) {
+            best = gain;
+            pick = &s;
+            grow = to;
+          }
+        }
+      }
+      if (!pick) break;
+      spare -= std::int64_t{pick->cus_per_copy} * (grow - pick->copies);
+      pick->copies = grow;
     }
   }
   // Fewest lanes that keep each stage's time (spare crossbars stay unprogrammed).
@@ -286,6 +299,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     n.cores.clear();
     n.replicas = s.copies;
     n.stage_cycles = cm.stage(s.cost, s.copies);
+    n.step_cycles = cm.step(s.cost, s.copies);
     n.bound_cycles = 0;
     if (s.layer < 0) {
       for (int r = 0; r < s.copies; ++r) n.cores.push_back(take());
@@ -316,7 +330,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     if (n.fused) {
       n.cores.clear();
       n.replicas = 1;
-      n.stage_cycles = n.bound_cycles = 0;
+      n.stage_cycles = n.bound_cycles = n.step_cycles = 0;
     }
   return true;
 }
@@ -496,6 +510,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   for (const Layer& lay : layers) {
     Node& n = g.nodes[static_cast<std::size_t>(lay.node)];
     n.stage_cycles = cm.stage(lay.cost, lay.copies);
+    n.step_cycles = cm.step(lay.cost, lay.copies);
     n.bound_cycles = cm.bound(lay.cost, lay.copies);
   }
   // Operators without weights run on the CUs of the layer that feeds them
@@ -506,7 +521,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     if (n.fused) {  // runs inside its Conv
       n.cores.clear();
       n.replicas = 1;
-      n.stage_cycles = n.bound_cycles = 0;
+      n.stage_cycles = n.bound_cycles = n.step_cycles = 0;
       continue;
     }
     const LayerCost c = cm.other(g, n);
@@ -530,6 +545,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     }
     n.replicas = k;
     n.stage_cycles = cm.stage(c, k);
+    n.step_cycles = cm.step(c, k);
     n.bound_cycles = 0;
   }
 }

@@ -102,6 +102,11 @@ std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
          kLayerFixed;
 }
 
+std::int64_t CostModel::step(const LayerCost& c, int copies) const {
+  const Share sh = share_of_map(c.units / c.row_units, c.row_units, copies);
+  return stage(c, copies) / std::max<std::int64_t>(1, sh.rows);
+}
+
 std::int64_t CostModel::bound(const LayerCost& c, int copies) const {
   const std::int64_t at_once = std::int64_t{copies} * c.lanes;
   return (c.units + at_once - 1) / at_once * c.mvms_per_unit * mvm_;

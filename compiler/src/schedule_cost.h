@@ -58,6 +58,11 @@ class CostModel {
   std::int64_t mvm_cycles() const { return mvm_; }
   // Stage time of a layer with `copies` copies (Conv) or cores (the rest).
   std::int64_t stage(const LayerCost& c, int copies) const;
+  // One row of the largest share: a step of the row hand-over. A reader
+  // waits for about one step of each layer before it, so with the layers
+  // overlapped an inference takes about the slowest stage plus one step of
+  // every other layer.
+  std::int64_t step(const LayerCost& c, int copies) const;
   // The analytic floor: MVMs per crossbar x MVM cycles, all copies at once.
   std::int64_t bound(const LayerCost& c, int copies) const;
   // Per inference outside the layers: the firmware starts and waits for

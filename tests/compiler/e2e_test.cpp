@@ -227,6 +227,7 @@ TEST(EndToEnd, PipelinedAndSharedPlacementsInSramAndGlobalMemory) {
 // own pixel of a group (the rows' last group partial when the width is not
 // a multiple), fired at once; with line buffers that keep the rows two
 // consecutive output rows share, and residual Adds fused into their Conv.
+// Two copies per layer, so the lanes shorten every stage and stay.
 TEST(EndToEnd, LanesOnPipelinedPlacement) {
   const std::vector<std::string> big = {"chip.clusters=16", "chip.mesh_cols=4"};
   for (const TestModel& m : {cnn_model(), residual_model(), mixed_model()})
@@ -236,6 +237,7 @@ TEST(EndToEnd, LanesOnPipelinedPlacement) {
         std::vector<std::string> sets = big;
         if (!concurrent) sets.push_back("cu.xbar.concurrent_mvm=false");
         MapOptions mo;
+        mo.replicate = 2;
         mo.lanes = lanes;
         const RunResult r = compile_and_run(m, "small", sets, 5, mo);
         expect_exact(r);

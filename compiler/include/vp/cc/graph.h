@@ -127,6 +127,7 @@ struct Node {
   int replicas = 1;
   int lanes = 1;  // copies per CU of a Conv's loads (ColumnTile::Part::lanes)
   std::int64_t stage_cycles = 0, bound_cycles = 0;
+  std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
   // A Conv whose only reader is a residual Add computes that Add per pixel
   // (map_crossbars.cpp): fused_add is the Add's node index, and the Add is
   // `fused` (no layer of its own).
