@@ -23,6 +23,7 @@
 #include <string>
 
 #include "schedule_cost.h"
+#include "vp/common/parse_number.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -337,33 +338,29 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
 
 }  // namespace
 
+namespace {
+
+// A count option: a whole decimal number in [1, most], else CompileError
+// naming the option and what it takes.
+int parse_count(const std::string& text, const std::string& option, const std::string& expected, int most) {
+  try {
+    return static_cast<int>(common::parse_int(text, option, 1, most));
+  } catch (const common::NumberError&) {
+    throw CompileError(option + " '" + text + "': expected " + expected + " from 1 to " + std::to_string(most));
+  }
+}
+
+}  // namespace
+
 int parse_replicate(const std::string& text) {
   if (text == "auto") return kReplicateAuto;
   if (text == "none") return 1;
-  std::size_t used = 0;
-  int n = 0;
-  try {
-    n = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || n < 1 || n > 65536)
-    throw CompileError("--replicate '" + text + "': expected auto, none or a count of copies from 1 to 65536");
-  return n;
+  return parse_count(text, "--replicate", "auto, none or a count of copies", 65536);
 }
 
 int parse_lanes(const std::string& text) {
   if (text == "auto") return 0;
-  std::size_t used = 0;
-  int n = 0;
-  try {
-    n = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || n < 1 || n > 1024)
-    throw CompileError("--lanes '" + text + "': expected auto or a count of lanes from 1 to 1024");
-  return n;
+  return parse_count(text, "--lanes", "auto or a count of lanes", 1024);
 }
 
 namespace {
