@@ -454,12 +454,16 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     for (Layer& lay : layers) lay.copies = std::min(opt.replicate, lay.max_copies);
   } else {
     std::int64_t spare = t.crossbars() - total_xbars;
-    // The next useful copy count: the fewest copies that shorten the
-    // largest share by a pixel (more copies between would not help).
-    auto next = [](const Layer& lay) {
-      const std::int64_t share = (lay.cost.units + lay.copies - 1) / lay.copies;
-      if (share <= 1) return lay.max_copies + 1;
-      return static_cast<int>((lay.cost.units + share - 2) / (share - 1));
+    // The next useful copy count: the fewest copies that shorten the stage
+    // (the share's geometry decides which counts help), within the spare
+    // crossbars; past max_copies when none does.
+    auto next = [&](const Layer& lay) {
+      const std::int64_t now = cm.stage(lay.cost, lay.copies);
+      for (int to = lay.copies + 1; to <= std::min(lay.max_copies, lay.copies + 64); ++to) {
+        if (std::int64_t{lay.xbars} * (to - lay.copies) > spare) break;
+        if (cm.stage(lay.cost, to) < now) return to;
+      }
+      return lay.max_copies + 1;
     };
     auto gain = [&](const Layer& lay) {
       const int to = next(lay);
