@@ -211,6 +211,44 @@ TEST(MeshNoc, BackToBackPacketsOnOnePathSerialize) {
   EXPECT_EQ(big.arrival_cycle, f.latency(3, 4096));
 }
 
+// Back-filling: A (0 -> 3) reserves r(2,0)->r(3,0) from when its head gets
+// there, 2 hops on. B (2 -> 3), called after A but ready at 0, reaches that
+// link first: it takes the gap before A's reservation when its whole
+// serialization fits there, and waits for the end of A's otherwise. Once
+// the model's time has passed an interval, it is forgotten.
+TEST(MeshNoc, LaterCallTakesAnIdleGapBeforeAFutureReservation) {
+  const Formula& f = kSlowNoc;
+  {
+    MeshNoc noc(make_config(16, 4, f));
+    const NocTransfer a = noc.send(0, 3, 4096, 0);  // r(2,0)->r(3,0) from P + 2H
+    const NocTransfer b = noc.send(2, 3, 0, 0);     // a header: S(0) < P + 2H - P
+    ASSERT_LE(f.P() + f.S(0), f.P() + 2 * f.H());
+    EXPECT_EQ(b.contention_cycles, 0u);
+    EXPECT_EQ(b.arrival_cycle, f.latency(1, 0));
+    // A was not delayed by B: its reservation stands.
+    EXPECT_EQ(a.arrival_cycle, f.latency(3, 4096));
+  }
+  {
+    MeshNoc noc(make_config(16, 4, f));
+    const NocTransfer a = noc.send(0, 3, 4096, 0);
+    const NocTransfer b = noc.send(2, 3, 256, 0);  // S(256) does not fit before A's head
+    ASSERT_GT(f.P() + f.S(256), f.P() + 2 * f.H());
+    const Cycle a_on_link = f.P() + 2 * f.H();
+    EXPECT_EQ(b.arrival_cycle, a_on_link + f.S(4096) + f.H() + f.P() + f.S(256));
+    EXPECT_GT(b.contention_cycles, 0u);
+    (void)a;
+  }
+  {
+    // After advance() past A's intervals a new packet sees idle links.
+    MeshNoc noc(make_config(16, 4, f));
+    const NocTransfer a = noc.send(0, 3, 4096, 0);
+    noc.advance(a.arrival_cycle);
+    const NocTransfer c = noc.send(0, 3, 64, a.arrival_cycle);
+    EXPECT_EQ(c.contention_cycles, 0u);
+    EXPECT_EQ(noc.link(noc.find_link("r(1,0)->r(2,0)")).busy.size(), 1u);
+  }
+}
+
 // Two sources merging on one mesh link: A goes 0 -> 3 along row 0, B goes
 // 1 -> 3 and joins A at r(1,0)->r(2,0). A's head is there at P + H; B's at
 // ready_B + P. With ready_B = H + d, B waits max(0, S_A - d), exactly the rest

@@ -20,6 +20,7 @@ uint64_t MessageFabric::send(uint32_t src, uint32_t dst, uint32_t tag, const uin
                        std::to_string(endpoints_.size() - 1) + ")"};
     return ready;
   }
+  noc_.advance(std::min(ready, time_to_cycles(sc_core::sc_time_stamp())));
   const noc::NocTransfer t = noc_.send(endpoints_[src], endpoints_[dst], bytes, ready);
   Mailbox& box = *mailboxes_[dst];
   box.packets.push_back(Packet{src, tag, std::vector<uint8_t>(data, data + bytes), t.arrival_cycle});

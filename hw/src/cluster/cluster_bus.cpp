@@ -30,6 +30,7 @@ void ClusterBus::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc_t
   const uint64_t bytes = trans.get_data_length();
   const noc::Endpoint here = noc_.cluster_endpoint(router_);
   const uint64_t ready = time_to_cycles(sc_core::sc_time_stamp() + delay);
+  noc_.advance(time_to_cycles(sc_core::sc_time_stamp()));
   const bool read = trans.is_read();
   const noc::NocTransfer out = noc_.send(here, gmem_port_, read ? 0 : bytes, ready);
   sc_core::sc_time mem_delay = cycles_to_time(out.arrival_cycle) - sc_core::sc_time_stamp();
@@ -52,6 +53,7 @@ void ClusterBus::window_transport(tlm::tlm_generic_payload& trans, sc_core::sc_t
   const bool read = trans.is_read();
   const noc::Endpoint here = noc_.cluster_endpoint(router_);
   const uint64_t ready = time_to_cycles(sc_core::sc_time_stamp() + delay);
+  noc_.advance(time_to_cycles(sc_core::sc_time_stamp()));
   uint64_t done = ready, off = addr - window_.base, left = bytes;
   uint8_t* data = trans.get_data_ptr();
   while (left > 0) {

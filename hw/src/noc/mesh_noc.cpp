@@ -189,8 +189,20 @@ std::vector<std::string> MeshNoc::route_names(std::uint32_t src_cluster, std::ui
 Cycle MeshNoc::reserve(LinkId id, Cycle head, Cycle serialization, std::uint64_t bytes,
                        std::uint64_t flits, std::uint64_t packet_id) {
   Link& l = links_[id];
-  const Cycle start = std::max(head, l.free_at);
-  l.free_at = start + serialization;
+  // Forget what ended before now, then take the first gap at or after the
+  // head that holds the whole packet.
+  std::size_t gone = 0;
+  while (gone < l.busy.size() && l.busy[gone].second <= now_) ++gone;
+  if (gone) l.busy.erase(l.busy.begin(), l.busy.begin() + static_cast<std::ptrdiff_t>(gone));
+  Cycle start = head;
+  std::size_t at = 0;
+  for (; at < l.busy.size(); ++at) {
+    if (l.busy[at].second <= start) continue;
+    if (start + serialization <= l.busy[at].first) break;
+    start = l.busy[at].second;
+  }
+  if (serialization > 0) l.busy.insert(l.busy.begin() + static_cast<std::ptrdiff_t>(at), {start, start + serialization});
+  l.free_at = std::max(l.free_at, start + serialization);
   l.stats.bytes += bytes;
   l.stats.flits += flits;
   l.stats.packets += 1;
@@ -241,8 +253,10 @@ NocTransfer MeshNoc::send(Endpoint src, Endpoint dst, std::uint64_t bytes, Cycle
 }
 
 void MeshNoc::reset() {
+  now_ = 0;
   for (Link& l : links_) {
     l.free_at = 0;
+    l.busy.clear();
     l.stats = LinkStats{};
   }
   totals_ = NocTotals{};

@@ -16,10 +16,16 @@
 //   serialization time from the moment the head reaches it, but never before
 //   the link is free (per-link free_at). Router buffers are assumed to hold a
 //   whole packet, so a packet blocked downstream does not hold upstream links.
-// - Reservations are never back-filled: a link reserved for a future interval
-//   is busy until that interval ends for every later call. With calls in
-//   global time order this is the usual free_at model; results depend only on
-//   the sequence of calls (no clocks, no randomness).
+// - Reservations are back-filled: a link keeps the intervals it is reserved
+//   for, and a packet takes the first gap at or after its head's arrival
+//   that holds its whole serialization. A packet's later hops, and the
+//   response of a read, are reserved ahead of the calls other cores make at
+//   earlier simulated times; without back-filling every such call would
+//   queue behind them, as no router does (it grants the link to the packet
+//   that is there). The wrapper tells the model the simulated time with
+//   advance(), so intervals that ended before it are forgotten. Results
+//   depend only on the sequence of calls and advance() values (no clocks,
+//   no randomness).
 #pragma once
 
 #include <cstddef>
@@ -77,8 +83,11 @@ struct Link {
   std::uint32_t to_router = 0;       // for kEject: the router it leaves
   std::uint32_t port = 0;            // local port index for kInject/kEject (0 = the cluster)
   std::string name;                  // "r(1,2)->r(2,2)", "local(1,2)->r(1,2)", "gmem->r(0,0)"
-  Cycle free_at = 0;                 // first cycle the link is free again
+  Cycle free_at = 0;                 // end of its last reservation
   LinkStats stats;
+  // Reserved intervals [start, end), sorted, none ending before the model's
+  // simulated time (advance()).
+  std::vector<std::pair<Cycle, Cycle>> busy = {};
 };
 
 // A place a packet enters or leaves the mesh: a router and one of its local
@@ -190,6 +199,9 @@ class MeshNoc {
 
   // Frees every link and clears the statistics; attached devices remain.
   void reset();
+  // The simulated time now: no later call has a ready cycle before it, so
+  // reservations that ended by then are dropped. Never moves back.
+  void advance(Cycle now) { now_ = std::max(now_, now); }
 
   Endpoint cluster_endpoint(std::uint32_t cluster) const;
 
@@ -217,6 +229,7 @@ class MeshNoc {
   std::vector<std::vector<Port>> ports_;     // per router; [0] = the cluster
   NocTotals totals_;
   std::uint64_t next_packet_id_ = 0;
+  Cycle now_ = 0;  // advance()
   LinkListener listener_;
 };
 
