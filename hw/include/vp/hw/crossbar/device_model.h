@@ -66,8 +66,10 @@ class DeviceModel {
   // The streams of one write of one row.
   class RowDraws {
    public:
-    CellDraws cell(int col) const {
-      return CellDraws(cfg_, mix64(key_ ^ (static_cast<std::uint64_t>(col) * 0xD1B54A32D192ED03ULL)));
+    CellDraws cell(int col) const { return CellDraws(cfg_, key(col)); }
+    // The key of column col's stream (for the cell kernels, cell_kernels.h).
+    std::uint64_t key(int col) const {
+      return mix64(key_ ^ (static_cast<std::uint64_t>(col) * 0xD1B54A32D192ED03ULL));
     }
 
    private:
