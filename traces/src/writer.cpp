@@ -2,10 +2,14 @@
 
 #include <cerrno>
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 #include "vp/isa/isa.h"
@@ -87,6 +91,19 @@ bool parse_unit(std::string_view name, Unit& out) {
   return false;
 }
 
+// The writing thread and the one buffer it may hold. The caller waits for
+// it to be free before handing over the next, so at most one buffer is in
+// flight and the file receives the buffers in order.
+struct TraceWriter::Background {
+  std::thread thread;
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::string pending;  // being written while `busy`
+  bool busy = false;
+  bool stop = false;
+  std::exception_ptr error;  // a failed write, for the caller to see
+};
+
 TraceWriter::TraceWriter(const std::string& path, WriterOptions options) : path_(path), options_(options) {
   const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options_.append ? O_APPEND : O_TRUNC);
   fd_ = ::open(path.c_str(), flags, 0644);
@@ -162,7 +179,59 @@ void TraceWriter::write(const WriteRecord& r) {
     throw;
   }
   ++records_;
-  if (buf_.size() >= options_.buffer_bytes) flush();
+  if (buf_.size() >= options_.buffer_bytes) {
+    if (options_.background) {
+      hand_off();
+    } else {
+      flush();
+    }
+  }
+}
+
+void TraceWriter::hand_off() {
+  if (!bg_) {
+    bg_ = std::make_unique<Background>();
+    bg_->pending.reserve(buf_.capacity());
+    bg_->thread = std::thread([this] {
+      Background& b = *bg_;
+      std::unique_lock<std::mutex> lock(b.mutex);
+      for (;;) {
+        b.cv.wait(lock, [&b] { return b.busy || b.stop; });
+        if (!b.busy) return;
+        lock.unlock();
+        std::exception_ptr error;
+        try {
+          write_out(b.pending.data(), b.pending.size());
+        } catch (...) {
+          error = std::current_exception();
+        }
+        lock.lock();
+        b.pending.clear();
+        b.busy = false;
+        if (error) b.error = error;
+        b.cv.notify_all();
+      }
+    });
+  }
+  wait_written();
+  {
+    const std::lock_guard<std::mutex> lock(bg_->mutex);
+    buf_.swap(bg_->pending);
+    bg_->busy = true;
+  }
+  bg_->cv.notify_all();
+}
+
+void TraceWriter::wait_written() {
+  if (!bg_) return;
+  std::unique_lock<std::mutex> lock(bg_->mutex);
+  bg_->cv.wait(lock, [this] { return !bg_->busy; });
+  if (bg_->error) {
+    // What did not fit is lost, as in the synchronous flush; report once.
+    std::exception_ptr error = bg_->error;
+    bg_->error = nullptr;
+    std::rethrow_exception(error);
+  }
 }
 
 void TraceWriter::write_out(const char* data, std::size_t size) {
@@ -185,7 +254,9 @@ void TraceWriter::write_out(const char* data, std::size_t size) {
 }
 
 void TraceWriter::flush() {
-  if (fd_ < 0 || buf_.empty()) return;
+  if (fd_ < 0) return;
+  wait_written();  // earlier buffers first
+  if (buf_.empty()) return;
   // The buffer only ever holds whole lines (write() appends a full line).
   try {
     write_out(buf_.data(), buf_.size());
@@ -198,7 +269,26 @@ void TraceWriter::flush() {
 
 void TraceWriter::close() {
   if (fd_ < 0) return;
-  flush();
+  std::exception_ptr error;
+  try {
+    flush();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (bg_) {
+    {
+      const std::lock_guard<std::mutex> lock(bg_->mutex);
+      bg_->stop = true;
+    }
+    bg_->cv.notify_all();
+    bg_->thread.join();
+    bg_.reset();
+  }
+  if (error) {
+    ::close(fd_);
+    fd_ = -1;
+    std::rethrow_exception(error);
+  }
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) throw std::runtime_error(fmt::format("{}: close failed: {}", path_, std::strerror(errno)));
