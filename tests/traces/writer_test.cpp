@@ -172,6 +172,26 @@ TEST(TraceWriter, UnitNamesRoundTrip) {
   EXPECT_FALSE(parse_unit("gpu", u));
 }
 
+// Strings are written as Python literals: quotes, backslashes and control
+// characters escaped, as ast.literal_eval reads them back.
+TEST(TraceWriter, StringsAreEscapedAsPythonLiterals) {
+  test::ScratchDir dir("escape");
+  const std::string path = dir.file("escape.trace");
+  {
+    TraceWriter w(path);
+    const Param params[] = {Param::string("s", std::string_view("a'b\\c\n\r\t\x01\x1f~\0", 12))};
+    WriteRecord r;
+    r.mnemonic = "nop";
+    r.layer_id = 0;
+    r.layer_name = "l\x7f";
+    r.params = params;
+    w.write(r);
+  }
+  EXPECT_EQ(test::slurp(path),
+            "[nop, {'slyr': 0, 'layer': 'l\x7f', 'cluster': -1, 'cu': -1, 'unit': 'cp', 'pc': 0}, "
+            "{'inst_idx': 0, 'time': [0, 0]}, {'s': 'a\\'b\\\\c\\n\\r\\t\\x01\\x1f~\\x00'}]\n");
+}
+
 // Records with every kind of field, numbered k.
 WriteRecord numbered(int k, std::vector<Param>& params) {
   params = {Param::integer("rd", k % 32), Param::string("dt", k % 3 ? "i8" : "i'32"), Param::integer("imm", -k * 7919)};
