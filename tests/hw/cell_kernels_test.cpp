@@ -97,6 +97,19 @@ TEST(CellKernels, Avx512StartLevelsEqualTheScalarDraws) {
   }
 }
 
+TEST(CellKernels, StreamKeysInLanesEqualRowDrawsKeys) {
+  const DeviceModel dev(DeviceConfig{}, 77);
+  for (int n : {0, 1, 8, 13, 256}) {
+    const DeviceModel::RowDraws draws = dev.write(n % 5, 3);
+    std::vector<std::int32_t> cols(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) cols[static_cast<std::size_t>(i)] = (i * 37) % 256;
+    std::vector<std::uint64_t> keys(static_cast<std::size_t>(n) + 1, 5u);
+    cell_stream_keys(draws.row_key(), cols.data(), n, keys.data());
+    for (int i = 0; i < n; ++i) ASSERT_EQ(keys[static_cast<std::size_t>(i)], draws.key(cols[static_cast<std::size_t>(i)])) << i;
+    EXPECT_EQ(keys.back(), 5u);
+  }
+}
+
 // The cell-by-cell loop on DeviceModel::CellDraws, as the write path ran it
 // before the kernels: the numbers every implementation must give.
 struct RefCell {

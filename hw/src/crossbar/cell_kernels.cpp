@@ -31,6 +31,11 @@ void start_levels_scalar(const std::uint64_t* keys, double mean, double sigma, d
   }
 }
 
+void cell_stream_keys(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out) {
+  if (detail::cell_stream_keys_avx512(row_key, cols, n, out)) return;
+  for (int i = 0; i < n; ++i) out[i] = cell_stream_key(row_key, cols[i]);
+}
+
 void pulse_cells(const CellPulseParams& p, const CellPulseJob& job) {
   if (!pulse_cells_avx512(p, job)) pulse_cells_scalar(p, job);
 }

@@ -223,7 +223,24 @@ VP_AVX512 void start_lanes(const std::uint64_t* keys, double mean, double sigma,
   }
 }
 
+VP_AVX512 void key_lanes(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out) {
+  const __m512i key = _mm512_set1_epi64(static_cast<long long>(row_key));
+  const __m512i mult = _mm512_set1_epi64(static_cast<long long>(0xD1B54A32D192ED03ULL));
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 m = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    const __m512i col = _mm512_cvtepi32_epi64(_mm256_maskz_loadu_epi32(m, cols + i));
+    _mm512_mask_storeu_epi64(out + i, m, mix64_lanes(_mm512_xor_si512(key, _mm512_mullo_epi64(col, mult))));
+  }
+}
+
 }  // namespace
+
+bool detail::cell_stream_keys_avx512(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out) {
+  if (!host_has_avx512()) return false;
+  key_lanes(row_key, cols, n, out);
+  return true;
+}
 
 bool pulse_cells_avx512(const CellPulseParams& p, const CellPulseJob& job) {
   if (!host_has_avx512()) return false;
@@ -240,6 +257,7 @@ bool start_levels_avx512(const std::uint64_t* keys, double mean, double sigma, d
 #else
 
 bool host_has_avx512() { return false; }
+bool detail::cell_stream_keys_avx512(std::uint64_t, const std::int32_t*, int, std::uint64_t*) { return false; }
 bool pulse_cells_avx512(const CellPulseParams&, const CellPulseJob&) { return false; }
 bool start_levels_avx512(const std::uint64_t*, double, double, double, float*, int) { return false; }
 

@@ -52,8 +52,13 @@ void DeviceModel::reset_row(Crossbar& xb, int row) {
   if (cfg_.start_sigma == 0.0) {
     std::fill(start.begin(), start.end(), static_cast<float>(std::clamp(cfg_.start_level, 0.0, static_cast<double>(top))));
   } else {
+    thread_local std::vector<std::int32_t> col;
+    if (col.size() < static_cast<std::size_t>(cols)) {
+      col.resize(static_cast<std::size_t>(cols));
+      for (int c = 0; c < cols; ++c) col[static_cast<std::size_t>(c)] = c;
+    }
     keys.resize(static_cast<std::size_t>(cols));
-    for (int c = 0; c < cols; ++c) keys[static_cast<std::size_t>(c)] = draws.key(c);
+    cell_stream_keys(draws.row_key(), col.data(), cols, keys.data());
     start_levels(keys.data(), cfg_.start_level, cfg_.start_sigma, static_cast<double>(top), start.data(), cols);
   }
   for (int c = 0; c < cols; ++c) {

@@ -56,20 +56,25 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
   // steps do not lose precision.
   thread_local std::vector<double> level;
   thread_local std::vector<int> cell_pulses;
+  thread_local std::vector<std::int32_t> job_col;
   thread_local std::vector<std::uint64_t> keys;
   thread_local std::vector<double> job_target;
   thread_local std::vector<double> job_level;
   thread_local std::vector<std::int32_t> job_pulses;
-  thread_local std::vector<int> job_cell;
   const auto un = static_cast<std::size_t>(std::max(n, 0));
-  level.resize(un);
-  cell_pulses.resize(un);
-  keys.clear();
-  job_target.clear();
-  job_level.clear();
-  job_cell.clear();
+  if (level.size() < un) {
+    level.resize(un);
+    cell_pulses.resize(un);
+    job_col.resize(un);
+    keys.resize(un);
+    job_target.resize(un);
+    job_level.resize(un);
+    job_pulses.resize(un);
+  }
   const bool draws_steps = !device.deterministic();
+  int m = 0;  // cells for the kernels
   for (int i = 0; i < n; ++i) {
+    const auto u = static_cast<std::size_t>(i);
     const double target = targets[i];
     double v = lv[i];
     int p = 0;
@@ -78,10 +83,10 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
       if (stuck) {
         p = cap;  // pulses reach it but never move it
       } else if (draws_steps) {
-        keys.push_back(draws.key(col_begin + i));
-        job_target.push_back(target);
-        job_level.push_back(v);
-        job_cell.push_back(i);
+        const auto j = static_cast<std::size_t>(m++);
+        job_col[j] = col_begin + i;
+        job_target[j] = target;
+        job_level[j] = v;
       } else {
         const double step = device.config().step_levels_mean;  // no draws
         do {
@@ -90,10 +95,10 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
         } while (p < cap && std::fabs(v - target) > tol);
       }
     }
-    level[static_cast<std::size_t>(i)] = v;
-    cell_pulses[static_cast<std::size_t>(i)] = p;
+    level[u] = v;
+    cell_pulses[u] = p;
   }
-  if (!job_cell.empty()) {
+  if (m > 0) {
     CellPulseParams prm;
     prm.step_mean = device.config().step_levels_mean;
     prm.step_sigma = device.config().step_levels_sigma;
@@ -101,17 +106,18 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
     prm.tolerance = tol;
     prm.top = top;
     prm.cap = cap;
-    job_pulses.resize(job_cell.size());
+    cell_stream_keys(draws.row_key(), job_col.data(), m, keys.data());
     CellPulseJob job;
     job.keys = keys.data();
     job.targets = job_target.data();
     job.levels = job_level.data();
     job.pulses = job_pulses.data();
-    job.n = static_cast<int>(job_cell.size());
+    job.n = m;
     pulse_cells(prm, job);
-    for (std::size_t j = 0; j < job_cell.size(); ++j) {
-      level[static_cast<std::size_t>(job_cell[j])] = job_level[j];
-      cell_pulses[static_cast<std::size_t>(job_cell[j])] = job_pulses[j];
+    for (std::size_t j = 0; j < static_cast<std::size_t>(m); ++j) {
+      const auto u = static_cast<std::size_t>(job_col[j] - col_begin);
+      level[u] = job_level[j];
+      cell_pulses[u] = job_pulses[j];
     }
   }
 

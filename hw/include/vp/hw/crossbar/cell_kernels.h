@@ -12,7 +12,16 @@
 
 #include <cstdint>
 
+#include "vp/hw/crossbar/rng.h"
+
 namespace vp::hw {
+
+// The stream key of column `col` in the write keyed `row_key`.
+inline std::uint64_t cell_stream_key(std::uint64_t row_key, int col) {
+  return mix64(row_key ^ (static_cast<std::uint64_t>(col) * 0xD1B54A32D192ED03ULL));
+}
+// out[i] = cell_stream_key(row_key, cols[i]), i < n.
+void cell_stream_keys(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out);
 
 struct CellPulseParams {
   double step_mean = 0.0;   // device.step_levels_mean
@@ -46,5 +55,9 @@ bool start_levels_avx512(const std::uint64_t* keys, double mean, double sigma, d
 void start_levels(const std::uint64_t* keys, double mean, double sigma, double top, float* out, int n);
 
 bool host_has_avx512();
+
+namespace detail {
+bool cell_stream_keys_avx512(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out);
+}  // namespace detail
 
 }  // namespace vp::hw
