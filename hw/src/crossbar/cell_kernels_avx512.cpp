@@ -81,9 +81,15 @@ VP_AVX512 inline __m512d clamp_lanes(__m512d v, __m512d zero, __m512d top) {
   return _mm512_mask_mov_pd(v, _mm512_cmp_pd_mask(top, v, _CMP_LT_OQ), top);
 }
 
-// Eight lanes of cells, each lane holding one cell until it ends.
+// Eight lanes of cells, each lane holding one cell until it ends. A lane
+// carries the normal of its cell's next pulse, drawn one pulse ahead: while
+// the lane applies one step it already draws the next from the counter, so
+// the draw (two 64-bit multiplies, two gathers) is not on the chain from
+// one pulse to the next; a cell entering a lane brings its first normal,
+// drawn for all cells of the job beforehand.
 struct Lanes {
-  __m512i ctr;      // stream counters
+  __m512i ctr;      // stream counter after the words of x
+  __m512d x;        // the normal of the next pulse
   __m512d level;
   __m512d target;
   __m512i cell;     // index of the lane's cell in the job
@@ -95,6 +101,8 @@ struct Lanes {
 // cells' results go (compressed, in the order they end).
 struct Queue {
   const CellPulseJob* job;
+  const std::uint64_t* ctr0;  // per cell: counter after its first normal's words
+  const double* x0;           // per cell: its first normal
   int next;
   int done;
   double* level_out;
@@ -104,8 +112,23 @@ struct Queue {
 
 struct Consts {
   __m512d mean, sigma, min_step, tol, top, zero;
-  __m512i cap, one, no_sign, lane;
+  __m512i cap, one, no_sign, lane, golden;
 };
+
+// The first normal of every cell: BasicRng::normal() on the first words of
+// its stream, eight cells at a time, the rare path in scalar code.
+VP_AVX512 void first_normals(const CellPulseJob& job, std::uint64_t* ctr0, double* x0, const Consts& k,
+                             const detail::Ziggurat& t) {
+  for (int i = 0; i < job.n; i += 8) {
+    const int left = job.n - i;
+    const __mmask8 m = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    __m512i ctr = _mm512_maskz_loadu_epi64(m, job.keys + i);
+    const __m512d x = normal_lanes(ctr, m, t);
+    _mm512_mask_storeu_epi64(ctr0 + i, m, ctr);
+    _mm512_mask_storeu_pd(x0 + i, m, x);
+  }
+  (void)k;
+}
 
 // Ended lanes, in lane order, take the next waiting cells (expand-load).
 VP_AVX512 inline void refill(Lanes& l, __mmask8 free, Queue& q, const Consts& k) {
@@ -120,7 +143,8 @@ VP_AVX512 inline void refill(Lanes& l, __mmask8 free, Queue& q, const Consts& k)
       }
     }
   }
-  l.ctr = _mm512_mask_expandloadu_epi64(l.ctr, take, q.job->keys + q.next);
+  l.ctr = _mm512_mask_expandloadu_epi64(l.ctr, take, q.ctr0 + q.next);
+  l.x = _mm512_mask_expandloadu_pd(l.x, take, q.x0 + q.next);
   l.level = _mm512_mask_expandloadu_pd(l.level, take, q.job->levels + q.next);
   l.target = _mm512_mask_expandloadu_pd(l.target, take, q.job->targets + q.next);
   l.cell = _mm512_mask_expand_epi64(l.cell, take, _mm512_add_epi64(k.lane, _mm512_set1_epi64(q.next)));
@@ -129,11 +153,21 @@ VP_AVX512 inline void refill(Lanes& l, __mmask8 free, Queue& q, const Consts& k)
   l.live = static_cast<__mmask8>(l.live | take);
 }
 
-// One pulse on every live lane; ended cells leave and free lanes refill.
+// One pulse on every live lane with the normal it carries, the next normal
+// drawn meanwhile; ended cells leave and free lanes refill.
 VP_AVX512 inline void pulse(Lanes& l, Queue& q, const Consts& k, const detail::Ziggurat& t) {
   const __mmask8 live = l.live;
-  // step = max(mean + sigma * N(0,1), min_step), as std::max(a, b) = a < b ? b : a.
-  __m512d step = _mm512_add_pd(k.mean, _mm512_mul_pd(k.sigma, normal_lanes(l.ctr, live, t)));
+  // The next draw, from the counter alone.
+  const __m512i ctr_n = _mm512_add_epi64(l.ctr, k.golden);
+  const __m512i w = mix64_lanes(ctr_n);
+  const __m512i layer = _mm512_and_si512(w, _mm512_set1_epi64(127));
+  const __m512i hz = _mm512_srai_epi64(w, 32);  // the high half as a signed 32-bit value
+  const __m512i kl = _mm512_i64gather_epi64(layer, t.k, 8);
+  const __m512d wl = _mm512_i64gather_pd(layer, t.w, 8);
+  __m512d x_n = _mm512_mul_pd(_mm512_cvtepi64_pd(hz), wl);
+  const __mmask8 rare = _mm512_mask_cmpge_epi64_mask(live, _mm512_abs_epi64(hz), kl);
+  // This pulse. step = max(mean + sigma * N(0,1), min_step), as std::max(a, b) = a < b ? b : a.
+  __m512d step = _mm512_add_pd(k.mean, _mm512_mul_pd(k.sigma, l.x));
   step = _mm512_mask_mov_pd(step, _mm512_cmp_pd_mask(step, k.min_step, _CMP_LT_OQ), k.min_step);
   const __mmask8 below = _mm512_cmp_pd_mask(l.level, l.target, _CMP_LT_OQ);
   const __m512d nv = _mm512_mask_add_pd(_mm512_sub_pd(l.level, step), below, l.level, step);
@@ -150,14 +184,34 @@ VP_AVX512 inline void pulse(Lanes& l, Queue& q, const Consts& k, const detail::Z
   _mm512_storeu_si512(q.pulses_out + q.done, _mm512_maskz_compress_epi64(ended, l.pulses));
   _mm512_storeu_si512(q.cell_out + q.done, _mm512_maskz_compress_epi64(ended, l.cell));
   q.done += __builtin_popcount(ended);
+  // The rare path of the next draw, for the cells that go on to use it.
+  __m512i ctr = ctr_n;
+  const __mmask8 rare_going = static_cast<__mmask8>(rare & going);
+  if (rare_going != 0) {
+    alignas(64) std::uint64_t c[8];
+    alignas(64) std::int64_t h[8];
+    alignas(64) std::int64_t ly[8];
+    alignas(64) double xs[8];
+    _mm512_store_si512(c, ctr_n);
+    _mm512_store_si512(h, hz);
+    _mm512_store_si512(ly, layer);
+    _mm512_store_pd(xs, x_n);
+    for (unsigned j = 0; j < 8; ++j) {
+      if ((rare_going >> j) & 1u) {
+        xs[j] = detail::splitmix_normal_slow(c[j], static_cast<std::int32_t>(h[j]), static_cast<unsigned>(ly[j]));
+      }
+    }
+    ctr = _mm512_load_si512(c);
+    x_n = _mm512_load_pd(xs);
+  }
+  l.ctr = ctr;
+  l.x = x_n;
   l.live = going;
   refill(l, ended, q, k);
 }
 
-// Two groups of eight lanes in flight: a pulse's draw, update and test
-// form a long chain (two 64-bit multiplies, two gathers), and a group's
-// next pulse waits for it; the groups are independent, so the core
-// overlaps their chains.
+// Two groups of eight lanes in flight: the groups are independent, so the
+// core overlaps their chains.
 constexpr int kGroups = 2;
 
 VP_AVX512 void pulse_lanes(const CellPulseParams& p, const CellPulseJob& job) {
@@ -173,19 +227,28 @@ VP_AVX512 void pulse_lanes(const CellPulseParams& p, const CellPulseJob& job) {
   k.one = _mm512_set1_epi64(1);
   k.no_sign = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFLL);
   k.lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  k.golden = _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ULL));
 
   thread_local std::vector<double> level_out;
   thread_local std::vector<std::int64_t> pulses_out;
   thread_local std::vector<std::int64_t> cell_out;
+  thread_local std::vector<std::uint64_t> ctr0;
+  thread_local std::vector<double> x0;
   const auto room = static_cast<std::size_t>(job.n) + 8;
-  level_out.resize(room);
-  pulses_out.resize(room);
-  cell_out.resize(room);
-  Queue q{&job, 0, 0, level_out.data(), pulses_out.data(), cell_out.data()};
+  if (level_out.size() < room) {
+    level_out.resize(room);
+    pulses_out.resize(room);
+    cell_out.resize(room);
+    ctr0.resize(room);
+    x0.resize(room);
+  }
+  first_normals(job, ctr0.data(), x0.data(), k, t);
+  Queue q{&job, ctr0.data(), x0.data(), 0, 0, level_out.data(), pulses_out.data(), cell_out.data()};
 
   Lanes g[kGroups];
   for (Lanes& l : g) {
     l.ctr = _mm512_setzero_si512();
+    l.x = _mm512_setzero_pd();
     l.level = _mm512_setzero_pd();
     l.target = _mm512_setzero_pd();
     l.cell = _mm512_setzero_si512();
