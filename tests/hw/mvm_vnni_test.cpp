@@ -54,8 +54,13 @@ TEST(MvmVnni, EqualsThePlainIntegerSum) {
         std::vector<std::int32_t> got(static_cast<std::size_t>(n), -1);
         ASSERT_TRUE(vp::hw::mvm_direct_vnni(xb, x.data(), n_inputs, col0, n, got.data()));
         ASSERT_EQ(got, plain(xb, x, col0, n)) << rows << " rows, " << bits << " bits, round " << round;
-        // Rewrite a few rows: the next product must see them.
+        // Rewrite a few rows: the next product must see them, whether the
+        // quads are kept up to date or dropped and rebuilt.
         for (int k = 0; k < 3; ++k) program_random(xb, rng, static_cast<int>(rng() % static_cast<unsigned>(rows)));
+        if (round % 7 == 6) {
+          xb.drop_target_quads();
+          ASSERT_FALSE(xb.has_target_quads());
+        }
       }
     }
   }

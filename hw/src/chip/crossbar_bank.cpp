@@ -28,6 +28,7 @@ CrossbarBank::CrossbarBank(const ChipConfig& cfg)
       xbars_(total_),
       devices_(total_),
       unstarted_(total_),
+      in_quad_fifo_(total_, 0),
       engine_(cfg.xbar),
       timing_(cfg.xbar, cfg.mvm_timing),
       ispp_(cfg.ispp),
@@ -79,6 +80,16 @@ DeviceModel& CrossbarBank::device(uint32_t id) {
 
 uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64_t* out) {
   Crossbar& xb = at(id);
+  if (!in_quad_fifo_[id]) {
+    in_quad_fifo_[id] = 1;
+    quad_fifo_.push_back(id);
+    if (quad_fifo_.size() > kQuadCrossbars) {
+      const uint32_t old = quad_fifo_.front();
+      quad_fifo_.pop_front();
+      in_quad_fifo_[old] = 0;
+      xbars_[old]->drop_target_quads();
+    }
+  }
   MvmOptions opt;
   opt.input_bits = input_bits;
   opt.output_bits = 64;

@@ -65,6 +65,12 @@ void Crossbar::set_row_targets(int row, int col_begin, const std::uint8_t* targe
   }
 }
 
+void Crossbar::drop_target_quads() const {
+  std::vector<std::uint8_t>().swap(quads_);
+  std::vector<std::uint8_t>().swap(quad_stale_);
+  any_quad_stale_ = true;
+}
+
 const std::uint8_t* Crossbar::target_quads() const {
   const std::size_t n_quads = static_cast<std::size_t>((rows_ + 3) / 4);
   const auto cols = static_cast<std::size_t>(cols_);

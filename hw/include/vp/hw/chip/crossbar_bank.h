@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -102,6 +103,11 @@ class CrossbarBank : public CrossbarBankIf {
   std::vector<std::unique_ptr<Crossbar>> xbars_;
   std::vector<std::unique_ptr<DeviceModel>> devices_;
   std::vector<std::vector<uint8_t>> unstarted_;  // per crossbar: rows whose start state is pending
+  // Crossbars whose MVMs may have built row quads (Crossbar::target_quads,
+  // 64 KiB each), oldest first: beyond kQuadCrossbars the oldest drops them.
+  static constexpr std::size_t kQuadCrossbars = 512;
+  std::deque<uint32_t> quad_fifo_;
+  std::vector<uint8_t> in_quad_fifo_;
   MvmEngine engine_;
   MvmTiming timing_;
   IsppWritePath ispp_;

@@ -80,6 +80,10 @@ class Crossbar {
   // 4 * (q * cols + c) + 0..3, rows past the last are 0. Kept up to date
   // quad by quad on first use after a write (a cache, like the above).
   const std::uint8_t* target_quads() const;
+  // Frees the row quads (rebuilt on next use): a chip of thousands of
+  // crossbars keeps them for the recently used ones only.
+  void drop_target_quads() const;
+  bool has_target_quads() const { return !quads_.empty(); }
 
   // Fault map; empty (has_faults() false) until a fault is set.
   bool has_faults() const { return !faults_.empty(); }
