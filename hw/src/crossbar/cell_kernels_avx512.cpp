@@ -117,8 +117,7 @@ struct Consts {
 
 // The first normal of every cell: BasicRng::normal() on the first words of
 // its stream, eight cells at a time, the rare path in scalar code.
-VP_AVX512 void first_normals(const CellPulseJob& job, std::uint64_t* ctr0, double* x0, const Consts& k,
-                             const detail::Ziggurat& t) {
+VP_AVX512 void first_normals(const CellPulseJob& job, std::uint64_t* ctr0, double* x0, const detail::Ziggurat& t) {
   for (int i = 0; i < job.n; i += 8) {
     const int left = job.n - i;
     const __mmask8 m = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
@@ -127,7 +126,6 @@ VP_AVX512 void first_normals(const CellPulseJob& job, std::uint64_t* ctr0, doubl
     _mm512_mask_storeu_epi64(ctr0 + i, m, ctr);
     _mm512_mask_storeu_pd(x0 + i, m, x);
   }
-  (void)k;
 }
 
 // Ended lanes, in lane order, take the next waiting cells (expand-load).
@@ -242,7 +240,7 @@ VP_AVX512 void pulse_lanes(const CellPulseParams& p, const CellPulseJob& job) {
     ctr0.resize(room);
     x0.resize(room);
   }
-  first_normals(job, ctr0.data(), x0.data(), k, t);
+  first_normals(job, ctr0.data(), x0.data(), t);
   Queue q{&job, ctr0.data(), x0.data(), 0, 0, level_out.data(), pulses_out.data(), cell_out.data()};
 
   Lanes g[kGroups];
