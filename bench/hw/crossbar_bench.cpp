@@ -9,7 +9,9 @@
 
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/device_model.h"
+#include "vp/hw/crossbar/cell_kernels.h"
 #include "vp/hw/crossbar/ispp_write_path.h"
+#include "vp/hw/crossbar/rng.h"
 #include "vp/hw/crossbar/mvm_engine.h"
 #include "vp/hw/crossbar/non_ideality.h"
 #include "vp/hw/crossbar/weight_encoding.h"
@@ -110,5 +112,55 @@ void BM_IsppRow256(benchmark::State& state) {
   state.counters["pulses/s"] = benchmark::Counter(static_cast<double>(pulses), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_IsppRow256)->Arg(0)->Arg(1)->ArgName("stochastic")->Unit(benchmark::kMicrosecond);
+
+// The pulses of 256 cells from HRS to random 2-bit targets (the cells
+// already in their window left out, as the write path does), default
+// device: the scalar loop (0) against the AVX-512 lanes (1).
+void BM_PulseCells256(benchmark::State& state) {
+  const bool simd = state.range(0) != 0;
+  if (simd && !host_has_avx512()) {
+    state.SkipWithError("no AVX-512 on this host");
+    return;
+  }
+  CellPulseParams p;
+  const DeviceConfig dc;
+  p.step_mean = dc.step_levels_mean;
+  p.step_sigma = dc.step_levels_sigma;
+  p.min_step = 0.01 * dc.step_levels_mean;
+  p.tolerance = IsppConfig{}.tolerance_levels;
+  p.top = 3.0;
+  p.cap = IsppConfig{}.max_pulses;
+  std::mt19937 rng(3);
+  std::vector<std::uint64_t> keys;
+  std::vector<double> targets;
+  for (int i = 0; i < 256; ++i) {
+    const int t = static_cast<int>(rng() % 4);
+    if (t == 0) continue;
+    keys.push_back(mix64(static_cast<std::uint64_t>(i)));
+    targets.push_back(t);
+  }
+  const int n = static_cast<int>(keys.size());
+  std::vector<double> levels(keys.size());
+  std::vector<std::int32_t> pulses(keys.size());
+  std::uint64_t total = 0;
+  std::uint64_t round = 0;
+  for (auto _ : state) {
+    ++round;
+    for (int i = 0; i < n; ++i) {
+      levels[static_cast<std::size_t>(i)] = 0.0;
+      keys[static_cast<std::size_t>(i)] += round;  // other draws each round
+    }
+    const CellPulseJob job{keys.data(), targets.data(), levels.data(), pulses.data(), n};
+    if (simd) {
+      pulse_cells_avx512(p, job);
+    } else {
+      pulse_cells_scalar(p, job);
+    }
+    for (int i = 0; i < n; ++i) total += static_cast<std::uint64_t>(pulses[static_cast<std::size_t>(i)]);
+    benchmark::DoNotOptimize(levels.data());
+  }
+  state.counters["pulses/s"] = benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PulseCells256)->Arg(0)->Arg(1)->ArgName("simd")->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -172,6 +172,89 @@ TEST(TraceWriter, UnitNamesRoundTrip) {
   EXPECT_FALSE(parse_unit("gpu", u));
 }
 
+// Strings are written as Python literals: quotes, backslashes and control
+// characters escaped, as ast.literal_eval reads them back.
+TEST(TraceWriter, StringsAreEscapedAsPythonLiterals) {
+  test::ScratchDir dir("escape");
+  const std::string path = dir.file("escape.trace");
+  {
+    TraceWriter w(path);
+    const Param params[] = {Param::string("s", std::string_view("a'b\\c\n\r\t\x01\x1f~\0", 12))};
+    WriteRecord r;
+    r.mnemonic = "nop";
+    r.layer_id = 0;
+    r.layer_name = "l\x7f";
+    r.params = params;
+    w.write(r);
+  }
+  EXPECT_EQ(test::slurp(path),
+            "[nop, {'slyr': 0, 'layer': 'l\x7f', 'cluster': -1, 'cu': -1, 'unit': 'cp', 'pc': 0}, "
+            "{'inst_idx': 0, 'time': [0, 0]}, {'s': 'a\\'b\\\\c\\n\\r\\t\\x01\\x1f~\\x00'}]\n");
+}
+
+// Records with every kind of field, numbered k.
+WriteRecord numbered(int k, std::vector<Param>& params) {
+  params = {Param::integer("rd", k % 32), Param::string("dt", k % 3 ? "i8" : "i'32"), Param::integer("imm", -k * 7919)};
+  WriteRecord r;
+  r.mnemonic = k % 2 ? "mvm" : "add";
+  r.cluster = k % 4;
+  r.cu = k % 5;
+  r.unit = static_cast<Unit>(k % 8);
+  r.layer_id = k % 9 - 1;
+  r.layer_name = "conv1";
+  r.pc = 4 * k;
+  r.inst_idx = k + 1;
+  r.start = k;
+  r.end = k + k % 7;
+  r.params = ParamList(params);
+  return r;
+}
+
+// The background thread writes the same bytes as the caller's own writes,
+// through many hand-overs (tiny buffer) and an explicit flush half-way,
+// which returns only once the file holds every line given so far.
+TEST(TraceWriter, BackgroundWritingGivesTheSameBytes) {
+  test::ScratchDir dir("background");
+  const std::string a = dir.file("sync.trace"), b = dir.file("background.trace");
+  {
+    TraceWriter sync(a, WriterOptions{300, false, false});
+    TraceWriter bg(b, WriterOptions{300, false, true});
+    std::vector<Param> params;
+    for (int k = 0; k < 20000; ++k) {
+      sync.write(numbered(k, params));
+      bg.write(numbered(k, params));
+      if (k == 9999) {
+        bg.flush();
+        const std::string text = test::slurp(b);
+        EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 10000);
+      }
+    }
+    sync.close();
+    bg.close();
+    EXPECT_EQ(bg.records(), 20000u);
+  }
+  const std::string sa = test::slurp(a), sb = test::slurp(b);
+  EXPECT_EQ(std::count(sa.begin(), sa.end(), '\n'), 20000);
+  EXPECT_TRUE(sa == sb) << "the background writer's file differs";
+}
+
+// A write that fails on the second thread is reported to the caller, by a
+// later write or by close(), not lost.
+TEST(TraceWriter, BackgroundWriteFailureReachesTheCaller) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  TraceWriter w("/dev/full", WriterOptions{300, false, true});
+  std::vector<Param> params;
+  bool thrown = false;
+  try {
+    for (int k = 0; k < 1000; ++k) w.write(numbered(k, params));
+    w.close();
+  } catch (const std::runtime_error& e) {
+    thrown = true;
+    EXPECT_NE(std::string(e.what()).find("/dev/full: write failed"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(thrown);
+}
+
 TEST(TraceWriter, UnopenablePathThrows) {
   EXPECT_THROW(TraceWriter("/nonexistent-dir/x.trace"), std::runtime_error);
 }

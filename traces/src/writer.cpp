@@ -2,10 +2,14 @@
 
 #include <cerrno>
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <unistd.h>
 
 #include "vp/isa/isa.h"
@@ -41,33 +45,51 @@ bool is_bare_word(std::string_view s) {
   return true;
 }
 
-// Integer to text without locale or allocation.
-void put_int(std::string& out, std::int64_t v) {
-  char tmp[24];
-  const auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
-  out.append(tmp, static_cast<std::size_t>(r.ptr - tmp));
+// The line is formatted with a pointer into room reserved for its longest
+// possible text (line_bound), not by appending piece by piece: the trace
+// has one line per instruction and this is on the simulation's path.
+char* put(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
 }
 
+// Integer to text without locale or allocation; at most 20 characters.
+char* put_int(char* p, std::int64_t v) { return std::to_chars(p, p + 24, v).ptr; }
+
 // Python single-quoted string literal, so the line reads back with
-// ast.literal_eval as well as with our reader.
-void put_string(std::string& out, std::string_view s) {
-  out.push_back('\'');
+// ast.literal_eval as well as with our reader. At most 4 * size + 2.
+char* put_string(char* p, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  *p++ = '\'';
   for (const char c : s) {
     switch (c) {
-      case '\'': out += "\\'"; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\x{:02x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      case '\'': p = put(p, "\\'"); break;
+      case '\\': p = put(p, "\\\\"); break;
+      case '\n': p = put(p, "\\n"); break;
+      case '\r': p = put(p, "\\r"); break;
+      case '\t': p = put(p, "\\t"); break;
+      default: {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20) {
+          *p++ = '\\';
+          *p++ = 'x';
+          *p++ = kHex[u >> 4];
+          *p++ = kHex[u & 15];
         } else {
-          out.push_back(c);
+          *p++ = c;
         }
+      }
     }
   }
-  out.push_back('\'');
+  *p++ = '\'';
+  return p;
+}
+
+// Longest text write() can produce for `r`.
+std::size_t line_bound(const WriteRecord& r) {
+  std::size_t n = 160 + r.mnemonic.size() + 4 * r.layer_name.size() + 6 * 24;
+  for (const Param& p : r.params) n += 8 + p.name.size() + (p.is_string ? 4 * p.text.size() + 2 : 24);
+  return n;
 }
 
 }  // namespace
@@ -86,6 +108,19 @@ bool parse_unit(std::string_view name, Unit& out) {
   }
   return false;
 }
+
+// The writing thread and the one buffer it may hold. The caller waits for
+// it to be free before handing over the next, so at most one buffer is in
+// flight and the file receives the buffers in order.
+struct TraceWriter::Background {
+  std::thread thread;
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::string pending;  // being written while `busy`
+  bool busy = false;
+  bool stop = false;
+  std::exception_ptr error;  // a failed write, for the caller to see
+};
 
 TraceWriter::TraceWriter(const std::string& path, WriterOptions options) : path_(path), options_(options) {
   const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (options_.append ? O_APPEND : O_TRUNC);
@@ -121,48 +156,98 @@ void TraceWriter::write(const WriteRecord& r) {
       throw std::invalid_argument(fmt::format("trace record {} ({}): operand name '{}' is not a bare word", r.inst_idx,
                                               r.mnemonic, p.name));
 
-  // Format into the buffer; the line is complete before anything can leave,
-  // and an exception half-way (out of memory) takes the partial line back out.
+  // Format into the buffer; the line is complete before anything can leave.
+  // Growing the buffer is the only step that can throw, and it comes first.
   const std::size_t mark = buf_.size();
-  try {
-    buf_ += '[';
-    buf_ += r.mnemonic;
-    buf_ += ", {'slyr': ";
-    put_int(buf_, r.layer_id);
-    buf_ += ", 'layer': ";
-    put_string(buf_, r.layer_name);
-    buf_ += ", 'cluster': ";
-    put_int(buf_, r.cluster);
-    buf_ += ", 'cu': ";
-    put_int(buf_, r.cu);
-    buf_ += ", 'unit': '";
-    buf_ += unit_name(r.unit);
-    buf_ += "', 'pc': ";
-    put_int(buf_, r.pc);
-    buf_ += "}, {'inst_idx': ";
-    put_int(buf_, r.inst_idx);
-    buf_ += ", 'time': [";
-    put_int(buf_, r.start);
-    buf_ += ", ";
-    put_int(buf_, r.end);
-    buf_ += "]}, {";
-    bool first = true;
-    for (const Param& p : r.params) {
-      if (!first) buf_ += ", ";
-      first = false;
-      buf_ += '\'';
-      buf_ += p.name;
-      buf_ += "': ";
-      if (p.is_string) put_string(buf_, p.text);
-      else put_int(buf_, p.value);
-    }
-    buf_ += "}]\n";
-  } catch (...) {
-    buf_.resize(mark);
-    throw;
+  buf_.resize(mark + line_bound(r));
+  char* const line = &buf_[mark];
+  char* p = line;
+  *p++ = '[';
+  p = put(p, r.mnemonic);
+  p = put(p, ", {'slyr': ");
+  p = put_int(p, r.layer_id);
+  p = put(p, ", 'layer': ");
+  p = put_string(p, r.layer_name);
+  p = put(p, ", 'cluster': ");
+  p = put_int(p, r.cluster);
+  p = put(p, ", 'cu': ");
+  p = put_int(p, r.cu);
+  p = put(p, ", 'unit': '");
+  p = put(p, unit_name(r.unit));
+  p = put(p, "', 'pc': ");
+  p = put_int(p, r.pc);
+  p = put(p, "}, {'inst_idx': ");
+  p = put_int(p, r.inst_idx);
+  p = put(p, ", 'time': [");
+  p = put_int(p, r.start);
+  p = put(p, ", ");
+  p = put_int(p, r.end);
+  p = put(p, "]}, {");
+  bool first = true;
+  for (const Param& prm : r.params) {
+    if (!first) p = put(p, ", ");
+    first = false;
+    *p++ = '\'';
+    p = put(p, prm.name);
+    p = put(p, "': ");
+    p = prm.is_string ? put_string(p, prm.text) : put_int(p, prm.value);
   }
+  p = put(p, "}]\n");
+  buf_.resize(mark + static_cast<std::size_t>(p - line));
   ++records_;
-  if (buf_.size() >= options_.buffer_bytes) flush();
+  if (buf_.size() >= options_.buffer_bytes) {
+    if (options_.background) {
+      hand_off();
+    } else {
+      flush();
+    }
+  }
+}
+
+void TraceWriter::hand_off() {
+  if (!bg_) {
+    bg_ = std::make_unique<Background>();
+    bg_->pending.reserve(buf_.capacity());
+    bg_->thread = std::thread([this] {
+      Background& b = *bg_;
+      std::unique_lock<std::mutex> lock(b.mutex);
+      for (;;) {
+        b.cv.wait(lock, [&b] { return b.busy || b.stop; });
+        if (!b.busy) return;
+        lock.unlock();
+        std::exception_ptr error;
+        try {
+          write_out(b.pending.data(), b.pending.size());
+        } catch (...) {
+          error = std::current_exception();
+        }
+        lock.lock();
+        b.pending.clear();
+        b.busy = false;
+        if (error) b.error = error;
+        b.cv.notify_all();
+      }
+    });
+  }
+  wait_written();
+  {
+    const std::lock_guard<std::mutex> lock(bg_->mutex);
+    buf_.swap(bg_->pending);
+    bg_->busy = true;
+  }
+  bg_->cv.notify_all();
+}
+
+void TraceWriter::wait_written() {
+  if (!bg_) return;
+  std::unique_lock<std::mutex> lock(bg_->mutex);
+  bg_->cv.wait(lock, [this] { return !bg_->busy; });
+  if (bg_->error) {
+    // What did not fit is lost, as in the synchronous flush; report once.
+    std::exception_ptr error = bg_->error;
+    bg_->error = nullptr;
+    std::rethrow_exception(error);
+  }
 }
 
 void TraceWriter::write_out(const char* data, std::size_t size) {
@@ -185,7 +270,9 @@ void TraceWriter::write_out(const char* data, std::size_t size) {
 }
 
 void TraceWriter::flush() {
-  if (fd_ < 0 || buf_.empty()) return;
+  if (fd_ < 0) return;
+  wait_written();  // earlier buffers first
+  if (buf_.empty()) return;
   // The buffer only ever holds whole lines (write() appends a full line).
   try {
     write_out(buf_.data(), buf_.size());
@@ -198,7 +285,26 @@ void TraceWriter::flush() {
 
 void TraceWriter::close() {
   if (fd_ < 0) return;
-  flush();
+  std::exception_ptr error;
+  try {
+    flush();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (bg_) {
+    {
+      const std::lock_guard<std::mutex> lock(bg_->mutex);
+      bg_->stop = true;
+    }
+    bg_->cv.notify_all();
+    bg_->thread.join();
+    bg_.reset();
+  }
+  if (error) {
+    ::close(fd_);
+    fd_ = -1;
+    std::rethrow_exception(error);
+  }
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) throw std::runtime_error(fmt::format("{}: close failed: {}", path_, std::strerror(errno)));

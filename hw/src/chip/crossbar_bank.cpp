@@ -27,6 +27,8 @@ CrossbarBank::CrossbarBank(const ChipConfig& cfg)
       lcols_(WeightEncoding(cfg.xbar).logical_cols(cfg.xbar.cols)),
       xbars_(total_),
       devices_(total_),
+      unstarted_(total_),
+      in_quad_fifo_(total_, 0),
       engine_(cfg.xbar),
       timing_(cfg.xbar, cfg.mvm_timing),
       ispp_(cfg.ispp),
@@ -40,17 +42,34 @@ CrossbarBank::CrossbarBank(const ChipConfig& cfg)
 
 CrossbarBank::~CrossbarBank() = default;
 
-Crossbar& CrossbarBank::at(uint32_t id) {
+Crossbar& CrossbarBank::slot(uint32_t id) {
   if (id >= total_) throw std::out_of_range("crossbar " + std::to_string(id) + " does not exist");
   auto& slot = xbars_[id];
   if (!slot) {
     slot = std::make_unique<Crossbar>(cfg_.xbar, static_cast<float>(cfg_.device.start_level));
     if (!cfg_.nonideal.ideal())
       slot->attach(std::make_shared<NonIdealityModel>(cfg_.nonideal, derive_seed(cfg_.seed, kNonIdealStream + id)));
-    if (cfg_.device.start_sigma > 0) device(id).reset(*slot);
+    // The reset every new crossbar gets: row by row, on first use.
+    if (cfg_.device.start_sigma > 0) unstarted_[id].assign(static_cast<std::size_t>(slot->rows()), 1);
     stats_.crossbars_used++;
   }
   return *slot;
+}
+
+void CrossbarBank::start_row(uint32_t id, Crossbar& xb, uint32_t row) {
+  std::vector<uint8_t>& pending = unstarted_[id];
+  if (pending.empty() || row >= pending.size() || pending[row] == 0) return;
+  pending[row] = 0;
+  device(id).reset_row(xb, static_cast<int>(row));  // the row's write 0, as at creation
+}
+
+Crossbar& CrossbarBank::at(uint32_t id) {
+  Crossbar& xb = slot(id);
+  if (!unstarted_[id].empty()) {
+    for (uint32_t r = 0; r < unstarted_[id].size(); ++r) start_row(id, xb, r);
+    unstarted_[id].clear();
+  }
+  return xb;
 }
 
 DeviceModel& CrossbarBank::device(uint32_t id) {
@@ -61,6 +80,16 @@ DeviceModel& CrossbarBank::device(uint32_t id) {
 
 uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64_t* out) {
   Crossbar& xb = at(id);
+  if (!in_quad_fifo_[id]) {
+    in_quad_fifo_[id] = 1;
+    quad_fifo_.push_back(id);
+    if (quad_fifo_.size() > kQuadCrossbars) {
+      const uint32_t old = quad_fifo_.front();
+      quad_fifo_.pop_front();
+      in_quad_fifo_[old] = 0;
+      xbars_[old]->drop_target_quads();
+    }
+  }
   MvmOptions opt;
   opt.input_bits = input_bits;
   opt.output_bits = 64;
@@ -79,7 +108,8 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
 }
 
 uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols) {
-  Crossbar& xb = at(id);
+  Crossbar& xb = slot(id);
+  start_row(id, xb, row);
   const IsppRowTotals r = rtl_ispp_ ? rtl_ispp_->program_row(xb, static_cast<int>(row), static_cast<int>(col0), levels,
                                                              static_cast<int>(ncols), device(id))
                                     : ispp_.program_row_totals(xb, static_cast<int>(row), static_cast<int>(col0), levels,
@@ -111,7 +141,7 @@ uint64_t CrossbarBank::program_rows(const std::vector<RowWrite>& writes, unsigne
   // then touch only the crossbar, device and non-ideality of their group.
   std::map<uint32_t, std::vector<std::size_t>> by_xbar;
   for (std::size_t i = 0; i < writes.size(); ++i) {
-    at(writes[i].id);
+    slot(writes[i].id);
     device(writes[i].id);
     by_xbar[writes[i].id].push_back(i);
   }
@@ -125,6 +155,7 @@ uint64_t CrossbarBank::program_rows(const std::vector<RowWrite>& writes, unsigne
       for (std::size_t i : *groups[g]) {
         const RowWrite& w = writes[i];
         try {
+          start_row(w.id, *xbars_[w.id], w.row);  // touches only this crossbar's rows
           results[i] = ispp_.program_row_totals(*xbars_[w.id], static_cast<int>(w.row), static_cast<int>(w.col0),
                                                 w.levels, static_cast<int>(w.ncols), *devices_[w.id]);
         } catch (...) {

@@ -59,6 +59,41 @@ void Crossbar::set_row_targets(int row, int col_begin, const std::uint8_t* targe
   }
   std::copy(targets, targets + n, targets_.begin() + static_cast<std::ptrdiff_t>(index(row, col_begin)));
   state_ = LevelState::unknown;
+  if (!quads_.empty()) {
+    quad_stale_[static_cast<std::size_t>(row / 4)] = 1;
+    any_quad_stale_ = true;
+  }
+}
+
+void Crossbar::drop_target_quads() const {
+  std::vector<std::uint8_t>().swap(quads_);
+  std::vector<std::uint8_t>().swap(quad_stale_);
+  any_quad_stale_ = true;
+}
+
+const std::uint8_t* Crossbar::target_quads() const {
+  const std::size_t n_quads = static_cast<std::size_t>((rows_ + 3) / 4);
+  const auto cols = static_cast<std::size_t>(cols_);
+  if (quads_.empty()) {
+    quads_.assign(n_quads * cols * 4, 0);
+    quad_stale_.assign(n_quads, 1);
+    any_quad_stale_ = true;
+  }
+  if (any_quad_stale_) {
+    for (std::size_t q = 0; q < n_quads; ++q) {
+      if (quad_stale_[q] == 0) continue;
+      std::uint8_t* out = quads_.data() + q * cols * 4;
+      for (std::size_t k = 0; k < 4; ++k) {
+        const std::size_t r = q * 4 + k;
+        if (r >= static_cast<std::size_t>(rows_)) break;
+        const std::uint8_t* in = targets_.data() + r * cols;
+        for (std::size_t c = 0; c < cols; ++c) out[c * 4 + k] = in[c];
+      }
+      quad_stale_[q] = 0;
+    }
+    any_quad_stale_ = false;
+  }
+  return quads_.data();
 }
 
 std::uint8_t Crossbar::read_level(int row, int col) const {

@@ -1,8 +1,10 @@
 #include "vp/hw/crossbar/device_model.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "vp/hw/crossbar/cell_kernels.h"
 #include "vp/hw/crossbar/crossbar.h"
 
 namespace vp::hw {
@@ -42,9 +44,25 @@ void DeviceModel::reset_row(Crossbar& xb, int row) {
   const std::uint8_t* faults = xb.row_faults(row);
   float* lv = xb.row_levels(row);
   const int top = xb.max_level();
-  for (int c = 0; c < xb.cols(); ++c) {
-    const float v = static_cast<float>(draws.cell(c).start(top));
-    if (faults == nullptr || faults[c] == 0) lv[c] = v;
+  const int cols = xb.cols();
+  // One draw per cell, all cells of the row at once (cell_kernels.h).
+  thread_local std::vector<std::uint64_t> keys;
+  thread_local std::vector<float> start;
+  start.resize(static_cast<std::size_t>(cols));
+  if (cfg_.start_sigma == 0.0) {
+    std::fill(start.begin(), start.end(), static_cast<float>(std::clamp(cfg_.start_level, 0.0, static_cast<double>(top))));
+  } else {
+    thread_local std::vector<std::int32_t> col;
+    if (col.size() < static_cast<std::size_t>(cols)) {
+      col.resize(static_cast<std::size_t>(cols));
+      for (int c = 0; c < cols; ++c) col[static_cast<std::size_t>(c)] = c;
+    }
+    keys.resize(static_cast<std::size_t>(cols));
+    cell_stream_keys(draws.row_key(), col.data(), cols, keys.data());
+    start_levels(keys.data(), cfg_.start_level, cfg_.start_sigma, static_cast<double>(top), start.data(), cols);
+  }
+  for (int c = 0; c < cols; ++c) {
+    if (faults == nullptr || faults[c] == 0) lv[c] = start[static_cast<std::size_t>(c)];
   }
 }
 

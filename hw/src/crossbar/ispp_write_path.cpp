@@ -5,7 +5,9 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "vp/hw/crossbar/cell_kernels.h"
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/crossbar_config.h"
 #include "vp/hw/crossbar/non_ideality.h"
@@ -47,13 +49,32 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
   const DeviceModel::RowDraws draws = device.next_write(row);
 
   // A cell's pulses depend only on its own draws, so each cell runs to its
-  // end (inside the window, or the cap) before the next: the lock-step row
-  // loop's result without its bookkeeping. Levels are kept in double so
-  // accumulated steps do not lose precision.
-  int iterations = 0;
-  std::uint64_t total = 0;
-  int failed = 0;
+  // end (inside the window, or the cap) on its own: the lock-step row
+  // loop's result without its bookkeeping. With a stochastic device the
+  // cells that need pulses go through the cell kernels (SIMD lanes, same
+  // numbers as the scalar loop). Levels are kept in double so accumulated
+  // steps do not lose precision.
+  thread_local std::vector<double> level;
+  thread_local std::vector<int> cell_pulses;
+  thread_local std::vector<std::int32_t> job_col;
+  thread_local std::vector<std::uint64_t> keys;
+  thread_local std::vector<double> job_target;
+  thread_local std::vector<double> job_level;
+  thread_local std::vector<std::int32_t> job_pulses;
+  const auto un = static_cast<std::size_t>(std::max(n, 0));
+  if (level.size() < un) {
+    level.resize(un);
+    cell_pulses.resize(un);
+    job_col.resize(un);
+    keys.resize(un);
+    job_target.resize(un);
+    job_level.resize(un);
+    job_pulses.resize(un);
+  }
+  const bool draws_steps = !device.deterministic();
+  int m = 0;  // cells for the kernels
   for (int i = 0; i < n; ++i) {
+    const auto u = static_cast<std::size_t>(i);
     const double target = targets[i];
     double v = lv[i];
     int p = 0;
@@ -61,15 +82,52 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
       const bool stuck = faults != nullptr && faults[col_begin + i] != 0;
       if (stuck) {
         p = cap;  // pulses reach it but never move it
+      } else if (draws_steps) {
+        const auto j = static_cast<std::size_t>(m++);
+        job_col[j] = col_begin + i;
+        job_target[j] = target;
+        job_level[j] = v;
       } else {
-        DeviceModel::CellDraws cell = draws.cell(col_begin + i);
+        const double step = device.config().step_levels_mean;  // no draws
         do {
-          const double step = cell.step();
           v = std::clamp(v < target ? v + step : v - step, 0.0, top);
           ++p;
         } while (p < cap && std::fabs(v - target) > tol);
       }
     }
+    level[u] = v;
+    cell_pulses[u] = p;
+  }
+  if (m > 0) {
+    CellPulseParams prm;
+    prm.step_mean = device.config().step_levels_mean;
+    prm.step_sigma = device.config().step_levels_sigma;
+    prm.min_step = device.min_step();
+    prm.tolerance = tol;
+    prm.top = top;
+    prm.cap = cap;
+    cell_stream_keys(draws.row_key(), job_col.data(), m, keys.data());
+    CellPulseJob job;
+    job.keys = keys.data();
+    job.targets = job_target.data();
+    job.levels = job_level.data();
+    job.pulses = job_pulses.data();
+    job.n = m;
+    pulse_cells(prm, job);
+    for (std::size_t j = 0; j < static_cast<std::size_t>(m); ++j) {
+      const auto u = static_cast<std::size_t>(job_col[j] - col_begin);
+      level[u] = job_level[j];
+      cell_pulses[u] = job_pulses[j];
+    }
+  }
+
+  int iterations = 0;
+  std::uint64_t total = 0;
+  int failed = 0;
+  for (int i = 0; i < n; ++i) {
+    const double target = targets[i];
+    const double v = level[static_cast<std::size_t>(i)];
+    const int p = cell_pulses[static_cast<std::size_t>(i)];
     const bool converged = std::fabs(v - target) <= tol;
     if (!converged) {
       ++failed;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "vp/hw/crossbar/crossbar.h"
+#include "vp/hw/crossbar/mvm_vnni.h"
 #include "vp/hw/crossbar/non_ideality.h"
 
 namespace vp::hw {
@@ -165,7 +166,8 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
     if (bound * xb.max_level() * static_cast<std::int64_t>(n_inputs) <= std::numeric_limits<std::int32_t>::max()) {
       iacc_.assign(static_cast<std::size_t>(n_phys), 0);
       std::int32_t* ia = iacc_.data();
-      for (int r = 0; r < n_inputs; ++r) {
+      const bool quads = mvm_direct_vnni(xb, xvals_.data(), n_inputs, col0, n_phys, ia);  // same integers
+      for (int r = 0; r < n_inputs && !quads; ++r) {
         const std::int64_t v = xvals_[static_cast<std::size_t>(r)];
         if (v == 0) continue;
         accumulate_row(ia, xb.targets() + static_cast<std::size_t>(r) * stride + static_cast<std::size_t>(col0),

@@ -34,9 +34,12 @@ const detail::Ziggurat& detail::ziggurat() {
   return t;
 }
 
-template <class Engine>
-double BasicRng<Engine>::normal_slow(std::int32_t hz, unsigned layer) {
-  const detail::Ziggurat& t = *t_;
+namespace {
+// The rare path, on any source of 64-bit words.
+template <class Next>
+double ziggurat_slow(const detail::Ziggurat& t, Next&& next, std::int32_t hz, unsigned layer) {
+  const auto uniform = [&] { return static_cast<double>(next() >> 11) * 0x1.0p-53; };
+  const auto uniform_open = [&] { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; };
   for (;;) {
     const double x = hz * t.w[layer];
     if (layer == 0) {
@@ -50,12 +53,25 @@ double BasicRng<Engine>::normal_slow(std::int32_t hz, unsigned layer) {
       return hz > 0 ? kR + tx : -kR - tx;
     }
     if (t.f[layer] + uniform() * (t.f[layer - 1] - t.f[layer]) < std::exp(-0.5 * x * x)) return x;
-    const std::uint64_t w = engine_();
+    const std::uint64_t w = next();
     layer = static_cast<unsigned>(w & 127u);
     hz = static_cast<std::int32_t>(static_cast<std::uint32_t>(w >> 32));
     const std::int64_t mag = hz < 0 ? -static_cast<std::int64_t>(hz) : hz;
     if (mag < t.k[layer]) return hz * t.w[layer];
   }
+}
+}  // namespace
+
+template <class Engine>
+double BasicRng<Engine>::normal_slow(std::int32_t hz, unsigned layer) {
+  return ziggurat_slow(*t_, [this] { return engine_(); }, hz, layer);
+}
+
+double detail::splitmix_normal_slow(std::uint64_t& counter, std::int32_t hz, unsigned layer) {
+  SplitMix64 engine(counter);
+  const double x = ziggurat_slow(ziggurat(), [&engine] { return engine(); }, hz, layer);
+  counter = engine.state();
+  return x;
 }
 
 template class BasicRng<std::mt19937_64>;

@@ -38,7 +38,11 @@ TraceRecorder::TraceRecorder(const std::string& path, std::map<uint32_t, std::st
 }
 
 void TraceRecorder::open() {
-  if (!writer_) writer_ = std::make_unique<trace::TraceWriter>(path_);
+  // Full buffers go to the file from a second thread while the simulation
+  // formats the next (same bytes, same order).
+  trace::WriterOptions options;
+  options.background = true;
+  if (!writer_) writer_ = std::make_unique<trace::TraceWriter>(path_, options);
 }
 
 void TraceRecorder::retire(const hw::CoreIdentity& who, const hw::RetireEvent& ev) {

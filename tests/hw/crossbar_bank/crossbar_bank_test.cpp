@@ -196,5 +196,32 @@ TEST(CrossbarBank, ProgramRowsGivesTheSameResultOnAnyNumberOfThreads) {
   }
 }
 
+// A crossbar's start state is drawn row by row when the row is first
+// written (or the crossbar first read): the levels are those of a crossbar
+// reset whole at creation and then written, with the same device streams.
+TEST(CrossbarBank, RowsStartedOnFirstWriteEqualAResetAtCreation) {
+  ChipConfig cfg = small();
+  cfg.device = DeviceConfig{};  // stochastic steps and start states
+  cfg.device.start_sigma = 0.3;
+  cfg.ispp.keep_residual = true;  // the analog levels reached, not the targets
+  CrossbarBank bank(cfg);
+  Crossbar eager(cfg.xbar, static_cast<float>(cfg.device.start_level));
+  DeviceModel dev(cfg.device, derive_seed(cfg.seed, 1));  // crossbar 1's device stream
+  dev.reset(eager);
+  const IsppWritePath ispp(cfg.ispp);
+  std::mt19937 rng(8);
+  for (const uint32_t row : {5u, 0u, 5u, 11u}) {  // some rows twice, most never
+    std::vector<uint8_t> t(16);
+    for (auto& v : t) v = static_cast<uint8_t>(rng() % 4);
+    bank.program_row(1, row, t.data(), 0, 16);
+    ispp.program_row_totals(eager, static_cast<int>(row), 0, t.data(), 16, dev);
+  }
+  const Crossbar& lazy = bank.at(1);
+  for (int r = 0; r < 16; ++r) {
+    for (int c = 0; c < 16; ++c) ASSERT_EQ(lazy.level(r, c), eager.level(r, c)) << "row " << r << " col " << c;
+  }
+  EXPECT_NE(eager.level(3, 3), static_cast<float>(cfg.device.start_level));  // the start state was drawn
+}
+
 }  // namespace
 }  // namespace vp::hw

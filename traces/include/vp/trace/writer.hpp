@@ -8,11 +8,19 @@
 // on disk always ends with a complete line: a run that fails keeps a
 // well-formed trace of everything flushed before the failure. Not
 // thread-safe: one writer per simulation thread.
+//
+// With WriterOptions::background, a full buffer goes to the file from a
+// second thread while the caller formats the next one (the write into the
+// page cache costs about as much as the formatting); the bytes and their
+// order are the same. flush() and close() still return only once
+// everything is in the file, and a failed write is reported by the next
+// write(), flush() or close().
 #pragma once
 
 #include <cstdint>
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +83,7 @@ struct WriteRecord {
 struct WriterOptions {
   std::size_t buffer_bytes = 1 << 20;  // flush threshold
   bool append = false;                 // append instead of truncating
+  bool background = false;             // full buffers written from a second thread
 };
 
 class TraceWriter {
@@ -101,7 +110,13 @@ class TraceWriter {
 
  private:
   void write_out(const char* data, std::size_t size);
+  // Background mode: gives the buffer to the writing thread (after the
+  // previous one is out) and takes an empty one back.
+  void hand_off();
+  void wait_written();
 
+  struct Background;
+  std::unique_ptr<Background> bg_;
   std::string path_;
   WriterOptions options_;
   int fd_ = -1;

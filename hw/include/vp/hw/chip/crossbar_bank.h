@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <vector>
@@ -49,6 +50,10 @@ class CrossbarBank : public CrossbarBankIf {
   uint32_t count() const { return total_; }
   uint32_t logical_cols() const { return static_cast<uint32_t>(lcols_); }
   // The crossbar, created at the device's start state if never touched.
+  // Every row is in its start state or written: a row's start state is
+  // drawn when the row is first written (or the crossbar first read), with
+  // the numbers of a reset at creation, so the row is in cache for its
+  // first write and the crossbar is not swept twice.
   Crossbar& at(uint32_t id);
   bool exists(uint32_t id) const { return id < xbars_.size() && xbars_[id] != nullptr; }
 
@@ -85,6 +90,11 @@ class CrossbarBank : public CrossbarBankIf {
 
  private:
   DeviceModel& device(uint32_t id);
+  // The crossbar, created if never touched, rows whose start state is not
+  // drawn yet left so (see at()).
+  Crossbar& slot(uint32_t id);
+  // Draws the start state of `row` if it is still pending.
+  void start_row(uint32_t id, Crossbar& xb, uint32_t row);
   void account(uint32_t id, uint32_t ncols, const IsppRowTotals& r);
 
   ChipConfig cfg_;
@@ -92,6 +102,12 @@ class CrossbarBank : public CrossbarBankIf {
   int lcols_;
   std::vector<std::unique_ptr<Crossbar>> xbars_;
   std::vector<std::unique_ptr<DeviceModel>> devices_;
+  std::vector<std::vector<uint8_t>> unstarted_;  // per crossbar: rows whose start state is pending
+  // Crossbars whose MVMs may have built row quads (Crossbar::target_quads,
+  // 64 KiB each), oldest first: beyond kQuadCrossbars the oldest drops them.
+  static constexpr std::size_t kQuadCrossbars = 512;
+  std::deque<uint32_t> quad_fifo_;
+  std::vector<uint8_t> in_quad_fifo_;
   MvmEngine engine_;
   MvmTiming timing_;
   IsppWritePath ispp_;

@@ -75,6 +75,16 @@ class Crossbar {
   // in a const method: like the rest of the class, not for concurrent use).
   bool levels_are_targets() const;
 
+  // The targets four rows at a time, for dot products over four rows per
+  // instruction (mvm_vnni.h): rows 4q..4q+3 of column c are the bytes
+  // 4 * (q * cols + c) + 0..3, rows past the last are 0. Kept up to date
+  // quad by quad on first use after a write (a cache, like the above).
+  const std::uint8_t* target_quads() const;
+  // Frees the row quads (rebuilt on next use): a chip of thousands of
+  // crossbars keeps them for the recently used ones only.
+  void drop_target_quads() const;
+  bool has_target_quads() const { return !quads_.empty(); }
+
   // Fault map; empty (has_faults() false) until a fault is set.
   bool has_faults() const { return !faults_.empty(); }
   CellFault fault(int row, int col) const {
@@ -111,6 +121,9 @@ class Crossbar {
   std::vector<std::uint8_t> faults_;
   std::shared_ptr<NonIdeality> non_ideality_;
   mutable LevelState state_ = LevelState::unknown;
+  mutable std::vector<std::uint8_t> quads_;       // empty until first asked for
+  mutable std::vector<std::uint8_t> quad_stale_;  // per quad of rows
+  mutable bool any_quad_stale_ = true;
 };
 
 }  // namespace vp::hw

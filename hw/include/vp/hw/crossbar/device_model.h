@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "vp/hw/crossbar/cell_kernels.h"
 #include "vp/hw/crossbar/rng.h"
 #include "vp/hw/param_defaults.h"
 
@@ -66,9 +67,11 @@ class DeviceModel {
   // The streams of one write of one row.
   class RowDraws {
    public:
-    CellDraws cell(int col) const {
-      return CellDraws(cfg_, mix64(key_ ^ (static_cast<std::uint64_t>(col) * 0xD1B54A32D192ED03ULL)));
-    }
+    CellDraws cell(int col) const { return CellDraws(cfg_, key(col)); }
+    // The key of column col's stream (for the cell kernels, cell_kernels.h,
+    // which compute it from row_key() the same way: cell_stream_key).
+    std::uint64_t key(int col) const { return cell_stream_key(key_, col); }
+    std::uint64_t row_key() const { return key_; }
 
    private:
     friend class DeviceModel;

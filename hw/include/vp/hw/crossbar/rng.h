@@ -42,6 +42,8 @@ class SplitMix64 {
     s_ += 0x9E3779B97F4A7C15ULL;
     return mix64(s_);
   }
+  // The counter: a stream resumes from it (SplitMix64(state())).
+  std::uint64_t state() const { return s_; }
 
  private:
   std::uint64_t s_;
@@ -55,6 +57,11 @@ struct Ziggurat {
   double f[128];
 };
 const Ziggurat& ziggurat();
+// The ziggurat's rare path (a draw outside a layer's rectangle) on the
+// SplitMix64 stream whose counter is `counter`, advanced past the words it
+// takes: what StreamRng::normal() does after its first word missed, for the
+// SIMD cell kernels that run the first word of several streams at once.
+double splitmix_normal_slow(std::uint64_t& counter, std::int32_t hz, unsigned layer);
 }  // namespace detail
 
 template <class Engine>

@@ -1,0 +1,63 @@
+// The device model's inner loops over the cells of one row write: the ISPP
+// pulses of every cell still outside its window, and the start states a
+// reset draws. Each cell draws from its own SplitMix64 stream (key from
+// DeviceModel::RowDraws::key), so the cells of a row can be run in SIMD
+// lanes: eight at a time in AVX-512 (the rare ziggurat path per lane in
+// scalar code), a lane taking the next waiting cell as soon as its cell
+// ends. The lanes compute exactly what the scalar loop does, operation for
+// operation in double precision, so both give the same levels and pulses
+// bit for bit; the scalar loop is the reference and the fallback on hosts
+// without AVX-512.
+#pragma once
+
+#include <cstdint>
+
+#include "vp/hw/crossbar/rng.h"
+
+namespace vp::hw {
+
+// The stream key of column `col` in the write keyed `row_key`.
+inline std::uint64_t cell_stream_key(std::uint64_t row_key, int col) {
+  return mix64(row_key ^ (static_cast<std::uint64_t>(col) * 0xD1B54A32D192ED03ULL));
+}
+// out[i] = cell_stream_key(row_key, cols[i]), i < n.
+void cell_stream_keys(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out);
+
+struct CellPulseParams {
+  double step_mean = 0.0;   // device.step_levels_mean
+  double step_sigma = 0.0;  // device.step_levels_sigma (> 0: the kernels draw)
+  double min_step = 0.0;    // DeviceModel::min_step()
+  double tolerance = 0.0;   // ispp.tolerance_levels
+  double top = 0.0;         // the crossbar's max_level
+  int cap = 1;              // ispp.max_pulses
+};
+
+// n cells, each entering outside its window (|level - target| > tolerance):
+// pulse until inside or at the cap. levels in/out; pulses out.
+struct CellPulseJob {
+  const std::uint64_t* keys = nullptr;  // stream key of each cell
+  const double* targets = nullptr;
+  double* levels = nullptr;
+  std::int32_t* pulses = nullptr;
+  int n = 0;
+};
+
+void pulse_cells_scalar(const CellPulseParams& p, const CellPulseJob& job);
+// False (and nothing done) when the host has no AVX-512F/DQ/VL.
+bool pulse_cells_avx512(const CellPulseParams& p, const CellPulseJob& job);
+// The fastest of the two the host runs.
+void pulse_cells(const CellPulseParams& p, const CellPulseJob& job);
+
+// Start states of n cells: cell i draws N(mean, sigma) from the first words
+// of the stream keyed keys[i] and is clamped to [0, top]. sigma > 0.
+void start_levels_scalar(const std::uint64_t* keys, double mean, double sigma, double top, float* out, int n);
+bool start_levels_avx512(const std::uint64_t* keys, double mean, double sigma, double top, float* out, int n);
+void start_levels(const std::uint64_t* keys, double mean, double sigma, double top, float* out, int n);
+
+bool host_has_avx512();
+
+namespace detail {
+bool cell_stream_keys_avx512(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out);
+}  // namespace detail
+
+}  // namespace vp::hw

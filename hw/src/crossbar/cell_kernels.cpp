@@ -1,0 +1,47 @@
+#include "vp/hw/crossbar/cell_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vp/hw/crossbar/rng.h"
+
+namespace vp::hw {
+
+void pulse_cells_scalar(const CellPulseParams& p, const CellPulseJob& job) {
+  for (int i = 0; i < job.n; ++i) {
+    StreamRng rng(job.keys[i]);
+    const double target = job.targets[i];
+    double v = job.levels[i];
+    int pulses = 0;
+    do {
+      const double step = std::max(rng.normal(p.step_mean, p.step_sigma), p.min_step);
+      v = std::clamp(v < target ? v + step : v - step, 0.0, p.top);
+      ++pulses;
+    } while (pulses < p.cap && std::fabs(v - target) > p.tolerance);
+    job.levels[i] = v;
+    job.pulses[i] = pulses;
+  }
+}
+
+void start_levels_scalar(const std::uint64_t* keys, double mean, double sigma, double top, float* out,
+                         int n) {
+  for (int i = 0; i < n; ++i) {
+    StreamRng rng(keys[i]);
+    out[i] = static_cast<float>(std::clamp(rng.normal(mean, sigma), 0.0, top));
+  }
+}
+
+void cell_stream_keys(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out) {
+  if (detail::cell_stream_keys_avx512(row_key, cols, n, out)) return;
+  for (int i = 0; i < n; ++i) out[i] = cell_stream_key(row_key, cols[i]);
+}
+
+void pulse_cells(const CellPulseParams& p, const CellPulseJob& job) {
+  if (!pulse_cells_avx512(p, job)) pulse_cells_scalar(p, job);
+}
+
+void start_levels(const std::uint64_t* keys, double mean, double sigma, double top, float* out, int n) {
+  if (!start_levels_avx512(keys, mean, sigma, top, out, n)) start_levels_scalar(keys, mean, sigma, top, out, n);
+}
+
+}  // namespace vp::hw

@@ -1,0 +1,83 @@
+// The VNNI dot products of the direct MVM path against the plain integer
+// sum, including rewrites of rows after the row quads were built.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "vp/hw/crossbar/crossbar.h"
+#include "vp/hw/crossbar/mvm_vnni.h"
+
+namespace {
+
+using vp::hw::Crossbar;
+
+bool host_has_vnni() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
+std::vector<std::int32_t> plain(const Crossbar& xb, const std::vector<std::int64_t>& x, int col0, int n) {
+  std::vector<std::int32_t> y(static_cast<std::size_t>(n), 0);
+  for (std::size_t r = 0; r < x.size(); ++r)
+    for (int c = 0; c < n; ++c) y[static_cast<std::size_t>(c)] += static_cast<std::int32_t>(x[r] * xb.target(static_cast<int>(r), col0 + c));
+  return y;
+}
+
+void program_random(Crossbar& xb, std::mt19937& rng, int row) {
+  std::vector<std::uint8_t> t(static_cast<std::size_t>(xb.cols()));
+  for (auto& v : t) v = static_cast<std::uint8_t>(rng() % static_cast<unsigned>(xb.max_level() + 1));
+  xb.program_row_exact(row, 0, t.data(), xb.cols());
+}
+
+TEST(MvmVnni, EqualsThePlainIntegerSum) {
+  if (!host_has_vnni()) GTEST_SKIP() << "no AVX-512 VNNI on this host";
+  std::mt19937 rng(11);
+  for (const int rows : {256, 130, 7}) {
+    for (const int bits : {2, 7}) {
+      Crossbar xb(rows, 256, bits);
+      for (int r = 0; r < rows; ++r) program_random(xb, rng, r);
+      for (int round = 0; round < 20; ++round) {
+        const int n_inputs = 1 + static_cast<int>(rng() % static_cast<unsigned>(rows));
+        const int col0 = static_cast<int>(rng() % 64);
+        const int n = 1 + static_cast<int>(rng() % static_cast<unsigned>(256 - col0));
+        std::vector<std::int64_t> x(static_cast<std::size_t>(n_inputs));
+        const bool is_signed = round % 2 == 0;
+        for (auto& v : x) {
+          v = rng() % 3 == 0 ? 0 : is_signed ? static_cast<std::int64_t>(rng() % 256) - 128 : static_cast<std::int64_t>(rng() % 256);
+        }
+        std::vector<std::int32_t> got(static_cast<std::size_t>(n), -1);
+        ASSERT_TRUE(vp::hw::mvm_direct_vnni(xb, x.data(), n_inputs, col0, n, got.data()));
+        ASSERT_EQ(got, plain(xb, x, col0, n)) << rows << " rows, " << bits << " bits, round " << round;
+        // Rewrite a few rows: the next product must see them, whether the
+        // quads are kept up to date or dropped and rebuilt.
+        for (int k = 0; k < 3; ++k) program_random(xb, rng, static_cast<int>(rng() % static_cast<unsigned>(rows)));
+        if (round % 7 == 6) {
+          xb.drop_target_quads();
+          ASSERT_FALSE(xb.has_target_quads());
+        }
+      }
+    }
+  }
+}
+
+TEST(MvmVnni, DeclinesInputsWiderThanEightBits) {
+  if (!host_has_vnni()) GTEST_SKIP() << "no AVX-512 VNNI on this host";
+  Crossbar xb(8, 64, 2);
+  std::vector<std::int32_t> y(64, 7);
+  const std::vector<std::int64_t> wide = {1, 256, 0, 0};
+  const std::vector<std::int64_t> mixed = {-1, 200, 0, 0};  // neither all unsigned nor all signed 8-bit
+  EXPECT_FALSE(vp::hw::mvm_direct_vnni(xb, wide.data(), 4, 0, 64, y.data()));
+  EXPECT_FALSE(vp::hw::mvm_direct_vnni(xb, mixed.data(), 4, 0, 64, y.data()));
+  EXPECT_EQ(y, std::vector<std::int32_t>(64, 7));
+  Crossbar eight(8, 64, 8);  // levels up to 255 cannot be the signed operand
+  const std::vector<std::int64_t> u8 = {200, 1, 0, 0};
+  EXPECT_FALSE(vp::hw::mvm_direct_vnni(eight, u8.data(), 4, 0, 64, y.data()));
+}
+
+}  // namespace
