@@ -36,6 +36,7 @@ struct RunResult {
   bool core_per_layer = true;  // no core runs two layers (the pipelined placement)
   int on_chip = 0;          // activations in the cluster SRAMs' global window
   int max_lanes = 1;        // the most lanes (copies side by side on one CU) any layer got
+  bool lanes_of_some_channels = false;  // a CU with lanes computes only some of its layer's channels
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -68,6 +69,11 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   for (const Node& n : g.nodes) {
     r.max_replicas = std::max(r.max_replicas, n.replicas);
     r.max_lanes = std::max(r.max_lanes, n.lanes);
+    if (n.lanes > 1) {
+      std::map<int, int> cols;
+      for (const auto& ct : n.tiles) cols[ct.parts[0].core] += ct.ncols;
+      for (const auto& [core, k] : cols) r.lanes_of_some_channels = r.lanes_of_some_channels || k < g.val(n.out[0]).shape.c;
+    }
     for (const auto& ct : n.tiles) r.split_tile = r.split_tile || ct.parts.size() > 1;
     r.fused_adds += n.fused ? 1 : 0;
   }
@@ -250,6 +256,28 @@ TEST(EndToEnd, LanesOnPipelinedPlacement) {
           EXPECT_LE(r.max_lanes, lanes);
         }
       }
+}
+// Lanes on CUs that each compute some of a layer's channels: a grouped
+// convolution's column tiles read different windows, so each has a CU of
+// its own with crossbars to spare; every lane stores its own pixel's
+// channels and reads its own channels of the residual Add fused into it.
+TEST(EndToEnd, LanesOnCusWithSomeOfTheChannels) {
+  OnnxBuilder b("grouped_residual", 13, 21);
+  auto x = b.input("x", {1, 16, 8, 8});
+  auto a = b.conv(x, 16, 32, 1);
+  auto y = b.conv(x, 16, 32, 3, 1, 1, 2);
+  b.output(b.relu(b.add(y, a)));
+  const TestModel m{"grouped_residual", b.serialize()};
+  for (int lanes : {2, 0}) {
+    SCOPED_TRACE("--lanes " + std::to_string(lanes));
+    MapOptions mo;
+    mo.replicate = 2;
+    mo.lanes = lanes;
+    const RunResult r = compile_and_run(m, "small", {"chip.clusters=16", "chip.mesh_cols=4"}, 5, mo);
+    expect_exact(r);
+    EXPECT_TRUE(r.lanes_of_some_channels);
+    EXPECT_EQ(r.fused_adds, 1);
+  }
 }
 TEST(EndToEnd, LanesOptionParsing) {
   EXPECT_EQ(parse_lanes("auto"), 0);
