@@ -7,16 +7,16 @@
 // (r*kw + s)*C' + c holds input channel c of window position (r, s), so a
 // window in the channels-last activation is kh contiguous runs of kw*C bytes.
 //
-// One copy of a layer is a set of CU loads ("bins"), each fired as one MVM
-// group per pixel: column tiles of one crossbar that read the same window
-// share a bin (a `concat` group of up to 16), a taller tile has a bin of its
-// own (a `sum` group), and a tile needing more crossbars than a CU has is
-// split over several CUs whose partial sums travel on the NoC to the first.
-// The schedule runs one layer at a time, so a CU may hold crossbars of many
-// layers; a layer's bins (all copies) sit on distinct CUs, as close to the
-// layer's home CU as packing allows (place()). Copies (replication) come from the cost model
-// (schedule_cost.h): the layer whose next copy saves the most cycles per
-// crossbar gets it, while crossbars and CUs last.
+// One copy of a layer is a set of CU loads ("bins"), whose MVM groups fire
+// at once for each pixel: column tiles that read the same window share a
+// bin while its crossbars last (one-crossbar tiles as a `concat` group,
+// taller ones as `sum` groups), and a tile needing more crossbars than a CU
+// has is split over several CUs whose partial sums travel on the NoC to the
+// first. Two placements: pipelined (map_pipelined: one load per CU, all
+// layers at once, lanes of the load side by side on its crossbars, copies
+// for the shortest single inference) and shared (place(): a CU holds loads
+// of many layers, a layer's bins on distinct CUs near its home CU, copies
+// by the cycles they save per crossbar).
 #include <algorithm>
 #include <queue>
 #include <stdexcept>
@@ -161,10 +161,10 @@ bool place(Graph& g, const Target& t, std::vector<Layer>& layers) {
 // The pipelined mapping: every CU holds the load of one copy of one layer,
 // or runs one share of an operator without weights, so all layers run at
 // once on CUs of their own and the row hand-over (emit_sync.cpp) keeps them
-// in step; the slowest stage then sets the pace. Copies go to the slowest
-// stage that can still grow while CUs last; layers take consecutive CUs in
-// program order (a layer's readers are its neighbours). False (nothing
-// changed) when one copy of everything needs more CUs than the chip has.
+// in step. Copies go where they shorten a single inference most per CU
+// (below), while CUs last; layers take consecutive CUs in program order (a
+// layer's readers are its neighbours). False (nothing changed) when one
+// copy of everything needs more CUs than the chip has.
 bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<Layer>& layers,
                    const MapOptions& opt) {
   struct Stage {
