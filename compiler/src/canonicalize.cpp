@@ -267,6 +267,15 @@ void fold_mul_by_input(Graph& g) {
 }  // namespace
 
 void canonicalize(Graph& g) {
+  // 0. Every pass and the interpreters compute an operator's first output
+  // only, so a later one that something reads (MaxPool's Indices,
+  // Dropout's mask, or an output the operator does not define) is refused.
+  for (const Node& n : g.nodes)
+    for (std::size_t k = 1; k < n.out.size(); ++k)
+      if (!g.consumers(n.out[k]).empty() || is_output(g, n.out[k]))
+        throw CompileError("node '" + n.name + "': its output " + std::to_string(k + 1) + " ('" + g.val(n.out[k]).name +
+                           "') is read, but only an operator's first output is computed" +
+                           (n.op == OpKind::MaxPool ? " (MaxPool's Indices output is not supported)" : ""));
   // 1. Aliases: Identity always; Flatten/Reshape when the bytes do not move.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
@@ -292,8 +301,6 @@ void canonicalize(Graph& g) {
         if (out.h != floor_h || out.w != floor_w)
           throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is not supported");
       }
-      if (n.op == OpKind::MaxPool && n.out.size() > 1 && (!g.consumers(n.out[1]).empty() || is_output(g, n.out[1])))
-        throw CompileError("node '" + n.name + "': MaxPool's Indices output is not supported");
     }
   }
   // 3. Remaining Flatten/Reshape must be byte no-ops in the channels-last layout.

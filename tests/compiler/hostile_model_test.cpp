@@ -399,6 +399,24 @@ TEST(HostileModel, InputCountsFollowTheOperatorSchemas) {
 // Found by onnx_import_fuzz: ONNX's own shape inference dereferenced a null
 // type when a Conv without kernel_shape had an initializer without a data
 // type as its weight (a SIGSEGV inside libonnx); refused before it runs.
+// Only an operator's first output is computed: a second output that a
+// node or the graph reads is refused by name, not left empty (a Conv with
+// two outputs whose second feeds the pooling, as a fuzzer found).
+TEST(HostileModel, ASecondOutputThatIsReadIsRefused) {
+  onnx::ModelProto m = base_model();
+  auto& nodes = *m.mutable_graph()->mutable_node();
+  onnx::NodeProto* conv = nullptr;
+  for (auto& n : nodes)
+    if (n.op_type() == "Conv") conv = &n;  // the last one, read by the pooling
+  ASSERT_NE(conv, nullptr);
+  conv->add_output("second");
+  onnx::NodeProto* gap = first(m, "GlobalAveragePool");
+  gap->set_input(0, "second");
+  const std::string e = error_of(m);
+  EXPECT_NE(e.find("only an operator's first output is computed"), std::string::npos) << e;
+  EXPECT_NE(e.find("'second'"), std::string::npos) << e;
+}
+
 TEST(HostileModel, UntypedWeightBeforeShapeInference) {
   auto m = base_model();
   auto* conv = first(m, "Conv");
