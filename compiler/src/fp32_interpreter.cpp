@@ -2,16 +2,14 @@
 // calibrates against and what the tests measure quantization error with.
 // NCHW (batch 1), ONNX semantics; convolutions in conv_fp32.cpp.
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <thread>
 
 #include "table_function.h"
 #include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
+#include "vp/common/host_threads.h"
 
 namespace vp::cc {
 namespace {
@@ -204,25 +202,12 @@ void run_fp32_visit(const Graph& g, const std::vector<FTensor>& inputs,
 
 Fp32Weights pack_fp32_weights(const Graph& g, unsigned threads) {
   Fp32Weights packed(g.nodes.size());
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(g.nodes.size());
-  auto work = [&] {
-    for (std::size_t k; (k = next++) < g.nodes.size();) {
-      const Node& n = g.nodes[k];
-      if (n.op != OpKind::Conv) continue;
-      try {
-        packed[k] = pack_conv_fp32(n.geom, g.val(n.in[0]).shape, g.val(n.out[0]).shape, g.val(n.in[1]).data.data());
-      } catch (...) {  // out of memory: reported by the caller's thread
-        errors[k] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  // An error (out of memory) on a worker is rethrown here.
+  common::for_each_index(g.nodes.size(), threads, [&](std::size_t k) {
+    const Node& n = g.nodes[k];
+    if (n.op == OpKind::Conv)
+      packed[k] = pack_conv_fp32(n.geom, g.val(n.in[0]).shape, g.val(n.out[0]).shape, g.val(n.in[1]).data.data());
+  });
   return packed;
 }
 

@@ -4,11 +4,11 @@
 // clamp; widen-scale-add-vrqs for residual adds; vpsum + vrqs for averages.
 // The platform's output must equal it byte for byte in ideal mode.
 #include <algorithm>
-#include <thread>
 
 #include "int_arith.h"
 #include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
+#include "vp/common/host_threads.h"
 
 namespace vp::cc {
 namespace {
@@ -69,7 +69,7 @@ QTensor pool(const Graph& g, const Node& n, const QTensor& x, bool max) {
 }  // namespace
 
 std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& inputs, unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  threads = common::host_threads(threads);
   if (inputs.size() != g.inputs.size())
     throw CompileError("model has " + std::to_string(g.inputs.size()) + " inputs, got " + std::to_string(inputs.size()));
   std::vector<QTensor> v(g.values.size());

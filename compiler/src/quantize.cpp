@@ -9,14 +9,12 @@
 // one bit of range for tensors that are never negative.
 #include <algorithm>
 #include <cmath>
-#include <atomic>
-#include <exception>
 #include <random>
-#include <thread>
 
 #include "int_arith.h"
 #include "table_function.h"
 #include "vp/cc/passes.h"
+#include "vp/common/host_threads.h"
 #include "vp/common/quantize.h"
 
 namespace vp::cc {
@@ -125,30 +123,15 @@ std::vector<std::vector<FTensor>> default_calibration(const Graph& g, int count,
 void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double percentile, unsigned threads) {
   if (calib.empty()) throw CompileError("quantize: no calibration inputs");
   if (!(percentile > 0 && percentile <= 100)) throw CompileError("quantize: percentile must be in (0, 100]");
-  if (threads == 0) threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  threads = common::host_threads(threads);
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, calib.size()));
   const Fp32Weights packed = pack_fp32_weights(g, threads);
   // Each input's range of every value, on worker threads; merged in input
   // order (a maximum, so the order is moot, but the first error reported
   // is that of the first input that fails whatever the thread count).
   std::vector<std::vector<float>> ranges(calib.size());
-  std::vector<std::exception_ptr> errors(calib.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t k; (k = next++) < calib.size();) {
-      try {
-        ranges[k] = input_ranges(g, calib[k], percentile, packed);
-      } catch (...) {
-        errors[k] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  common::for_each_index(calib.size(), threads,
+                         [&](std::size_t k) { ranges[k] = input_ranges(g, calib[k], percentile, packed); });
   std::vector<float> amax(g.values.size(), 0.f);
   for (const auto& r : ranges)
     for (std::size_t i = 0; i < amax.size(); ++i) amax[i] = std::max(amax[i], r[i]);

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "vp/common/host_threads.h"
 
 namespace vp::platform {
 
@@ -136,7 +137,7 @@ PreloadResult preload_cells(const obj::Object& obj, hw::Chip& chip) {
     p.cells += uint64_t{c.rows} * c.cols;
   }
   // Crossbars on every host core: the result does not depend on how many.
-  p.cycles = bank.program_rows(writes, std::max(1u, std::min(8u, std::thread::hardware_concurrency())));
+  p.cycles = bank.program_rows(writes, common::host_threads());
   p.pulses = bank.stats().ispp_pulses - before.ispp_pulses;
   p.failed = bank.stats().ispp_failed_cells - before.ispp_failed_cells;
   return p;
