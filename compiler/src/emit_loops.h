@@ -128,14 +128,21 @@ inline int share_of(const Node& n, int c) {
   return static_cast<int>(std::find(n.cores.begin(), n.cores.end(), c) - n.cores.begin());
 }
 
-// DMA the window at global address in register `src` into scratch `dst`.
-inline void gather(Ctx& e, int c, int src, std::int64_t dst, const std::vector<Segment>& segs) {
+// Each segment of a window, from register `src` + gofs to scratch dst +
+// lofs, with `copy` (operands r11 destination, r10 source, r12 length).
+inline void copy_segments(Ctx& e, int c, int src, std::int64_t dst, const std::vector<Segment>& segs,
+                          const std::string& copy) {
   for (const auto& s : segs) {
     e.ins(c, "addi r10, " + r(src) + ", " + std::to_string(s.gofs));
     e.li(c, 11, dst + s.lofs);
     e.li(c, 12, s.len);
-    e.ins(c, "dma.gl r11, r10, r12");
+    e.ins(c, copy);
   }
+}
+
+// DMA the window at global address in register `src` into scratch `dst`.
+inline void gather(Ctx& e, int c, int src, std::int64_t dst, const std::vector<Segment>& segs) {
+  copy_segments(e, c, src, dst, segs, "dma.gl r11, r10, r12");
 }
 
 inline void clamp_out(Ctx& e, int c, const Node& n, int reg_buf, int reg_n) {
@@ -246,12 +253,7 @@ inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
 // The current pixel's window from the line buffer (walked by register
 // `reg`) into scratch `dst`.
 inline void line_window(Ctx& e, int c, int reg, std::int64_t dst, const std::vector<Segment>& segs) {
-  for (const Segment& s : segs) {
-    e.ins(c, "addi r10, " + r(reg) + ", " + std::to_string(s.gofs));
-    e.li(c, 11, dst + s.lofs);
-    e.li(c, 12, s.len);
-    e.ins(c, "vmov r11, r10, r12, i8");
-  }
+  copy_segments(e, c, reg, dst, segs, "vmov r11, r10, r12, i8");
 }
 
 
