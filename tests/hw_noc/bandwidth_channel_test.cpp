@@ -70,6 +70,32 @@ TEST(BandwidthChannel, BackToBackTransfersSerializeButPipelineTheLatency) {
   EXPECT_EQ(ch.stats().transfers, 0u);
 }
 
+// Requests come from loosely-timed cores out of cycle order: one ready
+// earlier than a reservation made before it takes the gap in front of it
+// when its beats fit there, and the first gap after that otherwise; it is
+// never queued behind a transfer that became ready later.
+TEST(BandwidthChannel, EarlierRequestsBackFillGaps) {
+  BandwidthChannel ch(cfg(10, 1.0));       // one byte per cycle
+  EXPECT_EQ(ch.transfer(50, 1000).start_cycle, 1000u);  // [1000, 1050)
+  EXPECT_EQ(ch.transfer(20, 1100).start_cycle, 1100u);  // [1100, 1120)
+  const ChannelTransfer early = ch.transfer(100, 0);    // fits before 1000
+  EXPECT_EQ(early.start_cycle, 0u);
+  EXPECT_EQ(early.end_cycle, 110u);
+  // 60 beats from 960: not before 1000 (only 40 free), not in [1050, 1100)
+  // (50 free): after 1120.
+  EXPECT_EQ(ch.transfer(60, 960).start_cycle, 1120u);
+  // 50 beats from 1040 fit [1050, 1100) exactly.
+  EXPECT_EQ(ch.transfer(50, 1040).start_cycle, 1050u);
+  EXPECT_EQ(ch.free_at(), 1180u);
+  EXPECT_EQ(ch.stats().wait_cycles, (1120u - 960u) + (1050u - 1040u));
+  // Past reservations are forgotten once no request can be ready before
+  // them; what is left still blocks.
+  ch.advance(1100);
+  EXPECT_EQ(ch.transfer(10, 1100).start_cycle, 1180u);
+  ch.reset();
+  EXPECT_EQ(ch.transfer(10, 0).start_cycle, 0u);
+}
+
 // Bytes moved divided by the cycles the channel was busy is the configured
 // bandwidth: exactly when every transfer is a whole number of beats, and
 // within one cycle of rounding per transfer otherwise.

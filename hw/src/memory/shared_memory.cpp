@@ -22,6 +22,7 @@ void SharedMemory::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc
 
   // The channel is occupied for the transfer time; the access latency is
   // pipelined (a second request's latency overlaps the first's data).
+  channel_.advance(time_to_cycles(sc_core::sc_time_stamp()));
   const uint64_t ready = time_to_cycles(sc_core::sc_time_stamp() + delay);
   const noc::ChannelTransfer t = channel_.transfer(len, ready);
   delay = cycles_to_time(t.end_cycle) - sc_core::sc_time_stamp();

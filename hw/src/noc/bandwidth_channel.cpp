@@ -32,10 +32,36 @@ BandwidthChannel::BandwidthChannel(const BandwidthChannelConfig& config) : confi
 ChannelTransfer BandwidthChannel::transfer(std::uint64_t bytes, Cycle ready_cycle) {
   ChannelTransfer t;
   t.ready_cycle = ready_cycle;
-  t.start_cycle = std::max(ready_cycle, free_at_);
   t.occupancy_cycles = occupancy(bytes);
+  std::size_t gone = 0;
+  while (gone < busy_.size() && busy_[gone].second <= now_) ++gone;
+  if (gone) busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(gone));
+  Cycle start = ready_cycle;
+  std::size_t at = 0;
+  for (; at < busy_.size(); ++at) {
+    if (busy_[at].second <= start) continue;
+    if (start + t.occupancy_cycles <= busy_[at].first) break;
+    start = busy_[at].second;
+  }
+  if (t.occupancy_cycles > 0) {
+    // Merge with the neighbours it touches: back-to-back streams stay one interval.
+    const Cycle end = start + t.occupancy_cycles;
+    const bool left = at > 0 && busy_[at - 1].second == start;
+    const bool right = at < busy_.size() && busy_[at].first == end;
+    if (left && right) {
+      busy_[at - 1].second = busy_[at].second;
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(at));
+    } else if (left) {
+      busy_[at - 1].second = end;
+    } else if (right) {
+      busy_[at].first = start;
+    } else {
+      busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(at), {start, end});
+    }
+  }
+  t.start_cycle = start;
   t.end_cycle = t.start_cycle + config_.latency_cycles + t.occupancy_cycles;
-  free_at_ = t.start_cycle + t.occupancy_cycles;
+  free_at_ = std::max(free_at_, t.start_cycle + t.occupancy_cycles);
   stats_.bytes += bytes;
   stats_.transfers += 1;
   stats_.busy_cycles += t.occupancy_cycles;
@@ -46,6 +72,8 @@ ChannelTransfer BandwidthChannel::transfer(std::uint64_t bytes, Cycle ready_cycl
 
 void BandwidthChannel::reset() {
   free_at_ = 0;
+  now_ = 0;
+  busy_.clear();
   stats_ = ChannelStats{};
 }
 

@@ -7,16 +7,29 @@
 // channel. A transfer of B bytes therefore holds the channel for
 // ceil(B / bytes_per_cycle) cycles, and its data is complete `latency` cycles
 // after those beats:
-//   start = max(ready, free_at)
+//   start = ready, or later while the channel is busy
 //   occupancy = ceil(B / bytes_per_cycle)
 //   end = start + latency + occupancy,   free_at = start + occupancy
 // Back-to-back transfers thus stream at the full bandwidth and each pays the
-// latency once. The bandwidth is held as an exact fraction (rationalize), so
+// latency once.
+//
+// Requests do not arrive in cycle order: a loosely-timed core asks at its
+// own local time, which may be ahead of another core's later call. So the
+// channel keeps the intervals its beats are reserved for, and a transfer
+// takes the first gap at or after its ready cycle that holds all its beats
+// (as the mesh links do, mesh_noc.h): a request is never queued behind one
+// that is ready only later in simulated time. Intervals that ended before
+// advance()'s cycle are forgotten; every later request must be ready at or
+// after it (a SystemC caller passes sc_time_stamp()). free_at is then the
+// end of the latest reservation. The bandwidth is held as an exact fraction (rationalize), so
 // the rounding is one ceil per transfer and nothing else.
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vp/hw/noc/cycle_math.h"
 
@@ -43,7 +56,7 @@ BandwidthChannelConfig gmem_channel_config(double latency_ns, double bandwidth_g
 
 struct ChannelTransfer {
   Cycle ready_cycle = 0;      // as passed
-  Cycle start_cycle = 0;      // first data beat: max(ready, free_at)
+  Cycle start_cycle = 0;      // first data beat: the first free gap at or after ready
   Cycle end_cycle = 0;        // data complete: start + latency + occupancy
   Cycle occupancy_cycles = 0; // ceil(bytes / bytes_per_cycle)
   Cycle latency() const { return end_cycle - ready_cycle; }
@@ -74,6 +87,9 @@ class BandwidthChannel {
 
   ChannelTransfer transfer(std::uint64_t bytes, Cycle ready_cycle);
 
+  // No request will be ready before `now`: reservations that ended by then go.
+  void advance(Cycle now) { now_ = std::max(now_, now); }
+
   Cycle free_at() const { return free_at_; }
   const ChannelStats& stats() const { return stats_; }
   void reset();
@@ -82,6 +98,8 @@ class BandwidthChannel {
   BandwidthChannelConfig config_;
   Rational rate_;
   Cycle free_at_ = 0;
+  Cycle now_ = 0;
+  std::vector<std::pair<Cycle, Cycle>> busy_;  // reserved [start, end), sorted
   ChannelStats stats_;
 };
 
