@@ -58,6 +58,20 @@ class Ctx {
   void sync_pre(int c);
   void sync_post(int c);
 
+  // A stream of images (Graph::batch > 1): each core's program loops over
+  // them; image_word(c) is the scratchpad word holding the current image.
+  int batch = 1;
+  std::int64_t image_word(int c);
+  // At a layer's start on core c, after sync_begin: from the second image
+  // on, wait for the readers of this layer's output to release the last
+  // image's rows. At its end, after its loads: release the writers of what
+  // it read (but for the last image).
+  void release_take(int c);
+  void release_give(int c);
+  // Around every core's whole program: the image loop.
+  void image_loop_begin(int c);
+  void image_loop_end(int c);
+
   CoreCode& core(int c);
   // Persistent parameter block (4-byte words or bytes) in core c's scratchpad.
   std::int64_t words(int c, const std::vector<std::int32_t>& w);
@@ -73,6 +87,8 @@ class Ctx {
 
  private:
   std::map<int, std::int64_t> scratch_next_;
+  std::map<int, std::int64_t> image_word_, release_buf_;
+  std::map<int, std::string> image_label_;
 };
 
 // A contiguous gather from global memory: offset from the window's origin
@@ -93,5 +109,7 @@ void emit_unary(Ctx& e, const Node& n);      // Relu, Clip, the op_table operato
 void emit_rescale(Ctx& e, const Node& n);    // Mul by a constant, Concat
 // Rows of a graph input shared among `cores`.
 void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain_addr);
+// A stream's graph output: each image's rows into its place in the output area.
+void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t area);
 
 }  // namespace vp::cc::emit

@@ -212,7 +212,10 @@ void emit_rescale(Ctx& e, const Node& n) {
   }
 }
 
-void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain) {
+namespace {
+// The rows of an H x W x C tensor copied from `from` to `to` through the
+// scratchpad, shared among `cores`.
+void copy_rows(Ctx& e, const std::vector<int>& cores, const Value& v, const Ptr& from, const Ptr& to) {
   const std::int64_t C = v.shape.c, W = v.shape.w;
   const int R = static_cast<int>(cores.size());
   for (int r = 0; r < R; ++r) {
@@ -222,7 +225,7 @@ void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std:
     const std::int64_t buf = e.scratch(c, E);
     e.li(c, 1, buf);
     e.li(c, 6, E);
-    share_loop(e, c, v.shape.h, 1, r, R, {{plain, 0, W * C}, {interior(v), 0, v.buf.wp(v.shape) * C}}, [&] {
+    share_loop(e, c, v.shape.h, 1, r, R, {from, to}, [&] {
       for (std::int64_t off = 0; off < W * C; off += E) {
         e.ins(c, "addi r10, r24, " + std::to_string(off));
         e.ins(c, "dma.gl r1, r10, r6");
@@ -232,6 +235,20 @@ void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std:
     });
   }
 }
+}  // namespace
+
+void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain) {
+  // The host's plain rows (image by image in a stream) into the bordered buffer.
+  Ptr from{plain, 0, v.shape.w * v.shape.c};
+  from.image_stride = v.shape.numel();
+  copy_rows(e, cores, v, from, {interior(v), 0, v.buf.wp(v.shape) * v.shape.c});
+}
+
+void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t area) {
+  // A stream's output, image by image, into the area the host reads.
+  Ptr to{area, 0, v.shape.w * v.shape.c};
+  to.image_stride = v.shape.numel();
+  copy_rows(e, cores, v, {v.buf.addr, 0, v.shape.w * v.shape.c}, to);
+}
 
 }  // namespace vp::cc::emit
-

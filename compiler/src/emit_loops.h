@@ -23,6 +23,7 @@ namespace vp::cc::emit {
 struct Ptr {
   std::int64_t base, step_w, step_h;
   bool row_local = false;  // restarts at base on every row (a line buffer): share_loop does not move it
+  std::int64_t image_stride = 0;  // bytes between images (a stream's host areas): base moves with the image
 };
 inline constexpr int kCur[4] = {24, 25, 27, 28};
 inline constexpr int kRow[4] = {21, 22, 26, 29};
@@ -51,7 +52,15 @@ template <class Body>
 inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p,
                 Body body, const RowHook& row = {}, std::int64_t hstep = 1, int lanes = 1) {
   e.sync_rows(c, h0, OH, hstep);
-  for (std::size_t k = 0; k < p.size(); ++k) e.li(c, kRow[k], p[k].base);
+  for (std::size_t k = 0; k < p.size(); ++k) {
+    e.li(c, kRow[k], p[k].base);
+    if (p[k].image_stride && e.batch > 1) {
+      e.li(c, 16, e.image_word(c));
+      e.ins(c, "ld r16, r16, 0");
+      e.ins(c, "muli r16, r16, " + std::to_string(p[k].image_stride));
+      e.ins(c, "add " + r(kRow[k]) + ", " + r(kRow[k]) + ", r16");
+    }
+  }
   e.li(c, 20, OH);
   const std::string rows = e.label(c, "row");
   e.put_label(c, rows);

@@ -29,7 +29,7 @@
 namespace vp::cc {
 namespace emit {
 
-Ctx::Ctx(const Graph& graph, const Target& target) : g(graph), t(target) {}
+Ctx::Ctx(const Graph& graph, const Target& target) : g(graph), t(target), batch(graph.batch) {}
 
 CoreCode& Ctx::core(int c) {
   auto it = cores.find(c);
@@ -166,12 +166,21 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
   return offset;
 }
 
-std::string dims_list(const Value& v) {
-  // The chip's channels-last view: [1, H, W, C] for feature maps, [B, K] for matrices.
-  if (v.dims.size() == 4) return "1, " + std::to_string(v.shape.h) + ", " + std::to_string(v.shape.w) + ", " + std::to_string(v.shape.c);
+std::string dims_list(const Value& v, int batch) {
+  // The chip's channels-last view: [1, H, W, C] for feature maps, [B, K] for
+  // matrices; a stream of `batch` images leads with it.
+  if (v.dims.size() == 4)
+    return std::to_string(batch) + ", " + std::to_string(v.shape.h) + ", " + std::to_string(v.shape.w) + ", " +
+           std::to_string(v.shape.c);
+  std::vector<std::int64_t> d = v.dims;
+  if (d.empty()) d.push_back(v.shape.numel());
+  if (batch > 1) {
+    if (d.size() >= 2 && d[0] == 1) d[0] = batch;
+    else d.insert(d.begin(), batch);
+  }
   std::string s;
-  for (auto d : v.dims) s += (s.empty() ? "" : ", ") + std::to_string(d);
-  return s.empty() ? std::to_string(v.shape.numel()) : s;
+  for (auto x : d) s += (s.empty() ? "" : ", ") + std::to_string(x);
+  return s;
 }
 
 }  // namespace
@@ -202,10 +211,14 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     for (int c : cores) {
       e.ins(c, "layer " + std::to_string(e.layer));
       e.sync_begin(c);
+      e.release_take(c);
     }
   };
   auto end_layer = [&](const std::vector<int>& cores) {
-    for (int c : cores) e.ins(c, wait_all);
+    for (int c : cores) {
+      e.ins(c, wait_all);
+      e.release_give(c);
+    }
   };
   auto rows = [&](int v) -> std::vector<emit::Ctx::Input> {
     const auto it = writer.find(v);
@@ -222,13 +235,28 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       };
     return in;
   };
+  // Rows of a copy shared among up to 16 cores (each is a DMA in and out):
+  // those of the layers that read the input or write the output, so that a
+  // stream's copies run beside their neighbours in the pipeline, not on a
+  // core busy at the other end of it.
+  auto copy_cores = [&](const Value& v, const std::vector<int>& near) {
+    std::set<int> pool;
+    for (int id : g.batch > 1 ? near : std::vector<int>{}) {
+      const Node& n = g.nodes[static_cast<std::size_t>(id)];
+      if (n.fused) continue;
+      pool.insert(n.cores.begin(), n.cores.end());
+    }
+    if (pool.empty()) pool = active;
+    std::vector<int> cores;
+    for (int c : pool)
+      if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
+    return cores;
+  };
+  for (int c : active) e.image_loop_begin(c);
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (g.input_plain[i] == v.buf.addr) continue;
-    // Its rows shared among up to 16 of the cores (each copy is a DMA in and out).
-    std::vector<int> cores;
-    for (int c : active)
-      if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
+    const std::vector<int> cores = copy_cores(v, g.consumers(g.inputs[i]));
     begin_layer("pad:" + v.name, cores, g.inputs[i], {});
     emit::emit_input_copy(e, cores, v, g.input_plain[i]);
     end_layer(cores);
@@ -273,7 +301,23 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     }
     end_layer(n.cores);
   }
-  for (int c : active) e.ins(c, "halt");
+  for (std::size_t i = 0; i < g.output_area.size(); ++i) {
+    const Value& v = g.val(g.outputs[i]);
+    // The node that stores it (the Conv that computes a fused Add).
+    int writer_node = g.producer(g.outputs[i]);
+    for (std::size_t k = 0; k < g.nodes.size(); ++k)
+      if (g.nodes[k].fused_add == writer_node) writer_node = static_cast<int>(k);
+    std::vector<int> near;
+    if (writer_node >= 0) near.push_back(writer_node);
+    const std::vector<int> cores = copy_cores(v, near);
+    begin_layer("out:" + v.name, cores, -1, rows(g.outputs[i]));
+    emit::emit_output_copy(e, cores, v, g.output_area[i]);
+    end_layer(cores);
+  }
+  for (int c : active) {
+    e.image_loop_end(c);
+    e.ins(c, "halt");
+  }
   return layers;
 }
 
@@ -290,7 +334,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
 
   emit::Ctx dry(g, t);
   emit_layers_in_order(dry, active);
-  const SyncPlan plan = plan_sync(dry.steps);
+  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1);
   emit::Ctx e(g, t);
   e.plan = &plan;
   const auto layers = emit_layers_in_order(e, active);
@@ -323,16 +367,16 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     const Value& v = g.val(g.inputs[i]);
     out << "; input '" << v.name << "': int8, scale " << v.scale << ", zero point 0, at " << g.input_plain[i] << "\n";
     if (opt.io_directives)
-      out << ".input \"" << v.name << "\", " << g.input_plain[i] << ", " << v.shape.numel() << ", \"int8\", "
-          << dims_list(v) << "\n";
+      out << ".input \"" << v.name << "\", " << g.input_plain[i] << ", " << v.shape.numel() * g.batch << ", \"int8\", "
+          << dims_list(v, g.batch) << "\n";
   }
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
     const Value& v = g.val(g.outputs[i]);
-    out << "; output '" << v.name << "': int8, scale " << v.scale << ", zero point 0, at " << v.buf.addr
+    out << "; output '" << v.name << "': int8, scale " << v.scale << ", zero point 0, at " << g.output_addr(i)
         << (g.host_softmax[i] ? ", host applies Softmax" : "") << "\n";
     if (opt.io_directives)
-      out << ".output \"" << v.name << "\", " << v.buf.addr << ", " << v.shape.numel() << ", \"int8\", "
-          << dims_list(v) << "\n";
+      out << ".output \"" << v.name << "\", " << g.output_addr(i) << ", " << v.shape.numel() * g.batch << ", \"int8\", "
+          << dims_list(v, g.batch) << "\n";
   }
   // Borders that must read -128 (max pooling over signed values).
   for (const Value& v : g.values)

@@ -54,7 +54,7 @@ struct Stream {
 
 }  // namespace
 
-SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps) {
+SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream) {
   // Writing rows of every (layer, core).
   std::map<int, std::map<int, std::vector<std::int64_t>>> written;  // layer -> core -> rows
   for (const auto& [key, list] : steps)
@@ -117,6 +117,44 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
       used[pq].push_back({s.tag, s.writer, s.reader});
       plan.tokens += n;
     }
+  }
+
+  // Releases: one per stream and core pair with tokens, back from reader q
+  // to writer p. q sends them in (reader, writer) layer order, p takes them
+  // in (writer, reader) order, so two may share a tag on a pair only when
+  // both orders agree; never a tag a row stream uses from q to p.
+  if (stream) {
+    struct Rel { int writer, reader, p, q, tag; };
+    std::vector<Rel> rels;
+    for (const Stream& s : streams)
+      for (const auto& [pq, n] : s.total) rels.push_back({s.writer, s.reader, pq.first, pq.second, 0});
+    std::map<std::pair<int, int>, std::vector<const Rel*>> on_pair;  // (q, p)
+    for (Rel& r : rels) {
+      const auto key = std::make_pair(r.q, r.p);
+      std::vector<bool> taken(kLastTag + 1, false);
+      for (const Use& u : used[key]) taken[static_cast<std::size_t>(u.tag)] = true;
+      for (const Rel* o : on_pair[key]) {
+        const bool same_order = o->reader == r.reader || o->writer == r.writer ||
+                                (o->reader < r.reader) == (o->writer < r.writer);
+        if (!same_order) taken[static_cast<std::size_t>(o->tag)] = true;
+      }
+      for (int t = kLastTag; t >= kFirstTag && !r.tag; --t)
+        if (!taken[static_cast<std::size_t>(t)]) r.tag = t;
+      if (!r.tag)
+        throw CompileError("emit: core " + std::to_string(r.q) + " has no message tag left to release core " +
+                           std::to_string(r.p) + " (layer " + std::to_string(r.writer) + " to " +
+                           std::to_string(r.reader) + ")");
+      on_pair[key].push_back(&r);
+    }
+    std::vector<const Rel*> order;
+    for (const Rel& r : rels) order.push_back(&r);
+    std::sort(order.begin(), order.end(),
+              [](const Rel* a, const Rel* b) { return std::tie(a->reader, a->writer, a->p) < std::tie(b->reader, b->writer, b->p); });
+    for (const Rel* r : order) plan.release_give[{r->reader, r->q}].push_back({r->p, r->tag});
+    std::sort(order.begin(), order.end(),
+              [](const Rel* a, const Rel* b) { return std::tie(a->writer, a->reader, a->q) < std::tie(b->writer, b->reader, b->q); });
+    for (const Rel* r : order) plan.release_take[{r->writer, r->p}].push_back({r->q, r->tag});
+    plan.releases = static_cast<std::int64_t>(rels.size());
   }
 
   // Tables. Pre: per step of (reader, q), per stream with tokens for q.
@@ -229,6 +267,76 @@ void Ctx::sync_post(int c) {
   // The row's pixels must be in global memory before a reader hears of them.
   ins(c, "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma)));
   for (int tag : t->post_tags) table_loop(*this, c, 31, "send", tag);
+}
+
+std::int64_t Ctx::image_word(int c) {
+  auto it = image_word_.find(c);
+  if (it == image_word_.end()) it = image_word_.emplace(c, words(c, {0})).first;
+  return it->second;
+}
+
+namespace {
+// r16 = the current image (0 .. batch - 1).
+void load_image(Ctx& e, int c) {
+  e.li(c, 16, e.image_word(c));
+  e.ins(c, "ld r16, r16, 0");
+}
+void release_regs(Ctx& e, int c, std::map<int, std::int64_t>& buf) {
+  auto it = buf.find(c);
+  if (it == buf.end()) it = buf.emplace(c, e.words(c, {0})).first;
+  e.li(c, 18, it->second);
+  e.li(c, 30, 4);
+}
+}  // namespace
+
+void Ctx::release_take(int c) {
+  if (!plan || batch <= 1) return;
+  const auto it = plan->release_take.find({layer, c});
+  if (it == plan->release_take.end()) return;
+  const std::string skip = label(c, "first");
+  load_image(*this, c);
+  ins(c, "beq r16, r0, " + skip);
+  release_regs(*this, c, release_buf_);
+  for (const Release& r : it->second) {
+    li(c, 17, r.peer);
+    ins(c, "recv r18, r30, r17, " + std::to_string(r.tag));
+  }
+  put_label(c, skip);
+}
+
+void Ctx::release_give(int c) {
+  if (!plan || batch <= 1) return;
+  const auto it = plan->release_give.find({layer, c});
+  if (it == plan->release_give.end()) return;
+  const std::string skip = label(c, "last");
+  load_image(*this, c);
+  li(c, 17, batch - 1);
+  ins(c, "beq r16, r17, " + skip);
+  release_regs(*this, c, release_buf_);
+  for (const Release& r : it->second) {
+    li(c, 17, r.peer);
+    ins(c, "send r18, r30, r17, " + std::to_string(r.tag));
+  }
+  put_label(c, skip);
+}
+
+void Ctx::image_loop_begin(int c) {
+  if (batch <= 1) return;
+  li(c, 16, image_word(c));
+  ins(c, "st r0, r16, 0");
+  const std::string top = label(c, "image");
+  image_label_[c] = top;
+  put_label(c, top);
+}
+
+void Ctx::image_loop_end(int c) {
+  if (batch <= 1) return;
+  li(c, 16, image_word(c));
+  ins(c, "ld r17, r16, 0");
+  ins(c, "addi r17, r17, 1");
+  ins(c, "st r17, r16, 0");
+  li(c, 16, batch);
+  ins(c, "bne r17, r16, " + image_label_.at(c));
 }
 
 }  // namespace emit

@@ -75,6 +75,14 @@ IoDesc describe(const Graph& g, int id, const std::string& name, const std::vect
                          "x" + std::to_string(v.shape.c) + " (HxWxC) bytes");
     d.channels_last = same;
   }
+  d.image_dims = d.dims;
+  d.image_bytes = d.bytes;
+  // A stream of images: all of them, back to back, in one binding.
+  if (g.batch > 1) {
+    if (d.dims.size() >= 2 && d.dims[0] == 1) d.dims[0] = g.batch;
+    else d.dims.insert(d.dims.begin(), g.batch);
+    d.bytes *= g.batch;
+  }
   return d;
 }
 
@@ -94,14 +102,14 @@ std::vector<IoDesc> io_descriptions(const Graph& g) {
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
     const int id = g.outputs[i];
     const std::string name = i < g.output_names.size() ? g.output_names[i] : g.val(id).name;
-    out.push_back(describe(g, id, name, published_output_dims(g, i), g.val(id).buf.addr, true,
+    out.push_back(describe(g, id, name, published_output_dims(g, i), g.output_addr(i), true,
                            i < g.host_softmax.size() && g.host_softmax[i]));
   }
   return out;
 }
 
 std::string io_json(const Graph& g) {
-  std::string s = "{\"model\": " + quoted(g.name, true) + ",\n \"inputs\": [";
+  std::string s = "{\"model\": " + quoted(g.name, true) + ", \"batch\": " + std::to_string(g.batch) + ",\n \"inputs\": [";
   bool first = true, outputs = false;
   for (const IoDesc& d : io_descriptions(g)) {
     if (d.output && !outputs) {
@@ -116,6 +124,7 @@ std::string io_json(const Graph& g) {
          ", \"layout\": \"hwc\", \"channels_last\": " + (d.channels_last ? "true" : "false") +
          ", \"dtype\": \"int8\", \"scale\": " + real(d.scale) + ", \"zero_point\": " + std::to_string(d.zero_point) +
          ", \"addr\": " + std::to_string(d.addr) + ", \"bytes\": " + std::to_string(d.bytes) +
+         ", \"image_dims\": [" + join(d.image_dims) + "], \"image_bytes\": " + std::to_string(d.image_bytes) +
          ", \"host_softmax\": " + (d.host_softmax ? "true" : "false") + "}";
   }
   if (!outputs) s += "],\n \"outputs\": [";

@@ -5,12 +5,103 @@
 // a border get a second, plain buffer that the .input binding names; the
 // program's first layer copies it in.
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
 
+namespace {
+
+// Per cluster, the mesh hops a byte of value `id` travels if it lives in
+// that cluster's SRAM: its writer's cores and each reader's, weighted by how
+// often they move it (a window reads a row kh/sh times, the others once),
+// each layer's weight spread over its cores.
+std::vector<double> cluster_cost(const Graph& g, const Target& t, int id) {
+  std::vector<std::pair<const Node*, double>> users;
+  auto node_storing = [&](int n) {
+    // A fused Add is computed and stored by its Conv.
+    for (const Node& m : g.nodes)
+      if (m.fused_add == n) return &m;
+    return &g.nodes[static_cast<std::size_t>(n)];
+  };
+  if (const int p = g.producer(id); p >= 0) users.emplace_back(node_storing(p), 1.0);
+  for (int c : g.consumers(id)) {
+    const Node& n = g.nodes[static_cast<std::size_t>(c)];
+    const double reads = op_has(n.op, op_window) && n.in[0] == id ? static_cast<double>(n.geom.kh) / n.geom.sh : 1.0;
+    users.emplace_back(n.fused ? node_storing(c) : &n, reads);
+  }
+  std::vector<double> cost(static_cast<std::size_t>(t.clusters), 0.0);
+  for (const auto& [n, w] : users) {
+    if (n->cores.empty()) continue;
+    const double each = w / static_cast<double>(n->cores.size());
+    for (int k = 0; k < t.clusters; ++k)
+      for (int c : n->cores) cost[static_cast<std::size_t>(k)] += each * t.hops(c, k * t.cus_per_cluster);
+  }
+  return cost;
+}
+
+// The SRAM window: granule i of sram_interleave_bytes lives in cluster
+// i mod clusters. A value takes the free 64-byte-aligned range whose bytes
+// sit in the clusters cheapest for it (cluster_cost), the lowest address
+// among equals; with a granule as large as a cluster's SRAM that is the
+// SRAM next to its layers, with small granules every range costs about the
+// same and this is the first free one.
+class SramPlacer {
+ public:
+  SramPlacer(const Target& t, std::int64_t window) : t_(t), free_{{0, window}} {}
+
+  // Start of the chosen range, or -1 when no free range holds `bytes`.
+  std::int64_t place(std::int64_t bytes, const std::vector<double>& cost) {
+    const std::int64_t G = std::max<std::int64_t>(64, t_.sram_interleave_bytes);
+    std::vector<std::pair<std::int64_t, double>> starts;  // (address, cost), by address
+    double cheapest = 0;
+    for (const auto& [lo, hi] : free_) {
+      if (hi - lo < bytes) continue;
+      // Candidate starts: the range's start and every granule boundary in it.
+      for (std::int64_t a = lo; a + bytes <= hi; a = (a / G + 1) * G) {
+        double c = 0;
+        for (std::int64_t x = a; x < a + bytes;) {
+          const std::int64_t end = std::min(a + bytes, (x / G + 1) * G);
+          c += static_cast<double>(end - x) * cost[static_cast<std::size_t>((x / G) % t_.clusters)];
+          x = end;
+        }
+        if (starts.empty() || c < cheapest) cheapest = c;
+        starts.emplace_back(a, c);
+      }
+    }
+    // Within kSlack of the cheapest is as good: the lowest such address
+    // packs the window (small granules make every range cost about the same,
+    // and chasing a fraction of a hop would only scatter the free space).
+    for (const auto& [a, c] : starts)
+      if (c <= cheapest * (1 + kSlack) + 1e-9) {
+        take(a, a + bytes);
+        return a;
+      }
+    return -1;
+  }
+
+ private:
+  void take(std::int64_t lo, std::int64_t hi) {
+    for (std::size_t i = 0; i < free_.size(); ++i) {
+      const auto [a, b] = free_[i];
+      if (lo < a || hi > b) continue;
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+      if (hi < b) free_.insert(free_.begin() + static_cast<std::ptrdiff_t>(i), {hi, b});
+      if (a < lo) free_.insert(free_.begin() + static_cast<std::ptrdiff_t>(i), {a, lo});
+      return;
+    }
+  }
+  static constexpr double kSlack = 0.05;
+  const Target& t_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> free_;  // [lo, hi), sorted
+};
+
+}  // namespace
+
 void plan_memory(Graph& g, const Target& t) {
+  if (g.batch < 1) throw CompileError("batch " + std::to_string(g.batch) + ": expected 1 or more images per start");
   for (auto& v : g.values) v.buf = Buffer{};
   g.input_plain.assign(g.inputs.size(), -1);
   // Borders.
@@ -44,7 +135,9 @@ void plan_memory(Graph& g, const Target& t) {
   const std::int64_t window_bytes = std::int64_t{t.clusters} * t.sram_bytes;
   const bool window = t.sram_global_base > 0 && t.sram_global_base + window_bytes <= (std::int64_t{1} << 32);
   std::vector<bool> in_gmem_only(g.values.size(), false);
-  for (int o : g.outputs) in_gmem_only[static_cast<std::size_t>(o)] = true;
+  // (With a stream of images the host reads the output areas instead.)
+  if (g.batch == 1)
+    for (int o : g.outputs) in_gmem_only[static_cast<std::size_t>(o)] = true;
   for (const auto& n : g.nodes)
     if (n.fused_add >= 0) in_gmem_only[static_cast<std::size_t>(n.out[0])] = true;
   std::vector<std::pair<double, int>> candidates;  // (reads per byte written, value)
@@ -59,17 +152,20 @@ void plan_memory(Graph& g, const Target& t) {
     candidates.emplace_back(reads, id);
   };
   for (std::size_t i = 0; i < g.inputs.size(); ++i)
-    if (g.val(g.inputs[i]).buf.pad) consider(g.inputs[i]);
+    if (g.val(g.inputs[i]).buf.pad || g.batch > 1) consider(g.inputs[i]);
   for (const auto& n : g.nodes)
     for (int o : n.out) consider(o);
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
+  SramPlacer placer(t, window_bytes);
   std::int64_t on_chip = 0;
   for (const auto& [reads, id] : candidates) {
     Value& v = g.val(id);
     const std::int64_t bytes = (v.buf.bytes(v.shape) + 63) / 64 * 64;
-    if (v.buf.addr >= 0 || on_chip + bytes > window_bytes) continue;
-    v.buf.addr = t.sram_global_base + on_chip;
+    if (v.buf.addr >= 0) continue;
+    const std::int64_t at = placer.place(bytes, cluster_cost(g, t, id));
+    if (at < 0) continue;
+    v.buf.addr = t.sram_global_base + at;
     on_chip += bytes;
   }
   g.sram_used = on_chip;
@@ -82,13 +178,18 @@ void plan_memory(Graph& g, const Target& t) {
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     Value& v = g.val(g.inputs[i]);
     if (v.buf.addr < 0) v.buf.addr = alloc(v.buf.bytes(v.shape));
-    g.input_plain[i] = v.buf.pad ? alloc(v.shape.numel()) : v.buf.addr;
+    // A stream of images: the host writes them all before the start, and
+    // the first layer copies each in when the pipeline is ready for it.
+    g.input_plain[i] = v.buf.pad || g.batch > 1 ? alloc(v.shape.numel() * g.batch) : v.buf.addr;
   }
   for (auto& n : g.nodes)
     for (int o : n.out) {
       Value& v = g.val(o);
       if (v.buf.addr < 0) v.buf.addr = alloc(v.buf.bytes(v.shape));
     }
+  g.output_area.clear();
+  if (g.batch > 1)
+    for (int o : g.outputs) g.output_area.push_back(alloc(g.val(o).shape.numel() * g.batch));
   for (int o : g.outputs)
     if (g.val(o).buf.pad)
       throw CompileError("graph output '" + g.val(o).name + "' is also read by a padded window; not supported");

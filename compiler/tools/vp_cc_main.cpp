@@ -36,7 +36,7 @@ namespace {
 const char* kUsage =
     "usage: vp-cc MODEL.onnx -o OUT.asm [--chip NAME] [--set key=value]... [--calib X.npy[,X2.npy]]...\n"
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
-    "             [--threads N]\n"
+    "             [--threads N] [--batch N]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
@@ -46,6 +46,9 @@ const char* kUsage =
     "  --test IN.npy    also write DIR/<stem>.in.bin (the int8 bytes vp-run reads) and\n"
     "                   DIR/<stem>.golden.bin (the golden model's output bytes, as vp-run writes them)\n"
     "  --test-dir DIR   where --test files go (default: the directory of -o)\n"
+    "  --batch N        stream N images per start through the pipeline (default 1): the bindings hold\n"
+    "                   N images back to back; each --test file's .in.bin/.golden.bin then hold N\n"
+    "                   images, the k-th test's element e being test (k + e) mod T of the T given\n"
     "  --calib-percentile P   activation range = the P-th percentile of |x| (default 100: the maximum)\n"
     "  --threads N      host threads for the calibration inputs and the golden model's convolutions\n"
     "                   (default 0: one per core, at most 8);\n"
@@ -68,6 +71,7 @@ struct Options {
   bool report = false;
   double percentile = 100.0;
   unsigned threads = 0;
+  int batch = 1;
 };
 
 struct UsageError : std::runtime_error {
@@ -104,6 +108,14 @@ Options parse_options(int argc, char** argv, bool& help) {
       } catch (const vp::common::NumberError& e) {
         throw UsageError(std::string(e.what()) + " (a thread count, 0 for one per core)");
       }
+    } else if (a == "--batch") {
+      const std::string v = next();
+      try {
+        o.batch = static_cast<int>(vp::common::parse_uint(v, "--batch", 4096));
+      } catch (const vp::common::NumberError& e) {
+        throw UsageError(std::string(e.what()) + " (images per start, 1 to 4096)");
+      }
+      if (o.batch < 1) throw UsageError("--batch " + v + ": expected images per start, 1 to 4096");
     } else if (a == "--test") o.tests.push_back(next());
     else if (a == "--test-dir") o.test_dir = next();
     else if (a == "--dump-ir") o.dump_dir = next();
@@ -379,6 +391,7 @@ int compile(const Options& o) {
   const auto t2 = std::chrono::steady_clock::now();
   map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes});
   dump(o.dump_dir, 4, "mapped", g);
+  g.batch = o.batch;
   plan_memory(g, target);
   dump(o.dump_dir, 5, "planned", g);
   // The emitter writes the program and the weight image by path: into a
@@ -402,11 +415,22 @@ int compile(const Options& o) {
     if (g.inputs.size() != 1) throw CompileError("--test needs a model with one input");
     const std::string dir = !o.test_dir.empty() ? o.test_dir : std::filesystem::path(o.out).parent_path().string();
     const std::string pre = dir.empty() ? "" : dir + "/";
+    std::vector<std::vector<std::int8_t>> ins, goldens;
     for (const auto& tpath : o.tests) {
       const QTensor q = quantize_input(g, 0, load_input(g, tpath));
-      const auto in = to_hwc(q), golden = to_hwc(run_golden(g, {q}, o.threads)[0]);
-      outs.add(pre + stem_of(tpath) + ".in.bin", in.data(), in.size());
-      outs.add(pre + stem_of(tpath) + ".golden.bin", golden.data(), golden.size());
+      ins.push_back(to_hwc(q));
+      goldens.push_back(to_hwc(run_golden(g, {q}, o.threads)[0]));
+    }
+    // A stream of N images: test k's files hold tests k, k + 1, ... (mod T).
+    const std::size_t T = o.tests.size(), N = static_cast<std::size_t>(o.batch);
+    for (std::size_t k = 0; k < T; ++k) {
+      std::vector<std::int8_t> in, golden;
+      for (std::size_t e = 0; e < N; ++e) {
+        in.insert(in.end(), ins[(k + e) % T].begin(), ins[(k + e) % T].end());
+        golden.insert(golden.end(), goldens[(k + e) % T].begin(), goldens[(k + e) % T].end());
+      }
+      outs.add(pre + stem_of(o.tests[k]) + ".in.bin", in.data(), in.size());
+      outs.add(pre + stem_of(o.tests[k]) + ".golden.bin", golden.data(), golden.size());
     }
   }
   const double t_tests = since(t3);

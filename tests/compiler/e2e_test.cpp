@@ -10,6 +10,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <sstream>
 #include <unistd.h>
 
 #include "compiler_test_util.h"
@@ -37,12 +38,14 @@ struct RunResult {
   int on_chip = 0;          // activations in the cluster SRAMs' global window
   int max_lanes = 1;        // the most lanes (copies side by side on one CU) any layer got
   bool lanes_of_some_channels = false;  // a CU with lanes computes only some of its layer's channels
+  std::int64_t cycles = 0;  // the run's, as vp-run reports it
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
-// and the golden model.
+// and the golden model; with batch > 1 a stream of that many inputs (seeds
+// seed, seed + 1, ...) in one start.
 RunResult compile_and_run(const TestModel& m, const std::string& chip, const std::vector<std::string>& sets = {},
-                    std::uint64_t seed = 5, const MapOptions& map = {}) {
+                    std::uint64_t seed = 5, const MapOptions& map = {}, int batch = 1) {
   const fs::path dir = fs::temp_directory_path() / ("vp_cc_e2e_" + m.name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const Target t = load_target(chip, sets);
@@ -50,6 +53,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   canonicalize(g);
   quantize(g, default_calibration(g));
   map_crossbars(g, t, map);
+  g.batch = batch;
   plan_memory(g, t);
   EmitOptions eo;
   eo.asm_path = (dir / "model.asm").string();
@@ -57,7 +61,14 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   emit_program(g, t, eo);
 
   const QTensor q = quantize_input(g, 0, default_calibration(g, 1, seed)[0][0]);
-  const auto in = to_hwc(q);
+  std::vector<std::int8_t> in;
+  std::vector<std::int8_t> golden;
+  for (int e = 0; e < batch; ++e) {
+    const QTensor qe = quantize_input(g, 0, default_calibration(g, 1, seed + static_cast<std::uint64_t>(e))[0][0]);
+    const auto x = to_hwc(qe), y = to_hwc(run_golden(g, {qe})[0]);
+    in.insert(in.end(), x.begin(), x.end());
+    golden.insert(golden.end(), y.begin(), y.end());
+  }
   std::ofstream((dir / "x.bin").string(), std::ios::binary).write(reinterpret_cast<const char*>(in.data()),
                                                                    static_cast<std::streamsize>(in.size()));
   RunResult r;
@@ -77,27 +88,37 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     for (const auto& ct : n.tiles) r.split_tile = r.split_tile || ct.parts.size() > 1;
     r.fused_adds += n.fused ? 1 : 0;
   }
-  r.golden = to_hwc(run_golden(g, {q})[0]);
+  r.golden = golden;
   const FTensor ref = run_fp32(g, default_calibration(g, 1, seed)[0])[0];
   const Value& out = g.val(g.outputs[0]);
   std::string cmd = bin_dir() + "/vp-run --chip " + chip;
   for (const auto& s : sets) cmd += " --set " + s;
   cmd += " " + eo.asm_path + " --input " + (dir / "x.bin").string() + "@" + std::to_string(g.input_plain[0]) +
-         " --output " + (dir / "y.bin").string() + "@" + std::to_string(out.buf.addr) + ":" +
-         std::to_string(out.shape.numel()) + " > " + (dir / "log.txt").string() + " 2>&1";
+         " --output " + (dir / "y.bin").string() + "@" + std::to_string(g.output_addr(0)) + ":" +
+         std::to_string(out.shape.numel() * batch) + " > " + (dir / "log.txt").string() + " 2>&1";
   r.status = std::system(cmd.c_str());
   std::ifstream f((dir / "y.bin").string(), std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   r.platform.assign(bytes.begin(), bytes.end());
+  {
+    std::ifstream log((dir / "log.txt").string());
+    std::stringstream all;
+    all << log.rdbuf();
+    const std::string text = all.str();
+    const auto at = text.find("completed after ");
+    if (at != std::string::npos) r.cycles = std::atoll(text.c_str() + at + 16);
+  }
   if (r.platform.size() == r.golden.size()) {
-    const FTensor got = dequantize(g, g.outputs[0], from_hwc(out.shape, r.platform));
+    // The first image's output against the FP32 reference.
+    const std::vector<std::int8_t> first(r.platform.begin(), r.platform.begin() + out.shape.numel());
+    const FTensor got = dequantize(g, g.outputs[0], from_hwc(out.shape, first));
     r.cosine_fp32 = cosine(got.data, ref.data);
     r.top1_fp32 = std::max_element(got.data.begin(), got.data.end()) - got.data.begin() ==
                   std::max_element(ref.data.begin(), ref.data.end()) - ref.data.begin();
   }
   bool same = r.platform.size() == r.golden.size();
   for (std::size_t i = 0; same && i < r.golden.size(); ++i) same = r.platform[i] == r.golden[i];
-  if (r.status == 0 && !same) {
+  if (r.status == 0 && !same && batch == 1) {
     // Name the first layer whose output differs from the golden model.
     const auto all = run_golden_all(g, {q});
     std::string dbg = bin_dir() + "/vp-run -q --chip " + chip + " " + eo.asm_path + " --input " +
@@ -277,6 +298,37 @@ TEST(EndToEnd, LanesOnCusWithSomeOfTheChannels) {
     expect_exact(r);
     EXPECT_TRUE(r.lanes_of_some_channels);
     EXPECT_EQ(r.fused_adds, 1);
+  }
+}
+// A stream of images (vp-cc --batch): every core loops over them, the
+// buffers are the same for each, and readers release a writer's rows
+// before it overwrites them with the next image. Distinct images, both
+// placements, activations on chip and in global memory: every byte of
+// every image equals the golden model.
+TEST(EndToEnd, StreamedImagesOnBothPlacements) {
+  const std::vector<std::string> big = {"chip.clusters=16", "chip.mesh_cols=4"};
+  for (const TestModel& m : {mlp_model(), cnn_model(), residual_model(), mixed_model()})
+    for (bool pipeline : {true, false})
+      for (bool window : {true, false}) {
+        SCOPED_TRACE(m.name + (pipeline ? " pipeline" : " shared") + (window ? " sram" : " gmem"));
+        std::vector<std::string> sets = big;
+        if (!window) sets.push_back("cluster.sram.global_base_mib=0");
+        MapOptions mo{2, pipeline};
+        expect_exact(compile_and_run(m, "small", sets, 5, mo, 3));
+      }
+}
+// The stream overlaps images: on the pipelined placement four images in
+// one start take well under four single-image runs.
+TEST(EndToEnd, StreamedImagesOverlapInThePipeline) {
+  const std::vector<std::string> big = {"chip.clusters=16", "chip.mesh_cols=4"};
+  for (const TestModel& m : {cnn_model(), residual_model()}) {
+    SCOPED_TRACE(m.name);
+    const RunResult one = compile_and_run(m, "small", big, 5, MapOptions{2, true}, 1);
+    const RunResult four = compile_and_run(m, "small", big, 5, MapOptions{2, true}, 4);
+    expect_exact(four);
+    ASSERT_GT(one.cycles, 0);
+    ASSERT_GT(four.cycles, 0);
+    EXPECT_LT(four.cycles, 4 * one.cycles * 9 / 10) << "one image " << one.cycles << " cycles, four " << four.cycles;
   }
 }
 TEST(EndToEnd, LanesOptionParsing) {

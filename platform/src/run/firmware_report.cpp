@@ -83,6 +83,7 @@ nlohmann::json firmware_statistics(const FirmwareReport& r, const ModelImage& im
     inf.push_back(b - a);
     sum += b - a;
   }
+  const double images = static_cast<double>(r.inferences.size()) * image.images_per_start;
   const bool finished = r.code == fw::kStatusDone;
   const uint64_t deploy = image.deploy && r.phase > fw::kPhaseDeploy ? r.t_load - r.t_deploy : 0;
   const uint64_t load = r.phase > fw::kPhaseLoad ? r.t_infer - r.t_load : 0;
@@ -94,11 +95,12 @@ nlohmann::json firmware_statistics(const FirmwareReport& r, const ModelImage& im
             {"deploy_us", static_cast<double>(deploy) * us_per_cycle},
             {"load_cycles", load},
             {"batch", image.batch},
-            {"inferences", r.inferences_done},
+            {"inferences", static_cast<uint64_t>(r.inferences_done) * image.images_per_start},
             {"inference_cycles", inf},
-            {"inference_cycles_mean", r.inferences.empty() ? 0.0 : static_cast<double>(sum) / r.inferences.size()},
-            {"inference_us_mean",
-             r.inferences.empty() ? 0.0 : static_cast<double>(sum) / r.inferences.size() * us_per_cycle},
+            // An inference is one image: a stream's start handles several.
+            {"images_per_start", image.images_per_start},
+            {"inference_cycles_mean", r.inferences.empty() ? 0.0 : static_cast<double>(sum) / images},
+            {"inference_us_mean", r.inferences.empty() ? 0.0 : static_cast<double>(sum) / images * us_per_cycle},
             {"cu_programs", image.cu_programs},
             {"cell_programs", image.cell_programs},
             {"cells", image.cells},

@@ -79,12 +79,23 @@ void load_firmware(const obj::Object& firmware, hw::Chip& chip) {
 
 }  // namespace
 
+uint32_t images_per_start(const obj::Object& model) {
+  uint64_t n = 0;
+  for (const auto& b : model.io) {
+    if (!b.quantized() || b.shape.size() < 2) return 1;
+    if (n && b.shape[0] != n) return 1;
+    n = b.shape[0];
+  }
+  return n > 1 && n <= UINT32_MAX ? static_cast<uint32_t>(n) : 1;
+}
+
 ModelImage install_model(const obj::Object& model, const obj::Object& firmware, const HostIo& io, hw::Chip& chip,
                          const ImageOptions& options) {
   const hw::ChipConfig& cfg = chip.config();
   ModelImage img;
   img.deploy = options.deploy;
   img.batch = io.batch;
+  img.images_per_start = images_per_start(model);
   const bool too_big = exceeds_chip(model.chip, cfg);
 
   const obj::CoreText* kernel = nullptr;

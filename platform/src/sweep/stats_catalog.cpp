@@ -31,7 +31,7 @@ const char* const kGroups[][2] = {
 // inferences (program_loader); absent for programs started directly.
 const char* const kFirmware =
     "batch cell_programs cells code cu_programs deploy_cycles deploy_us failed_cells image_bytes "
-    "inference_cycles_mean inference_us_mean inferences load_cycles pulses retries rows_programmed";
+    "images_per_start inference_cycles_mean inference_us_mean inferences load_cycles pulses retries rows_programmed";
 
 std::vector<StatPath> build() {
   std::vector<StatPath> out;
@@ -49,7 +49,7 @@ std::vector<StatPath> build() {
   // The firmware's figures (platform/src/run/firmware_report.cpp); absent
   // when a program runs bare (--firmware none).
   for (const char* f : {"batch", "cell_programs", "cells", "code", "cu_programs", "deploy_cycles", "deploy_us",
-                        "load_cycles", "inferences", "inference_cycles_mean", "inference_us_mean", "rows_programmed",
+                        "load_cycles", "inferences", "images_per_start", "inference_cycles_mean", "inference_us_mean", "rows_programmed",
                         "pulses", "failed_cells", "retries", "image_bytes"})
     out.push_back({std::string("firmware.") + f, true});
   const std::string fw = kFirmware;

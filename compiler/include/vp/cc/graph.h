@@ -152,6 +152,17 @@ struct Graph {
   // plan_memory: plain (borderless) buffer of each graph input, what the
   // .input binding names; equals the value's buffer when it has no border.
   std::vector<std::int64_t> input_plain;
+  // Images per start (vp-cc --batch): the program streams this many images
+  // through its pipeline. The .input/.output bindings then hold them all,
+  // back to back (leading dimension `batch`); with batch > 1 every graph
+  // input gets its own plain area, and every graph output an area
+  // (output_area) the program copies each image's result into.
+  int batch = 1;
+  std::vector<std::int64_t> output_area;
+  // Where the host finds graph output i: its area, or the value's buffer.
+  std::int64_t output_addr(std::size_t i) const {
+    return i < output_area.size() ? output_area[i] : val(outputs.at(i)).buf.addr;
+  }
   std::int64_t gmem_used = 0;
   std::int64_t sram_used = 0;  // bytes of activations in the cluster SRAMs' global window
   int opset = 0;

@@ -16,7 +16,9 @@ namespace vp::cc {
 struct IoDesc {
   std::string name;                 // the ONNX graph's input/output name
   bool output = false;
-  std::vector<std::int64_t> dims;   // the ONNX graph's own dims
+  std::vector<std::int64_t> dims;   // the ONNX graph's own dims (a stream: all its images)
+  std::vector<std::int64_t> image_dims;  // one image's (the graph's own dims)
+  std::int64_t image_bytes = 0;
   Shape shape;                      // the chip's view: the bytes are H x W x C
   // dims are [1, C, D1, ...] and the bytes [1, D1, ..., C]; otherwise the
   // bytes are row-major over dims (a vector, a [B, K] matrix, or a map with

@@ -39,13 +39,27 @@ struct SyncTable {
   std::vector<std::int32_t> pre, post;
   std::vector<int> pre_tags, post_tags;
 };
+// A stream of images (vp-cc --batch) reuses every buffer for every image:
+// a writer core may begin a layer's next image only once each core that
+// reads rows it writes has finished reading this image's. The reader sends
+// a release at the end of its layer (every image but the last), the writer
+// takes it at the start of its layer (every image but the first). Releases
+// have their own tags, never a row stream's on the same core pair.
+struct Release {
+  int peer = 0, tag = 0;
+  bool operator==(const Release& o) const { return peer == o.peer && tag == o.tag; }
+};
 struct SyncPlan {
   std::map<std::pair<int, int>, SyncTable> tables;  // (layer, core)
   std::int64_t tokens = 0;                           // messages per inference
+  // (writer layer, core) -> releases to take, in the readers' layer order;
+  // (reader layer, core) -> releases to send, in the writers' layer order.
+  std::map<std::pair<int, int>, std::vector<Release>> release_take, release_give;
+  std::int64_t releases = 0;                         // messages per image after the first
 };
 
 // The tables for the steps a first emit pass recorded (layer ids are the
-// program order).
-SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps);
+// program order); with `stream` also the releases between images.
+SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream = false);
 
 }  // namespace vp::cc

@@ -61,6 +61,9 @@ struct ModelImage {
   uint64_t end = 0;  // first byte after the image
   uint64_t status = 0, times = 0;
   uint32_t batch = 1;
+  // Images each start of the CU programs handles: a stream compiled with
+  // vp-cc --batch N has every binding lead with N (images_per_start()).
+  uint32_t images_per_start = 1;
   uint64_t batch_out = 0, batch_out_stride = 0;
   std::vector<uint64_t> output_offsets;  // per HostIo::output_bindings entry, in an element's area
   uint32_t cu_programs = 0;
@@ -70,6 +73,10 @@ struct ModelImage {
   uint64_t preload_ispp_cycles = 0;  // --no-deploy: row-serial ISPP time of the levels the host wrote
   uint64_t preload_pulses = 0, preload_failed = 0;
 };
+
+// N when every .input/.output binding of the model has a host view (a
+// scale: vp-cc's bindings) and the same leading dimension N > 1, else 1.
+uint32_t images_per_start(const obj::Object& model);
 
 // Writes the image and starts the firmware. Throws LoadError (program_loader.h)
 // for what the host itself cannot do: an image larger than global memory,
