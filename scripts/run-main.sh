@@ -7,6 +7,7 @@
 # model (bit-exact).
 #   VP_MAIN_MODEL=resnet18 bash scripts/run-main.sh   another exported model
 #   VP_MAIN_CALIB=N                                    calibration inputs (default 8, as export_models.py)
+#   VP_MAIN_STREAM=N                                   then N images streamed in one start (default 16, 0: skip)
 # Thresholds: logit cosine >= 0.97 against ONNX Runtime (measured 0.98 on the
 # untrained ResNet-50, see docs/compiler.md "Accuracy") and ORT's top-1 among
 # the top 5; the platform must equal the golden model byte for byte.
@@ -38,6 +39,15 @@ mkdir -p "$out"
   --max-tests 1 --trace "$out/$model.trace" --stats "$out/stats.json" --json "$out/result.json" \
   --min-cosine 0.97 --min-top5 1
 ./build/bin/vp-trace "$out/$model.trace" --stats > "$out/trace-stats.txt"
+# Throughput: a stream of VP_MAIN_STREAM images through the pipeline in one
+# start (vp-cc --batch), the weights as deployed above (--no-deploy); 0 skips.
+stream=${VP_MAIN_STREAM:-16}
+if [ "$stream" -gt 1 ]; then
+  /usr/bin/python3 compiler/tools/check_model.py "$model" --models "$models" --out "$out/stream$stream" \
+    --bin build/bin --max-tests 1 --stats "$out/stream$stream/stats.json" --json "$out/stream$stream/result.json" \
+    --label "$model-stream$stream" --vp-cc-arg=--batch --vp-cc-arg="$stream" --vp-run-arg=--no-deploy \
+    --min-cosine 0.97 --min-top5 1
+fi
 t_end=$(date +%s)
 
 echo "files: $out/$model.asm (+ .xbar weight image, .io.json), trace $out/$model.trace" \

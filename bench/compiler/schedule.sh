@@ -35,10 +35,11 @@ log = open(sys.argv[1]).read()
 tot = re.search(r"^total: .*?(\d+) of \d+ crossbars.*est\. (\d+) cycles.*?, MVM bound (\d+) cycles \(MVM (\d+) cycles\), slowest stage (\d+)", log, re.M)
 chip = json.load(open(sys.argv[2]))["chip_figures"]
 st = json.load(open(sys.argv[4]))
-# Every crossbar activation of the run spread over all the chip's crossbars.
-acts = st["crossbar"]["crossbar_activations"]
+# Every crossbar activation of one inference (the run's over its images)
+# spread over all the chip's crossbars.
+acts = st["crossbar"]["crossbar_activations"] / max(1, st["firmware"].get("inferences", 1))
 mvm = int(tot.group(4))
-chip_bound = acts * mvm // st["crossbar"]["crossbars_total"]
+chip_bound = int(acts * mvm // st["crossbar"]["crossbars_total"])
 cyc = chip["inference_cycles"]
 print("%-14s %10d %10s %10s %10d %8.1f%% %9s %7.2f %9.2f %9s" % (
     sys.argv[3], cyc, tot.group(2), tot.group(3), chip_bound, 100.0 * chip_bound / cyc, tot.group(1),

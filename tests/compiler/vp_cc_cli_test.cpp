@@ -123,6 +123,26 @@ TEST_F(VpCcCli, ThreadsAreParsedStrictlyAndChangeNoByte) {
   }
 }
 
+// --batch N: a count, 1 to 4096; the test files then hold N images, the
+// bindings and io.json lead with N.
+TEST_F(VpCcCli, BatchIsParsedStrictlyAndStacksTheTestImages) {
+  for (const char* bad : {"abc", "-1", "0", "4097", "2.5", ""}) {
+    const auto r = cc(std::string("net.onnx -o o.asm --batch '") + bad + "'");
+    EXPECT_FAILS(r, 2, "--batch");
+  }
+  EXPECT_TRUE(outputs().empty());
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy").code, 0);
+  const std::string one_in = slurp(path("test.in.bin")), one_golden = slurp(path("test.golden.bin"));
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy --batch 3");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("test.in.bin")), one_in + one_in + one_in);
+  EXPECT_EQ(slurp(path("test.golden.bin")), one_golden + one_golden + one_golden);
+  const std::string io = slurp(path("o.io.json"));
+  EXPECT_NE(io.find("\"batch\": 3"), std::string::npos) << io;
+  EXPECT_NE(io.find("\"image_bytes\": " + std::to_string(one_in.size())), std::string::npos) << io;
+  EXPECT_NE(io.find("\"bytes\": " + std::to_string(3 * one_in.size())), std::string::npos) << io;
+}
+
 TEST_F(VpCcCli, NotAModelSaysWhatItIs) {
   write("in-empty.onnx", "");
   EXPECT_FAILS(cc("in-empty.onnx -o o.asm"), 1, "in-empty.onnx: empty file");
