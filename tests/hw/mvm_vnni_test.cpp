@@ -66,6 +66,39 @@ TEST(MvmVnni, EqualsThePlainIntegerSum) {
   }
 }
 
+// The row quads are the targets' definition on every host (no VNNI needed):
+// column c of quad q holds rows 4q..4q+3, zero past the last row, for widths
+// that are and are not a multiple of the 16 columns done at once; a buffer
+// handed on from another crossbar is rebuilt whole from the new targets.
+TEST(MvmVnni, RowQuadsAreTheTargetsFourRowsAtATime) {
+  std::mt19937 rng(5);
+  for (const int rows : {256, 10, 3})
+    for (const int cols : {256, 37, 16, 5}) {
+      Crossbar a(rows, cols, 2), b(rows, cols, 2);
+      for (int r = 0; r < rows; ++r) {
+        program_random(a, rng, r);
+        program_random(b, rng, r);
+      }
+      auto check = [&](const Crossbar& xb, const char* what) {
+        const std::uint8_t* q = xb.target_quads();
+        for (int quad = 0; quad < (rows + 3) / 4; ++quad)
+          for (int c = 0; c < cols; ++c)
+            for (int k = 0; k < 4; ++k) {
+              const int r = quad * 4 + k;
+              const std::uint8_t want = r < rows ? xb.target(r, c) : 0;
+              ASSERT_EQ(q[(static_cast<std::size_t>(quad) * cols + c) * 4 + k], want)
+                  << what << ": " << rows << "x" << cols << " row " << r << " col " << c;
+            }
+      };
+      check(a, "built");
+      b.adopt_target_quads(a);
+      EXPECT_FALSE(a.has_target_quads());
+      check(b, "adopted");
+      program_random(b, rng, rows - 1);
+      check(b, "after a rewrite");
+    }
+}
+
 TEST(MvmVnni, DeclinesInputsWiderThanEightBits) {
   if (!host_has_vnni()) GTEST_SKIP() << "no AVX-512 VNNI on this host";
   Crossbar xb(8, 64, 2);

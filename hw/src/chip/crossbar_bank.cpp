@@ -87,7 +87,7 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
       const uint32_t old = quad_fifo_.front();
       quad_fifo_.pop_front();
       in_quad_fifo_[old] = 0;
-      xbars_[old]->drop_target_quads();
+      xb.adopt_target_quads(*xbars_[old]);
     }
   }
   MvmOptions opt;

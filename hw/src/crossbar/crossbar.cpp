@@ -5,6 +5,10 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "vp/hw/crossbar/non_ideality.h"
 
 namespace vp::hw {
@@ -71,10 +75,58 @@ void Crossbar::drop_target_quads() const {
   any_quad_stale_ = true;
 }
 
+void Crossbar::adopt_target_quads(const Crossbar& from) const {
+  if (&from == this || from.quads_.empty() || from.rows_ != rows_ || from.cols_ != cols_) {
+    from.drop_target_quads();
+    return;
+  }
+  // Its buffer, every quad stale: rebuilt from this crossbar's targets on use.
+  quads_.swap(from.quads_);
+  quad_stale_.swap(from.quad_stale_);
+  std::fill(quad_stale_.begin(), quad_stale_.end(), std::uint8_t{1});
+  any_quad_stale_ = true;
+  from.drop_target_quads();
+}
+
+namespace {
+
+// Rows r0..r0+3 (those past `rows` read as 0) of a row-major byte array,
+// interleaved: column c's four bytes at out[4c .. 4c+3].
+void interleave_quad(const std::uint8_t* t, std::size_t r0, std::size_t rows, std::size_t cols, std::uint8_t* out) {
+  const std::uint8_t* in[4];
+  bool full = true;
+  for (std::size_t k = 0; k < 4; ++k) {
+    in[k] = r0 + k < rows ? t + (r0 + k) * cols : nullptr;
+    full = full && in[k];
+  }
+  std::size_t c = 0;
+#if defined(__SSE2__)
+  // 16 columns at a time: bytes of rows 0/1 and 2/3 paired, then the pairs
+  // paired (the same bytes as the loop below).
+  for (; full && c + 16 <= cols; c += 16) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in[0] + c));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in[1] + c));
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in[2] + c));
+    const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in[3] + c));
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i xy_lo = _mm_unpacklo_epi8(x, y), xy_hi = _mm_unpackhi_epi8(x, y);
+    __m128i* o = reinterpret_cast<__m128i*>(out + 4 * c);
+    _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, xy_lo));
+    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, xy_lo));
+    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, xy_hi));
+    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, xy_hi));
+  }
+#endif
+  for (; c < cols; ++c)
+    for (std::size_t k = 0; k < 4; ++k) out[4 * c + k] = in[k] ? in[k][c] : 0;
+}
+
+}  // namespace
+
 const std::uint8_t* Crossbar::target_quads() const {
   const std::size_t n_quads = static_cast<std::size_t>((rows_ + 3) / 4);
   const auto cols = static_cast<std::size_t>(cols_);
-  if (quads_.empty()) {
+  if (quads_.size() != n_quads * cols * 4) {
     quads_.assign(n_quads * cols * 4, 0);
     quad_stale_.assign(n_quads, 1);
     any_quad_stale_ = true;
@@ -82,13 +134,7 @@ const std::uint8_t* Crossbar::target_quads() const {
   if (any_quad_stale_) {
     for (std::size_t q = 0; q < n_quads; ++q) {
       if (quad_stale_[q] == 0) continue;
-      std::uint8_t* out = quads_.data() + q * cols * 4;
-      for (std::size_t k = 0; k < 4; ++k) {
-        const std::size_t r = q * 4 + k;
-        if (r >= static_cast<std::size_t>(rows_)) break;
-        const std::uint8_t* in = targets_.data() + r * cols;
-        for (std::size_t c = 0; c < cols; ++c) out[c * 4 + k] = in[c];
-      }
+      interleave_quad(targets_.data(), q * 4, static_cast<std::size_t>(rows_), cols, quads_.data() + q * cols * 4);
       quad_stale_[q] = 0;
     }
     any_quad_stale_ = false;

@@ -83,6 +83,11 @@ class Crossbar {
   // Frees the row quads (rebuilt on next use): a chip of thousands of
   // crossbars keeps them for the recently used ones only.
   void drop_target_quads() const;
+  // Takes `from`'s row-quad buffer (every quad stale, rebuilt from this
+  // crossbar's targets on use) and leaves `from` without: a bank that keeps
+  // quads for its most recent crossbars hands the buffer on instead of
+  // freeing one and allocating another.
+  void adopt_target_quads(const Crossbar& from) const;
   bool has_target_quads() const { return !quads_.empty(); }
 
   // Fault map; empty (has_faults() false) until a fault is set.
