@@ -86,6 +86,7 @@ class Ctx {
   void put_label(int c, const std::string& l);
 
  private:
+  void releases(int c, bool take);
   std::map<int, std::int64_t> scratch_next_;
   std::map<int, std::int64_t> image_word_, release_buf_;
   std::map<int, std::string> image_label_;

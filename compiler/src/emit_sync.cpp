@@ -289,33 +289,23 @@ void release_regs(Ctx& e, int c, std::map<int, std::int64_t>& buf) {
 }
 }  // namespace
 
-void Ctx::release_take(int c) {
-  if (!plan || batch <= 1) return;
-  const auto it = plan->release_take.find({layer, c});
-  if (it == plan->release_take.end()) return;
-  const std::string skip = label(c, "first");
-  load_image(*this, c);
-  ins(c, "beq r16, r0, " + skip);
-  release_regs(*this, c, release_buf_);
-  for (const Release& r : it->second) {
-    li(c, 17, r.peer);
-    ins(c, "recv r18, r30, r17, " + std::to_string(r.tag));
-  }
-  put_label(c, skip);
-}
+void Ctx::release_take(int c) { releases(c, true); }
+void Ctx::release_give(int c) { releases(c, false); }
 
-void Ctx::release_give(int c) {
+void Ctx::releases(int c, bool take) {
   if (!plan || batch <= 1) return;
-  const auto it = plan->release_give.find({layer, c});
-  if (it == plan->release_give.end()) return;
-  const std::string skip = label(c, "last");
+  const auto& table = take ? plan->release_take : plan->release_give;
+  const auto it = table.find({layer, c});
+  if (it == table.end()) return;
+  // A writer takes none before the first image, a reader gives none after the last.
+  const std::string skip = label(c, take ? "first" : "last");
   load_image(*this, c);
-  li(c, 17, batch - 1);
+  li(c, 17, take ? 0 : batch - 1);
   ins(c, "beq r16, r17, " + skip);
   release_regs(*this, c, release_buf_);
   for (const Release& r : it->second) {
     li(c, 17, r.peer);
-    ins(c, "send r18, r30, r17, " + std::to_string(r.tag));
+    ins(c, std::string(take ? "recv" : "send") + " r18, r30, r17, " + std::to_string(r.tag));
   }
   put_label(c, skip);
 }

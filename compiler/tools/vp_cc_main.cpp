@@ -78,6 +78,19 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A whole number in [lo, hi] for option `name`, strictly (no sign, no wrap).
+std::uint64_t count(const std::string& name, const std::string& v, std::uint64_t lo, std::uint64_t hi,
+                    const std::string& what) {
+  std::uint64_t n = 0;
+  try {
+    n = vp::common::parse_uint(v, name, hi);
+  } catch (const vp::common::NumberError& e) {
+    throw UsageError(std::string(e.what()) + " (" + what + ")");
+  }
+  if (n < lo) throw UsageError(name + " " + v + ": expected " + what);
+  return n;
+}
+
 // Throws UsageError for anything the usage line does not allow; values are
 // parsed strictly (vp/common/parse_number.h) so a typo is never a default.
 Options parse_options(int argc, char** argv, bool& help) {
@@ -102,20 +115,9 @@ Options parse_options(int argc, char** argv, bool& help) {
       }
       if (!(o.percentile > 0)) throw UsageError("--calib-percentile " + v + ": expected a percentile above 0, at most 100");
     } else if (a == "--threads") {
-      const std::string v = next();
-      try {
-        o.threads = static_cast<unsigned>(vp::common::parse_uint(v, "--threads", 256));
-      } catch (const vp::common::NumberError& e) {
-        throw UsageError(std::string(e.what()) + " (a thread count, 0 for one per core)");
-      }
+      o.threads = static_cast<unsigned>(count(a, next(), 0, 256, "a thread count, 0 for one per core"));
     } else if (a == "--batch") {
-      const std::string v = next();
-      try {
-        o.batch = static_cast<int>(vp::common::parse_uint(v, "--batch", 4096));
-      } catch (const vp::common::NumberError& e) {
-        throw UsageError(std::string(e.what()) + " (images per start, 1 to 4096)");
-      }
-      if (o.batch < 1) throw UsageError("--batch " + v + ": expected images per start, 1 to 4096");
+      o.batch = static_cast<int>(count(a, next(), 1, 4096, "images per start, 1 to 4096"));
     } else if (a == "--test") o.tests.push_back(next());
     else if (a == "--test-dir") o.test_dir = next();
     else if (a == "--dump-ir") o.dump_dir = next();
