@@ -115,6 +115,9 @@ uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* lev
                                     : ispp_.program_row_totals(xb, static_cast<int>(row), static_cast<int>(col0), levels,
                                                                static_cast<int>(ncols), device(id));
   account(id, ncols, r);
+  // The last row of a crossbar written (a deployment writes them in order):
+  // an exact analog state need not be stored (stored again by a later write).
+  if (row + 1 == static_cast<uint32_t>(cfg_.xbar.rows)) xb.compact();
   return r.cycles;
 }
 
@@ -134,7 +137,12 @@ void CrossbarBank::account(uint32_t id, uint32_t ncols, const IsppRowTotals& r) 
 uint64_t CrossbarBank::program_rows(const std::vector<RowWrite>& writes, unsigned threads) {
   uint64_t cycles = 0;
   if (rtl_ispp_ || threads <= 1 || writes.size() < 2) {
-    for (const RowWrite& w : writes) cycles += program_row(w.id, w.row, w.levels, w.col0, w.ncols);
+    for (std::size_t i = 0; i < writes.size(); ++i) {
+      const RowWrite& w = writes[i];
+      cycles += program_row(w.id, w.row, w.levels, w.col0, w.ncols);
+      // A crossbar's writes done: an exact analog state need not be stored.
+      if (i + 1 == writes.size() || writes[i + 1].id != w.id) xbars_[w.id]->compact();
+    }
     return cycles;
   }
   // Crossbars and their devices are created here, in order; the workers
@@ -163,6 +171,8 @@ uint64_t CrossbarBank::program_rows(const std::vector<RowWrite>& writes, unsigne
           break;  // later rows of this crossbar are not written, as in order
         }
       }
+      // Its writes done: an exact analog state need not be stored.
+      xbars_[writes[groups[g]->front()].id]->compact();
     }
   };
   const unsigned n = static_cast<unsigned>(std::min<std::size_t>(threads, groups.size()));

@@ -19,8 +19,22 @@ Crossbar::Crossbar(int rows, int cols, int cell_bits, float initial_level)
   if (cell_bits < 1 || cell_bits > 8) throw std::invalid_argument("xbar.cell_bits: must be in [1, 8]");
   const float clamped = std::clamp(initial_level, 0.0f, static_cast<float>(max_level()));
   const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols);
-  levels_.assign(n, clamped);
   targets_.assign(n, 0);
+  // Starting at level 0 every cell holds its target (0): nothing to store.
+  if (clamped != 0.0f) levels_.assign(n, clamped);
+  state_ = clamped == 0.0f ? LevelState::exact : LevelState::unknown;
+}
+
+void Crossbar::materialize() const {
+  if (!levels_.empty()) return;
+  levels_.resize(targets_.size());
+  for (std::size_t i = 0; i < targets_.size(); ++i) levels_[i] = static_cast<float>(targets_[i]);
+}
+
+bool Crossbar::compact() const {
+  if (!levels_are_targets()) return false;
+  std::vector<float>().swap(levels_);
+  return true;
 }
 
 Crossbar::Crossbar(const CrossbarConfig& cfg, float initial_level)
@@ -36,11 +50,13 @@ void Crossbar::check_row_range(int row, int col_begin, int n) const {
 
 void Crossbar::set_level(int row, int col, float level) {
   if (fault(row, col) != CellFault::none) return;
+  materialize();
   levels_[index(row, col)] = level;
   state_ = LevelState::unknown;
 }
 
 bool Crossbar::levels_are_targets() const {
+  if (levels_.empty()) state_ = LevelState::exact;
   if (state_ == LevelState::unknown) {
     bool same = true;
     for (std::size_t i = 0; i < levels_.size() && same; ++i) {
@@ -61,6 +77,7 @@ void Crossbar::set_row_targets(int row, int col_begin, const std::uint8_t* targe
                               " column " + std::to_string(col_begin + i));
     }
   }
+  materialize();  // the analog state stays what it was, not the new targets
   std::copy(targets, targets + n, targets_.begin() + static_cast<std::ptrdiff_t>(index(row, col_begin)));
   state_ = LevelState::unknown;
   if (!quads_.empty()) {
@@ -143,6 +160,7 @@ const std::uint8_t* Crossbar::target_quads() const {
 }
 
 std::uint8_t Crossbar::read_level(int row, int col) const {
+  if (levels_.empty()) return targets_[index(row, col)];
   const float v = std::floor(levels_[index(row, col)] + 0.5f);
   return static_cast<std::uint8_t>(std::clamp(v, 0.0f, static_cast<float>(max_level())));
 }
@@ -190,8 +208,9 @@ void Crossbar::set_fault(int row, int col, CellFault f) {
   check_row_range(row, col, 1);
   if (faults_.empty()) {
     if (f == CellFault::none) return;
-    faults_.assign(levels_.size(), 0);
+    faults_.assign(targets_.size(), 0);
   }
+  materialize();
   const std::size_t i = index(row, col);
   faults_[i] = static_cast<std::uint8_t>(f);
   state_ = LevelState::unknown;

@@ -105,7 +105,7 @@ class CrossbarBank : public CrossbarBankIf {
   std::vector<std::vector<uint8_t>> unstarted_;  // per crossbar: rows whose start state is pending
   // Crossbars whose MVMs may have built row quads (Crossbar::target_quads,
   // 64 KiB each), oldest first: beyond kQuadCrossbars the oldest drops them.
-  static constexpr std::size_t kQuadCrossbars = 512;
+  static constexpr std::size_t kQuadCrossbars = 8192;
   std::deque<uint32_t> quad_fifo_;
   std::vector<uint8_t> in_quad_fifo_;
   MvmEngine engine_;

@@ -3,11 +3,14 @@
 // and the integer level it was programmed towards. The array knows nothing
 // about weights; WeightEncoding maps weights to levels.
 //
-// Storage is bulk and row-major (one float and one byte per cell, plus one
-// byte per cell for the fault map only when faults exist): a 256x256
-// crossbar is 320 KiB, the whole sidra-y1 (419 M cells) ~2.1 GB if every
-// crossbar is instantiated, so the CU model should create crossbars when
-// they are first programmed.
+// Storage is bulk and row-major (one byte per cell for the targets; one
+// float per cell for the analog state, plus one byte per cell for the fault
+// map only when faults exist): a 256x256 crossbar is 64 KiB while every
+// cell holds exactly its target (the analog state is then not stored: the
+// exact state, as ideal writes and converged ISPP without residual leave
+// it) and 320 KiB otherwise. The whole sidra-y1 (419 M cells) would be
+// ~2.1 GB with every analog state stored, so the CU model creates crossbars
+// when they are first programmed and compact() drops an exact state.
 #pragma once
 
 #include <cstdint>
@@ -34,16 +37,26 @@ class Crossbar {
   int cell_bits() const { return cell_bits_; }
   int max_level() const { return (1 << cell_bits_) - 1; }
 
-  // Analog state, row-major rows x cols.
-  const float* levels() const { return levels_.data(); }
+  // Analog state, row-major rows x cols (stored again from the targets if
+  // it was dropped as exact; pointers are good until compact()).
+  const float* levels() const {
+    materialize();
+    return levels_.data();
+  }
   // Mutable access; the pointer is good until the next read of the array
   // (MvmEngine caches whether levels equal targets, see below).
   float* row_levels(int row) {
+    materialize();
     state_ = LevelState::unknown;
     return levels_.data() + index(row, 0);
   }
-  const float* row_levels(int row) const { return levels_.data() + index(row, 0); }
-  float level(int row, int col) const { return levels_[index(row, col)]; }
+  const float* row_levels(int row) const {
+    materialize();
+    return levels_.data() + index(row, 0);
+  }
+  float level(int row, int col) const {
+    return levels_.empty() ? static_cast<float>(targets_[index(row, col)]) : levels_[index(row, col)];
+  }
   // Raw state write for device models; stuck cells keep their level.
   void set_level(int row, int col, float level);
 
@@ -74,6 +87,11 @@ class Crossbar {
   // same result. Computed on first use after a change and cached (a cache
   // in a const method: like the rest of the class, not for concurrent use).
   bool levels_are_targets() const;
+  // Drops the stored analog state when it is exact (levels_are_targets):
+  // the levels then read as the targets until a write stores them again.
+  // Returns whether the state is exact.
+  bool compact() const;
+  bool stores_levels() const { return !levels_.empty(); }
 
   // The targets four rows at a time, for dot products over four rows per
   // instruction (mvm_vnni.h): rows 4q..4q+3 of column c are the bytes
@@ -115,13 +133,15 @@ class Crossbar {
            static_cast<std::size_t>(col);
   }
   void check_row_range(int row, int col_begin, int n) const;
+  // Stores the analog state (from the targets) if it was dropped.
+  void materialize() const;
 
   enum class LevelState : std::uint8_t { unknown, exact, inexact };
 
   int rows_;
   int cols_;
   int cell_bits_;
-  std::vector<float> levels_;
+  mutable std::vector<float> levels_;  // empty: every level is its target (state_ exact)
   std::vector<std::uint8_t> targets_;
   std::vector<std::uint8_t> faults_;
   std::shared_ptr<NonIdeality> non_ideality_;
