@@ -47,6 +47,39 @@ TEST(Crossbar, ExactProgrammingSetsTargetsAndLevels) {
   EXPECT_FLOAT_EQ(xb.level(11, 100), 0.0f);
 }
 
+// An exact analog state is not stored: after compact() the levels read as
+// the targets, and every later write starts from them, so what a row
+// holds never depends on whether the array was compacted.
+TEST(Crossbar, CompactDropsOnlyAnExactStateAndWritesRestoreIt) {
+  Crossbar xb(4, 8, 2);
+  EXPECT_FALSE(xb.stores_levels());  // level 0 everywhere is the target 0
+  const std::vector<std::uint8_t> t0 = {0, 1, 2, 3, 3, 2, 1, 0}, t1 = {3, 3, 3, 3, 0, 0, 0, 0};
+  xb.program_row_exact(1, 0, t0.data(), 8);
+  ASSERT_TRUE(xb.compact());
+  EXPECT_FALSE(xb.stores_levels());
+  for (int c = 0; c < 8; ++c) {
+    EXPECT_EQ(xb.level(1, c), static_cast<float>(t0[static_cast<std::size_t>(c)]));
+    EXPECT_EQ(xb.read_level(1, c), t0[static_cast<std::size_t>(c)]);
+  }
+  EXPECT_EQ(xb.levels()[8 + 2], 2.0f);  // asking for the array stores it again
+  // New targets without a write of the state (what the ISPP path does
+  // first): the state is still the old targets, now inexact.
+  ASSERT_TRUE(xb.compact());
+  xb.set_row_targets(1, 0, t1.data(), 8);
+  EXPECT_EQ(xb.level(1, 0), 0.0f);
+  EXPECT_EQ(xb.level(1, 4), 3.0f);
+  EXPECT_FALSE(xb.levels_are_targets());
+  EXPECT_FALSE(xb.compact());
+  EXPECT_TRUE(xb.stores_levels());
+  // An analog write, then exact again.
+  xb.set_level(2, 3, 1.4f);
+  EXPECT_EQ(xb.read_level(2, 3), 1);
+  xb.program_row_exact(1, 0, t1.data(), 8);
+  xb.set_level(2, 3, 0.0f);
+  EXPECT_TRUE(xb.compact());
+  EXPECT_EQ(xb.level(1, 0), 3.0f);
+}
+
 TEST(Crossbar, RejectsOutOfRangeWrites) {
   Crossbar xb(8, 8, 2);
   const std::vector<std::uint8_t> t(4, 1);
