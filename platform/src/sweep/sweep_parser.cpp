@@ -82,6 +82,15 @@ void parse_io(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
       // programs that declare their outputs).
       const std::size_t at = s.rfind('@');
       OutputSpec o{s.substr(0, at), at == std::string::npos ? std::string() : s.substr(at), "int8"};
+      // A bare FILE:DTYPE (the binding's codes as that dtype): the file is
+      // FILE, what a golden metric names and finds in the point's folder.
+      if (at == std::string::npos)
+        if (const std::size_t colon = s.rfind(':'); colon != std::string::npos)
+          for (const char* d : {"int8", "uint8", "int16", "int32"})
+            if (s.compare(colon + 1, std::string::npos, d) == 0) {
+              o = OutputSpec{s.substr(0, colon), s.substr(colon), d};
+              break;
+            }
       if (o.file.empty()) doc.fail(item, "output '" + s + "': no file name; expected " + kExpected);
       if (o.file.find('/') != std::string::npos)
         doc.fail(item, "output '" + s + "': give a bare file name; it is written into each point's folder");

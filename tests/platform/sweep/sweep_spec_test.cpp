@@ -190,6 +190,23 @@ TEST_F(SweepSpecTest, InputAndOutputAddressesAndSizesAreChecked) {
   EXPECT_EQ(error_of("inputs: [x.bin@0x10]\noutputs: [y.bin@0x1000:80:int32, z.bin@4096:3, w.bin]\n"), "no error");
 }
 
+// A bare output with a dtype (vp-run's FILE:DTYPE, the binding's codes) is
+// the file FILE: golden metrics name it so and find it in the point's folder,
+// and vp-run still gets the suffix.
+TEST_F(SweepSpecTest, BareOutputsWithADtypeAreTheirFile) {
+  const SweepSpec s =
+      parse("outputs: [y.npy:int8, z.npy:int16, w.npy]\nmetrics:\n  - {golden: prog.s, output: y.npy}\n");
+  ASSERT_EQ(s.outputs.size(), 3u);
+  EXPECT_EQ(s.outputs[0].file, "y.npy");
+  EXPECT_EQ(s.outputs[0].spec, ":int8");
+  EXPECT_EQ(s.outputs[1].dtype, "int16");
+  EXPECT_EQ(s.outputs[2].file, "w.npy");
+  EXPECT_EQ(s.outputs[2].spec, "");
+  EXPECT_NE(error_of("outputs: [y.npy:int8]\nmetrics:\n  - {golden: prog.s, output: y.npy:int8}\n").find(
+                "not among 'outputs:'"),
+            std::string::npos);
+}
+
 // A sweep is planned in memory: a range of seeds or a grid too large to
 // hold is refused when the file is read, not after minutes of expansion.
 TEST_F(SweepSpecTest, SweepSizeIsBounded) {

@@ -57,7 +57,7 @@ struct PlotSpec {
 // lands in each point's folder.
 struct OutputSpec {
   std::string file;
-  std::string spec;   // "@ADDR:BYTES[:DTYPE]" as given
+  std::string spec;   // "@ADDR:BYTES[:DTYPE]" as given, or ":DTYPE" after a bare file
   std::string dtype;  // int8 (default), uint8, int16, int32
 };
 
