@@ -6,7 +6,7 @@
 # model's .in.bin and .golden.bin) are byte for byte those of a stored list
 # or of a second build.
 #   bash bench/compiler/vp_cc_speed.sh [BUILD_DIR] [MODELS_DIR] [RUNS] [MODEL...]
-#   defaults: build /work/baseline/models 5 resnet50 resnet18
+#   defaults: build out/models 5 resnet50 resnet18 (bench/bench_args.sh)
 # VP_CC_REF=DIR     also run DIR/bin/vp-cc (a build of another commit) in
 #                   every round, check its outputs equal, and print its
 #                   medians and the median of the per-round time ratios
@@ -18,13 +18,8 @@
 # The stored list holds each model's ONNX sha256 first: a different export
 # of the models is reported as such, not as a changed result.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "${1:-build}" && pwd)/bin
-M=$(cd "${2:-/work/baseline/models}" && pwd)
-RUNS=${3:-5}
-shift $(( $# < 3 ? $# : 3 ))
-MODELS=("$@")
-[ ${#MODELS[@]} -eq 0 ] && MODELS=(resnet50 resnet18)
+BENCH_DEFAULT_MODELS="resnet50 resnet18"
+source "$(dirname "$0")/../bench_args.sh"
 LIST=$ROOT/bench/compiler/vp_cc_outputs.sha256
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT

@@ -5,17 +5,12 @@
 # machine may be shared: the same-round ratio and CPU time are the figures
 # to compare). Checks every output against the golden model.
 #   bash bench/platform/resnet_speed.sh [BUILD_DIR] [MODELS_DIR] [RUNS] [MODEL...]
-#   defaults: build /work/baseline/models 5 resnet50
+#   defaults: build out/models 5 resnet50 (bench/bench_args.sh)
 # MODELS_DIR is scripts/models/export_models.py's output (manifest.json).
 # VP_RUN_ARGS adds arguments to every vp-run (e.g. --no-deploy).
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "${1:-build}" && pwd)/bin
-M=$(cd "${2:-/work/baseline/models}" && pwd)
-RUNS=${3:-5}
-shift $(( $# < 3 ? $# : 3 ))
-MODELS=("$@")
-[ ${#MODELS[@]} -eq 0 ] && MODELS=(resnet50)
+BENCH_DEFAULT_MODELS="resnet50"
+source "$(dirname "$0")/../bench_args.sh"
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 PY=/usr/bin/python3
