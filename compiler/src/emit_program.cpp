@@ -328,7 +328,8 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   std::set<int> active;
   for (const Node& n : g.nodes) active.insert(n.cores.begin(), n.cores.end());
   for (std::size_t i = 0; i < g.inputs.size(); ++i)
-    if (g.input_plain[i] != g.val(g.inputs[i]).buf.addr) active.insert(0);
+    // (a stream copies its inputs on the CUs that read them: copy_cores)
+    if (g.batch == 1 && g.input_plain[i] != g.val(g.inputs[i]).buf.addr) active.insert(0);
   if (active.empty()) throw CompileError("emit: the model has no operators");
   const int count = static_cast<int>(active.size());
 

@@ -91,6 +91,15 @@ std::uint64_t count(const std::string& name, const std::string& v, std::uint64_t
   return n;
 }
 
+// A compiler option parser's value; its CompileError is a usage error.
+int usage_of(int (*parse)(const std::string&), const std::string& v) {
+  try {
+    return parse(v);
+  } catch (const CompileError& e) {
+    throw UsageError(e.what());
+  }
+}
+
 // Throws UsageError for anything the usage line does not allow; values are
 // parsed strictly (vp/common/parse_number.h) so a typo is never a default.
 Options parse_options(int argc, char** argv, bool& help) {
@@ -126,19 +135,9 @@ Options parse_options(int argc, char** argv, bool& help) {
       o.io = next();
       if (o.io != "auto" && o.io != "on" && o.io != "off") throw UsageError("--io " + o.io + ": expected auto, on or off");
     } else if (a == "--replicate") {
-      const std::string v = next();
-      try {
-        o.replicate = parse_replicate(v);
-      } catch (const CompileError& e) {
-        throw UsageError(e.what());
-      }
+      o.replicate = usage_of(parse_replicate, next());
     } else if (a == "--lanes") {
-      const std::string v = next();
-      try {
-        o.lanes = parse_lanes(v);
-      } catch (const CompileError& e) {
-        throw UsageError(e.what());
-      }
+      o.lanes = usage_of(parse_lanes, next());
     } else if (a == "--placement") {
       const std::string v = next();
       if (v != "pipeline" && v != "shared") throw UsageError("--placement " + v + ": expected pipeline or shared");
