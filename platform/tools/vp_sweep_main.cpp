@@ -44,22 +44,26 @@ int collect(const SweepSpec& spec, const Plan& plan, const Layout& layout, bool 
   std::vector<Row> rows = collect_rows(spec, plan, layout);
   mark_pareto(spec, rows);
   make_dirs(layout.root);
+  // The tables and plots of one collection appear together or not at all:
+  // a results.csv never sits beside the results.json or plots of an older one.
+  std::size_t plot_files = 0;
   {
-    // The two tables of one collection appear together or not at all: a
-    // results.csv never sits beside the results.json of an older one.
     vp::common::AtomicFile csv(layout.root + "/results.csv"), json(layout.root + "/results.json");
     csv.write(results_csv(spec, rows));
     json.write(results_json(spec, rows).dump(1) + "\n");
-    vp::common::commit_together({&csv, &json}, /*durable=*/true);
+    const StagedFiles plots = stage_plots(spec, rows, layout.plots());
+    std::vector<vp::common::AtomicFile*> all{&csv, &json};
+    for (const auto& p : plots) all.push_back(p.get());
+    vp::common::commit_together(all, /*durable=*/true);
+    plot_files = plots.size();
   }
-  const std::vector<std::string> plots = write_plots(spec, rows, layout.plots());
   std::map<std::string, int> by_status;
   for (const auto& r : rows) by_status[r.status]++;
   std::string counts;
   for (const auto& [s, n] : by_status) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, s);
   if (!quiet)
     std::cerr << fmt::format("vp-sweep: {} points ({}); results in {}/results.csv, results.json, {} plot files in {}\n",
-                             rows.size(), counts, layout.root, plots.size(), layout.plots());
+                             rows.size(), counts, layout.root, plot_files, layout.plots());
   const std::size_t fine = static_cast<std::size_t>(by_status["completed"] + by_status["invalid"]);
   return rows.size() == fine ? 0 : kExitIncomplete;
 }

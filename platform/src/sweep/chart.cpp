@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 #include <limits>
 
-#include "vp/trace/output_file.hpp"
-
 namespace vp::sweep::detail {
 namespace {
 
@@ -72,7 +70,7 @@ Axis fit(const std::vector<double>& vs, bool log) {
 
 }  // namespace
 
-void write_chart(const Chart& chart, const std::string& path) {
+std::string render_chart(const Chart& chart, const std::string& path) {
   std::vector<double> xs, ys;
   for (const auto& s : chart.series)
     for (const auto& [x, y] : s.points) xs.push_back(x), ys.push_back(y);
@@ -131,9 +129,7 @@ void write_chart(const Chart& chart, const std::string& path) {
     ++shown;
   }
 
-  trace::OutputFile out(path);
-  out.write(c.finish());
-  out.commit();
+  return c.finish();
 }
 
 }  // namespace vp::sweep::detail

@@ -26,7 +26,8 @@ struct Chart {
   std::vector<Series> series;
 };
 
-// Writes the chart to `path` (.svg or .png) atomically. Throws on I/O errors.
-void write_chart(const Chart& chart, const std::string& path);
+// The chart as the bytes of an SVG or PNG file, the format chosen by the
+// extension of `path` (which names the file only for the canvas).
+std::string render_chart(const Chart& chart, const std::string& path);
 
 }  // namespace vp::sweep::detail

@@ -25,10 +25,12 @@ std::string model_stem(const std::string& p) {
   return b.substr(0, b.find('.'));
 }
 
-void both_formats(const Chart& chart, const std::string& base, std::vector<std::string>& written) {
+void both_formats(const Chart& chart, const std::string& base, StagedFiles& written) {
   for (const char* ext : {".svg", ".png"}) {
-    detail::write_chart(chart, base + ext);
-    written.push_back(base + ext);
+    auto f = std::make_unique<common::AtomicFile>(base + ext);
+    f->write(detail::render_chart(chart, base + ext));
+    f->finish();
+    written.push_back(std::move(f));
   }
 }
 
@@ -40,7 +42,7 @@ bool wants_log(const std::vector<double>& v) {
 }
 
 void metric_plot(const SweepSpec& spec, const std::vector<Row>& rows, const PlotSpec& plot, std::size_t model,
-                 const std::string& dir, std::vector<std::string>& written) {
+                 const std::string& dir, StagedFiles& written) {
   std::size_t xa = 0, mi = 0;
   for (std::size_t a = 0; a < spec.axes.size(); ++a)
     if (spec.axes[a].param == plot.x) xa = a;
@@ -92,7 +94,7 @@ void metric_plot(const SweepSpec& spec, const std::vector<Row>& rows, const Plot
 }
 
 void pareto_plot(const SweepSpec& spec, const std::vector<Row>& rows, const std::string& dir,
-                 std::vector<std::string>& written) {
+                 StagedFiles& written) {
   std::size_t mi[2] = {0, 0};
   for (int k = 0; k < 2; ++k)
     for (std::size_t i = 0; i < spec.metrics.size(); ++i)
@@ -141,8 +143,8 @@ void pareto_plot(const SweepSpec& spec, const std::vector<Row>& rows, const std:
 
 }  // namespace
 
-std::vector<std::string> write_plots(const SweepSpec& spec, const std::vector<Row>& rows, const std::string& dir) {
-  std::vector<std::string> written;
+StagedFiles stage_plots(const SweepSpec& spec, const std::vector<Row>& rows, const std::string& dir) {
+  StagedFiles written;
   make_dirs(dir);
   for (const auto& plot : spec.plots)
     for (std::size_t m = 0; m < spec.models.size(); ++m) metric_plot(spec, rows, plot, m, dir, written);

@@ -154,6 +154,27 @@ TEST_F(VpSweep, SmallSweepRunsToCompletionWithResultsAndPlots) {
   const auto again = sweep("'" + s + "' -o '" + path("out") + "' -j2");
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(before_and_to_run(again.err), std::make_pair(8, 0)) << again.err;
+
+  // A collection's tables and plots are published together: when the last
+  // plot cannot be moved into place, the tables and the other plots stay as
+  // they were (the shim makes that one rename fail, all others succeed).
+  write("out/results.csv", "old csv");
+  write("out/plots/pareto.svg", "old svg");
+  const std::string asan = std::getenv("ASAN_OPTIONS") ? std::getenv("ASAN_OPTIONS") + std::string(":") : "";
+  const std::string shim = "ASAN_OPTIONS='" + asan + "verify_asan_link_order=0' LD_PRELOAD=" VP_FAIL_RENAME_SHIM " ";
+  const auto failed = sh(shim + "VP_TEST_FAIL_RENAME_TO='" + path("out/plots/pareto.png") + "' '" + bin_ +
+                         "/vp-sweep' '" + s + "' -o '" + path("out") + "' --collect");
+  EXPECT_NE(failed.code, 0) << failed.err;
+  EXPECT_NE(failed.err.find(path("out/plots/pareto.png")), std::string::npos) << failed.err;
+  EXPECT_EQ(slurp(path("out/results.csv")), "old csv");
+  EXPECT_EQ(slurp(path("out/plots/pareto.svg")), "old svg");
+  for (const auto& e : fs::directory_iterator(path("out/plots")))
+    EXPECT_EQ(e.path().string().find(".tmp"), std::string::npos) << e.path();
+  const auto collected = sh(shim + "VP_TEST_FAIL_RENAME_TO=/nowhere '" + bin_ + "/vp-sweep' '" + s + "' -o '" +
+                            path("out") + "' --collect");
+  ASSERT_EQ(collected.code, 0) << collected.err;
+  EXPECT_EQ(read_csv(slurp(path("out/results.csv"))).size(), 8u);
+  EXPECT_NE(slurp(path("out/plots/pareto.svg")), "old svg");
 }
 
 TEST_F(VpSweep, KilledMidwayItResumesWithoutRerunningFinishedPoints) {
