@@ -86,6 +86,20 @@ void AtomicFile::commit(bool durable) {
   tmp_.clear();
 }
 
+void AtomicFile::adopt(const std::string& finished) {
+  if (tmp_.empty()) throw OutputError(path_ + ": output already committed or discarded");
+  if (file_) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  if (::rename(finished.c_str(), tmp_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(finished.c_str());
+    discard();
+    throw OutputError(path_ + ": cannot take the finished output " + finished + ": " + why(err));
+  }
+}
+
 void commit_together(const std::vector<AtomicFile*>& files, bool durable) {
   try {
     for (AtomicFile* f : files) f->finish(durable);

@@ -73,6 +73,24 @@ obj::Object load_any(const std::string& path, const std::vector<std::string>& in
 #define VP_FIRMWARE_PATH "firmware/sidra_fw.vpo"
 #endif
 
+// The files one run publishes together, in the order added.
+class RunOutputs {
+ public:
+  common::AtomicFile& add(const std::string& path) {
+    files_.push_back(std::make_unique<common::AtomicFile>(path));
+    return *files_.back();
+  }
+  void publish() {
+    std::vector<common::AtomicFile*> all;
+    for (const auto& f : files_) all.push_back(f.get());
+    common::commit_together(all);
+    files_.clear();
+  }
+
+ private:
+  std::vector<std::unique_ptr<common::AtomicFile>> files_;
+};
+
 void write_text_atomically(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::cout << text << std::flush;
@@ -217,9 +235,12 @@ int run(int argc, char** argv) {
     }
     return 0;
   }
-  if (vm.count("dump-config")) {
+  // With a model, the configuration is published with the run's other
+  // outputs at its end; alone, it is the whole output.
+  const std::string dump_config = vm.count("dump-config") ? vm["dump-config"].as<std::string>() : std::string();
+  if (!dump_config.empty() && (!vm.count("model") || dump_config == "-")) {
     try {
-      write_text_atomically(vm["dump-config"].as<std::string>(), config::dump_yaml(params));
+      write_text_atomically(dump_config, config::dump_yaml(params));
     } catch (const std::exception& e) {
       std::cerr << "vp-run: " << e.what() << "\n";
       return kExitBadInput;
@@ -303,16 +324,26 @@ int run(int argc, char** argv) {
     scratch.paths.push_back(vcd_path + ".fabric.tmp");
     if (!vm.count("trace")) scratch.paths.push_back(trace_path);
   }
-  // The trace file is opened (and an older one replaced) only once the
-  // program is loaded and the run is about to start.
+  // The trace is a log: opened (and an older one replaced) only once the
+  // program is loaded and the run is about to start, it keeps what executed
+  // whatever the outcome. Every other file of the run is published at its
+  // end, all together (common::commit_together): a run that cannot write
+  // one of them leaves every older one as it was. The VCD's converter writes
+  // a scratch file beside its temporary, which is then adopted.
+  RunOutputs outputs_of_run;
+  common::AtomicFile *vcd_out = nullptr, *stats_out = nullptr;
   std::unique_ptr<platform::TraceRecorder> recorder;
-  if (!trace_path.empty()) {
-    try {
-      recorder = std::make_unique<platform::TraceRecorder>(trace_path, object.layer_names);
-    } catch (const std::exception& e) {
-      std::cerr << "vp-run: " << e.what() << "\n";
-      return kExitBadInput;
+  try {
+    if (!trace_path.empty()) recorder = std::make_unique<platform::TraceRecorder>(trace_path, object.layer_names);
+    if (!vcd_path.empty()) {
+      vcd_out = &outputs_of_run.add(vcd_path);
+      scratch.paths.push_back(vcd_out->temp_path() + ".part");
     }
+    if (vm.count("stats") && vm["stats"].as<std::string>() != "-") stats_out = &outputs_of_run.add(vm["stats"].as<std::string>());
+    if (!dump_config.empty() && dump_config != "-") outputs_of_run.add(dump_config).write(config::dump_yaml(params));
+  } catch (const std::exception& e) {
+    std::cerr << "vp-run: " << e.what() << "\n";
+    return kExitBadInput;
   }
 
   catch_stop_signals();
@@ -408,7 +439,8 @@ int run(int argc, char** argv) {
     if (recorder) recorder->close();
     if (fabric) {
       fabric->close();
-      platform::write_run_vcd(trace_path, vcd_path + ".fabric.tmp", vcd_path, cfg.clock_mhz);
+      platform::write_run_vcd(trace_path, vcd_path + ".fabric.tmp", vcd_out->temp_path() + ".part", cfg.clock_mhz);
+      vcd_out->adopt(vcd_out->temp_path() + ".part");
     }
     platform::HostFigures host{wall, recorder && vm.count("trace") ? recorder->records() : 0};
     nlohmann::json stats = platform::run_statistics(chip, result, load, host);
@@ -416,7 +448,7 @@ int run(int argc, char** argv) {
       fw_report = platform::read_firmware_report(chip, image);
       stats["firmware"] = platform::firmware_statistics(fw_report, image, cfg);
     }
-    if (vm.count("stats")) write_text_atomically(vm["stats"].as<std::string>(), stats.dump(2) + "\n");
+    if (stats_out) stats_out->write(stats.dump(2) + "\n");
     if (result.status == hw::RunStatus::Completed) {
       auto read_back = [&](const std::string& path, uint64_t addr, uint64_t bytes) {
         if (addr > chip.global_memory().size() || bytes > chip.global_memory().size() - addr)
@@ -464,8 +496,13 @@ int run(int argc, char** argv) {
           pending.push_back({o.path, std::move(all), platform::npy_dtype(b.dtype), std::move(shape)});
         }
       }
-      for (const auto& p : pending) platform::write_tensor_file(p.path, p.bytes, p.dtype, p.shape);
+      for (const auto& p : pending) {
+        const std::vector<uint8_t> file = platform::encode_tensor_file(p.path, p.bytes, p.dtype, p.shape);
+        outputs_of_run.add(p.path).write(file.data(), file.size());
+      }
     }
+    outputs_of_run.publish();
+    if (vm.count("stats") && !stats_out) write_text_atomically("-", stats.dump(2) + "\n");
     if (!quiet) std::cerr << platform::run_summary(stats);
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";

@@ -166,6 +166,33 @@ TEST_F(AtomicFileTest, CommitTogetherPublishesNothingWhenOneCannotBeFinished) {
   EXPECT_EQ(entries(), 0);
 }
 
+TEST_F(AtomicFileTest, AdoptTakesAnotherWritersFileAsTheOutput) {
+  const auto a = (dir_ / "a").string(), b = (dir_ / "b").string();
+  { std::ofstream(b) << "old b"; }
+  AtomicFile fa(a), fb(b);
+  fa.write("dropped");  // what was written before adopt() does not count
+  const std::string part = fa.temp_path() + ".part";
+  { std::ofstream(part) << "written elsewhere"; }
+  fa.adopt(part);
+  EXPECT_FALSE(fs::exists(part));
+  EXPECT_FALSE(fs::exists(a));  // not yet in place
+  fb.write("2");
+  vp::common::commit_together({&fa, &fb});
+  EXPECT_EQ(read(a), "written elsewhere");
+  EXPECT_EQ(read(b), "2");
+  EXPECT_EQ(entries(), 2);
+}
+
+TEST_F(AtomicFileTest, AdoptingAMissingFileFailsAndLeavesNothing) {
+  const auto a = (dir_ / "a").string();
+  { std::ofstream(a) << "old"; }
+  AtomicFile fa(a);
+  EXPECT_THROW(fa.adopt((dir_ / "nothing.part").string()), OutputError);
+  EXPECT_THROW(fa.commit(), OutputError);
+  EXPECT_EQ(read(a), "old");
+  EXPECT_EQ(entries(), 1);
+}
+
 TEST_F(AtomicFileTest, SameFileSeesThroughPaths) {
   const auto p = (dir_ / "a").string();
   { std::ofstream(p) << "1"; }

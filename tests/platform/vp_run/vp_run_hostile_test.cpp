@@ -5,7 +5,11 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "vp/obj/object.h"
 #include "vp_run_fixture.h"
@@ -214,6 +218,61 @@ TEST_F(VpRun, AFailedRunLeavesEarlierOutputsAsTheyWere) {
   EXPECT_EQ(r.code, 1) << r.err;
   EXPECT_NE(r.err.find("nowhere/t.trace: cannot write the trace"), std::string::npos) << r.err;
   EXPECT_EQ(leftovers(tmp_, {"y.bin", "run.trace", "x.bin", "d"}), std::vector<std::string>{});
+}
+
+// Sets environment variables for the commands a test runs, and puts back
+// what was there when it ends.
+class ScopedEnv {
+ public:
+  void set(const char* name, const std::string& value) {
+    const char* old = std::getenv(name);
+    saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) ::setenv(it->first.c_str(), it->second->c_str(), 1);
+      else ::unsetenv(it->first.c_str());
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// The run's files other than the trace (statistics, waveforms, the
+// configuration, every --output) appear together or not at all: when the
+// last cannot be moved into place, those already moved are put back.
+TEST_F(VpRun, ARunsOutputsArePublishedTogether) {
+  const std::string prog = src_ + "/examples/loop.s";
+  const std::string y = write("y.bin", "old y"), stats = write("s.json", "old stats"),
+                    vcd = write("w.vcd", "old vcd"), conf = write("c.yaml", "old config");
+  const std::string args = "-q --chip small " + prog + " --stats " + stats + " --vcd " + vcd + " --dump-config " +
+                           conf + " --output " + y + "@0x1000:4";
+  {
+    ScopedEnv env;
+    const char* asan = std::getenv("ASAN_OPTIONS");
+    env.set("ASAN_OPTIONS", (asan ? asan + std::string(":") : std::string()) + "verify_asan_link_order=0");
+    env.set("LD_PRELOAD", VP_FAIL_RENAME_SHIM);
+    env.set("VP_TEST_FAIL_RENAME_TO", y);
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find(y + ": cannot move the finished output into place"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("already moved are put back as they were"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(slurp(y), "old y");
+  EXPECT_EQ(slurp(stats), "old stats");
+  EXPECT_EQ(slurp(vcd), "old vcd");
+  EXPECT_EQ(slurp(conf), "old config");
+  EXPECT_EQ(leftovers(tmp_, {"y.bin", "s.json", "w.vcd", "c.yaml"}), std::vector<std::string>{});
+  // Without the failure the same run publishes every one.
+  const Result ok = run(args);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(slurp(y).size(), 4u);
+  EXPECT_NE(slurp(stats).find("\"cycles\""), std::string::npos);
+  EXPECT_EQ(slurp(vcd).rfind("$version", 0), 0u) << slurp(vcd).substr(0, 80);
+  EXPECT_NE(slurp(conf).find("chip:"), std::string::npos);
+  EXPECT_EQ(leftovers(tmp_, {"y.bin", "s.json", "w.vcd", "c.yaml"}), std::vector<std::string>{});
 }
 
 TEST_F(VpRun, AFullStandardOutputIsAnError) {

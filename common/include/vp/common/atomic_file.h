@@ -45,6 +45,12 @@ class AtomicFile {
   void commit(bool durable = false);
   // Removes the temporary without touching the destination.
   void discard();
+  // Takes `finished`, a complete file another writer produced beside the
+  // destination (e.g. at temp_path() + ".part"), as this output's bytes:
+  // it replaces the temporary, and the output is then finished, ready for
+  // commit() or commit_together(). Throws OutputError (and removes both)
+  // when that fails.
+  void adopt(const std::string& finished);
 
   const std::string& path() const { return path_; }
   const std::string& temp_path() const { return tmp_; }
