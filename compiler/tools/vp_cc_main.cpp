@@ -5,6 +5,7 @@
 //         [--lanes auto|N]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
+//   (IN.npy: one image, or N stacked along a first dimension of N)
 //   vp-cc MODEL.onnx --quantize-input IN.npy -o IN.bin   bytes for vp-run --input
 //
 // Every mode runs the same deterministic front end and calibration, so the
@@ -179,6 +180,31 @@ FTensor load_input(const Graph& g, const std::string& path, std::size_t index = 
       throw CompileError(path + ": element " + std::to_string(i) + " is " + (std::isnan(data[i]) ? "NaN" : "infinite") +
                          "; expected finite input values");
   return from_onnx_order(v, data);
+}
+
+// One image, or a test set of N stacked along the first dimension (an
+// array of N times the input's elements whose first dimension is N): the
+// --fp32, --reference and --quantize-input modes take a whole set at once.
+std::vector<FTensor> load_images(const Graph& g, const std::string& path) {
+  if (g.inputs.empty()) throw CompileError(path + ": the model has no input");
+  const Value& v = g.val(g.inputs[0]);
+  const NpyArray a = read_npy(path);
+  const auto data = a.as_float();
+  const auto per = static_cast<std::size_t>(v.shape.numel());
+  const std::size_t images = per > 0 && data.size() % per == 0 ? data.size() / per : 0;
+  const bool stacked = images > 1 && !a.shape.empty() && a.shape[0] == static_cast<std::int64_t>(images);
+  if (images != 1 && !stacked)
+    throw CompileError(path + ": has " + std::to_string(data.size()) + " elements, input '" + v.name + "' needs " +
+                       std::to_string(per) + " (one image) or N x " + std::to_string(per) +
+                       " with a first dimension of N (N images)");
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (!std::isfinite(data[i]))
+      throw CompileError(path + ": element " + std::to_string(i) + " is " + (std::isnan(data[i]) ? "NaN" : "infinite") +
+                         "; expected finite input values");
+  std::vector<FTensor> out;
+  for (std::size_t k = 0; k < images; ++k)
+    out.push_back(from_onnx_order(v, std::vector<float>(data.begin() + k * per, data.begin() + (k + 1) * per)));
+  return out;
 }
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -374,17 +400,39 @@ int compile(const Options& o) {
   }
   if (o.mode == "--fp32" || o.mode == "--reference") {
     const Value& y = g.val(g.outputs[0]);
-    const FTensor x = load_input(g, o.mode_in);
+    const std::vector<FTensor> xs = load_images(g, o.mode_in);
     // The graph's own output dims (a Flatten canonicalize dropped is still
-    // in them), as ONNX Runtime gives them; the data is in that order.
-    const auto dims = published_output_dims(g, 0);
-    if (o.mode == "--fp32") outs.add(o.out, encode_npy(dims, to_onnx_order(y, run_fp32(g, {x})[0])));
-    else outs.add(o.out, encode_npy(dims, to_onnx_order(y, run_golden(g, {quantize_input(g, 0, x)})[0])));
+    // in them), as ONNX Runtime gives them; the data is in that order. A
+    // set of N images gives N outputs stacked the same way.
+    auto dims = published_output_dims(g, 0);
+    if (xs.size() > 1) {
+      if (!dims.empty() && dims[0] == 1) dims[0] = static_cast<std::int64_t>(xs.size());
+      else dims.insert(dims.begin(), static_cast<std::int64_t>(xs.size()));
+    }
+    if (o.mode == "--fp32") {
+      std::vector<float> all;
+      for (const auto& x : xs) {
+        const auto one = to_onnx_order(y, run_fp32(g, {x})[0]);
+        all.insert(all.end(), one.begin(), one.end());
+      }
+      outs.add(o.out, encode_npy(dims, all));
+    } else {
+      std::vector<std::int8_t> all;
+      for (const auto& x : xs) {
+        const auto one = to_onnx_order(y, run_golden(g, {quantize_input(g, 0, x)})[0]);
+        all.insert(all.end(), one.begin(), one.end());
+      }
+      outs.add(o.out, encode_npy(dims, all));
+    }
     outs.publish();
     return 0;
   }
   if (o.mode == "--quantize-input") {
-    const auto bytes = to_hwc(quantize_input(g, 0, load_input(g, o.mode_in)));
+    std::vector<std::uint8_t> bytes;
+    for (const auto& x : load_images(g, o.mode_in)) {
+      const auto one = to_hwc(quantize_input(g, 0, x));
+      bytes.insert(bytes.end(), one.begin(), one.end());
+    }
     outs.add(o.out, bytes.data(), bytes.size());
     outs.publish();
     return 0;

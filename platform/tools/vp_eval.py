@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""vp-eval: the accuracy of a classifier on the chip, on a labelled data set.
+
+  vp-eval MODEL.onnx --data X.npy --labels Y.npy [--calib C.npy]...
+          [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
+          [--no-deploy] [--json FILE] [--work DIR] [-q]
+
+X.npy holds N float32 images stacked along its first dimension (the model's
+input shape with N in place of its leading 1), Y.npy N integer labels. One
+compile (vp-cc, calibrated on the --calib images), then three classifiers on
+the same N images:
+
+  fp32    the compiler's FP32 interpreter (vp-cc --fp32): the trained network
+  golden  the compiler's integer golden model (vp-cc --reference): what an
+          ideal chip computes from the quantized network
+  chip    the platform (vp-run): the firmware deploys the weights once by
+          ISPP, then runs the N images as one batch, on the --chip preset with
+          every --config, --set and --seed given (device and ADC models)
+
+and prints each one's top-1 accuracy, how many images the chip computed
+exactly as the golden model (byte for byte), and the chip's cycles and energy
+per inference. --set and --config reach both tools; vp-cc takes the chip
+geometry from them, vp-run everything. --json FILE writes the figures
+(keys accuracy.chip, accuracy.golden, accuracy.fp32, cycles_per_inference,
+energy_uj_per_inference, ...) whole or not at all.
+
+Energy per inference is the run's energy after deployment over N: the ISPP
+energy and the leakage of the deploy phase (its share of the run's cycles)
+are left out.
+
+Exit status: 0 done, 1 bad input or a failing tool (its message is shown),
+2 usage error.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class EvalError(Exception):
+    pass
+
+
+def tool(name, bin_dir):
+    path = os.path.join(bin_dir, name)
+    if not os.access(path, os.X_OK):
+        raise EvalError(f"{path}: not found (give --bin, the folder holding vp-cc and vp-run)")
+    return path
+
+
+def run(cmd, what):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise EvalError(f"{what} failed (exit {r.returncode}):\n{r.stdout.rstrip()}")
+    return r.stdout
+
+
+def load_array(path, what):
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise EvalError(f"{path}: cannot read the {what} as .npy: {e}")
+
+
+def top1(y, n):
+    return np.asarray(y).reshape(n, -1).argmax(axis=1)
+
+
+def write_atomically(path, text):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="vp-eval", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", help="ONNX classifier")
+    ap.add_argument("--data", required=True, help="float32 .npy, N images stacked")
+    ap.add_argument("--labels", required=True, help="integer .npy, N labels")
+    ap.add_argument("--calib", action="append", default=[], help="calibration image .npy (repeatable)")
+    ap.add_argument("--chip", default="sidra-y1", help="preset name or file")
+    ap.add_argument("--set", action="append", default=[], dest="sets", help="parameter=value (repeatable)")
+    ap.add_argument("--config", action="append", default=[], help="configuration file (repeatable)")
+    ap.add_argument("--seed", help="seed of every random model (vp-run --seed)")
+    ap.add_argument("--no-deploy", action="store_true", help="crossbars assumed programmed (vp-run --no-deploy)")
+    ap.add_argument("--json", help="write the figures as JSON")
+    ap.add_argument("--work", help="keep the compiled model and outputs in this folder (default: a temporary one)")
+    ap.add_argument("--bin", default=HERE, help="folder of vp-cc and vp-run (default: this tool's own)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    a = ap.parse_args(argv)
+
+    t0 = time.monotonic()
+    progress = (lambda msg: sys.stderr.write(f"vp-eval: {msg}\n")) if not a.quiet and sys.stderr.isatty() else (lambda msg: None)
+    vp_cc, vp_run = tool("vp-cc", a.bin), tool("vp-run", a.bin)
+
+    x = load_array(a.data, "data")
+    labels = load_array(a.labels, "labels")
+    if x.dtype != np.float32:
+        raise EvalError(f"{a.data}: dtype {x.dtype}, expected float32 images")
+    if x.ndim < 2 or x.shape[0] < 1:
+        raise EvalError(f"{a.data}: shape {list(x.shape)}, expected N images stacked along the first dimension")
+    n = x.shape[0]
+    if labels.ndim != 1 or not np.issubdtype(labels.dtype, np.integer):
+        raise EvalError(f"{a.labels}: shape {list(labels.shape)} of {labels.dtype}, expected one integer label per image")
+    if labels.shape[0] != n:
+        raise EvalError(f"{a.labels}: {labels.shape[0]} labels for {n} images in {a.data}")
+
+    work = a.work or tempfile.mkdtemp(prefix="vp-eval-")
+    os.makedirs(work, exist_ok=True)
+    try:
+        common = []
+        for c in a.calib:
+            common += ["--calib", c]
+        sets = [arg for s in a.sets for arg in ("--set", s)]
+        cc_params = ["--chip", a.chip] + sets
+        run_params = ["--chip", a.chip] + sets
+        for c in a.config:
+            run_params += ["--config", c]
+        if a.seed is not None:
+            run_params += ["--seed", a.seed]
+        asm = os.path.join(work, "model.asm")
+        progress("compiling")
+        run([vp_cc, a.model, *common, *cc_params, "-o", asm], "vp-cc")
+        progress(f"FP32 and golden model on {n} images")
+        fp32 = os.path.join(work, "fp32.npy")
+        golden = os.path.join(work, "golden.npy")
+        run([vp_cc, a.model, *common, *cc_params, "--fp32", a.data, "-o", fp32], "vp-cc --fp32")
+        run([vp_cc, a.model, *common, *cc_params, "--reference", a.data, "-o", golden], "vp-cc --reference")
+        progress(f"the chip on {n} images (one deployment, a batch of {n})")
+        chip = os.path.join(work, "chip.npy")
+        stats_path = os.path.join(work, "stats.json")
+        t_run = time.monotonic()
+        run([vp_run, "--model", asm, *run_params, "--batch", str(n), "--input", a.data,
+             "--output", chip + ":int8", "--stats", stats_path, "-q"] + (["--no-deploy"] if a.no_deploy else []),
+            "vp-run")
+        t_run = time.monotonic() - t_run
+
+        y_fp32, y_golden, y_chip = np.load(fp32), np.load(golden), np.load(chip)
+        if y_golden.size != y_chip.size:
+            raise EvalError(f"the chip gave {y_chip.size} output values, the golden model {y_golden.size}")
+        stats = json.load(open(stats_path))
+        fw = stats["firmware"]
+        energy = stats["energy_pj"]
+        cycles = stats["run"]["cycles"]
+        deploy_share = fw["deploy_cycles"] / cycles if cycles else 0.0
+        after_deploy_pj = energy["total"] - energy.get("ispp", 0.0) - energy.get("leakage", 0.0) * deploy_share
+        exact = (y_chip.reshape(n, -1) == y_golden.reshape(n, -1)).all(axis=1)
+        chip_top1, golden_top1, fp32_top1 = top1(y_chip, n), top1(y_golden, n), top1(y_fp32, n)
+        result = {
+            "model": a.model, "data": a.data, "images": int(n), "chip_preset": a.chip, "sets": a.sets,
+            "configs": a.config, "seed": a.seed, "deployed": not a.no_deploy,
+            "accuracy": {"chip": float((chip_top1 == labels).mean()),
+                         "golden": float((golden_top1 == labels).mean()),
+                         "fp32": float((fp32_top1 == labels).mean())},
+            "chip_equals_golden": int(exact.sum()),
+            "chip_top1_equals_golden": int((chip_top1 == golden_top1).sum()),
+            "cycles_per_inference": fw["inference_cycles_mean"],
+            "energy_uj_per_inference": after_deploy_pj / n / 1e6,
+            "deploy": {"cycles": fw["deploy_cycles"], "pulses": fw["pulses"], "failed_cells": fw["failed_cells"]},
+            "host_seconds": {"total": round(time.monotonic() - t0, 3), "vp_run": round(t_run, 3)},
+        }
+    finally:
+        if not a.work:
+            shutil.rmtree(work, ignore_errors=True)
+
+    if a.json:
+        write_atomically(a.json, json.dumps(result, indent=1) + "\n")
+    if not a.quiet:
+        acc = result["accuracy"]
+        print(f"vp-eval: {a.model} on {n} images of {a.data}, chip {a.chip}"
+              + "".join(f" --set {s}" for s in a.sets))
+        print(f"  accuracy   chip {100 * acc['chip']:.2f} %   golden {100 * acc['golden']:.2f} %   "
+              f"fp32 {100 * acc['fp32']:.2f} %")
+        print(f"  chip equals the golden model on {result['chip_equals_golden']} of {n} images "
+              f"(same top-1 on {result['chip_top1_equals_golden']})")
+        print(f"  {result['cycles_per_inference']:.0f} cycles and {result['energy_uj_per_inference']:.3f} uJ "
+              f"per inference; deployment {fw['deploy_cycles']} cycles, {fw['pulses']} pulses, "
+              f"{fw['failed_cells']} failed cells")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except EvalError as e:
+        sys.stderr.write(f"vp-eval: {e}\n")
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
