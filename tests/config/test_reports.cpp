@@ -37,6 +37,18 @@ TEST(Reports, YamlDumpRoundTripsAwkwardValues) {
   EXPECT_EQ(back.get_string("chip.name"), "quote \" back\\slash: # not a comment");
 }
 
+// Found by config_fuzz: a chip.name with a line break in it ended the
+// dump's header comment, and the next line did not load back.
+TEST(Reports, YamlDumpRoundTripsControlCharactersInCommentedText) {
+  ParamSet p;
+  p.apply_yaml("xbar.rows: 218\nchip.name: \"a # b\n\n", "fuzz.yaml");
+  EXPECT_EQ(p.get_string("chip.name"), "a # b\n");
+  p.apply_sets({"chip.name=line\rbreak\x01"});
+  const ParamSet back = reload_yaml(p);
+  EXPECT_EQ(back, p) << testing::PrintToString(back.differences(p));
+  EXPECT_NE(dump_yaml(p).find("configuration of 'line\\x0dbreak\\x01'"), std::string::npos) << dump_yaml(p).substr(0, 200);
+}
+
 TEST(Reports, YamlDumpIsNestedAndCommented) {
   ParamSet p;
   p.apply_set("xbar.rows=128");
