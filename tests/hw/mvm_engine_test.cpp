@@ -5,8 +5,10 @@
 // arithmetic only and calls nothing from the library.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -521,6 +523,74 @@ TEST(MvmEngine, OneAdcBitShortOfCoverageIsNoLongerExact) {
   EXPECT_NE(y, integer_product(w, 128, 32, x));
   const RefSetup ref{2, 8, false, 1, 8, true, 128, true, 8, 0};
   EXPECT_EQ(y, reference_mvm(ref, w, 128, 32, x));
+}
+
+// The ADC range code of an MVM (xadc): range k gives an LSB of 2^(k-1),
+// the reference's full scale of max_code << (k - 1), on both paths.
+TEST(MvmEngine, AdcRangeSetsTheLsbLikeTheReference) {
+  CrossbarConfig cfg;
+  cfg.rows = 128;
+  cfg.cols = 128;
+  cfg.adc_mode = AdcMode::quantize;
+  cfg.adc_bits = 8;  // configured full scale 128 * 3 = 384: LSB 2
+  MvmEngine engine(cfg);
+  std::mt19937_64 rng(4321);
+  const int n = 16;
+  const auto w = random_values(rng, 128 * n, -128, 127);
+  const auto x = random_values(rng, 128, -128, 127);
+  const Crossbar xb = program(cfg, w, 128, n);
+  for (int k = 1; k <= 4; ++k) {
+    MvmOptions opt;
+    opt.output_bits = 64;
+    opt.logical_cols = n;
+    opt.adc_range = k;
+    MvmStats stats;
+    const auto y = run_both_paths(engine, xb, x, opt, &stats);
+    std::uint64_t clips = 0;
+    const RefSetup ref{2, 8, false, 1, 8, true, 128, true, 8, std::int64_t{255} << (k - 1)};
+    EXPECT_EQ(y, reference_mvm(ref, w, 128, n, x, &clips)) << "range " << k;
+    EXPECT_EQ(stats.adc_clipped, clips) << "range " << k;
+  }
+  EXPECT_EQ(engine.adc_at(1).lsb_shift(), 0);
+  EXPECT_EQ(engine.adc_at(3).lsb_shift(), 2);
+  EXPECT_THROW(engine.adc_at(vp::hw::kMaxAdcRange + 1), std::out_of_range);
+}
+
+// The profile reports the largest column sum converted: the smallest range
+// that covers it clips nothing, the next smaller one clips.
+TEST(MvmEngine, ProfiledColumnSumChoosesARangeThatJustCovers) {
+  CrossbarConfig cfg;
+  cfg.rows = 256;
+  cfg.cols = 64;
+  cfg.adc_mode = AdcMode::quantize;
+  cfg.adc_bits = 6;
+  MvmEngine engine(cfg);
+  std::mt19937_64 rng(77);
+  const int n = 8;
+  const auto w = random_values(rng, 256 * n, -128, 127);
+  const auto x = random_values(rng, 256, -128, 127);
+  const Crossbar xb = program(cfg, w, 256, n);
+  MvmOptions opt;
+  opt.output_bits = 64;
+  opt.logical_cols = n;
+  opt.profile_sums = true;
+  MvmStats profile;
+  const auto exact = engine.run(xb, x, opt, &profile);
+  ASSERT_GT(profile.max_column_sum, 63.0);  // more than a 6-bit ADC at LSB 1 holds
+  int k = 1;
+  while ((63.0 * std::ldexp(1.0, k - 1)) < profile.max_column_sum) ++k;
+  for (const int range : {k, k - 1}) {
+    MvmOptions o = opt;
+    o.profile_sums = false;
+    o.adc_range = range;
+    MvmStats st;
+    run_both_paths(engine, xb, x, o, &st);
+    if (range == k) EXPECT_EQ(st.adc_clipped, 0u) << "range " << range;
+    else EXPECT_GT(st.adc_clipped, 0u) << "range " << range;
+  }
+  MvmOptions ideal = opt;
+  ideal.profile_sums = false;
+  EXPECT_EQ(exact, engine.run(xb, x, ideal)) << "profiling does not change results";
 }
 
 }  // namespace

@@ -93,6 +93,8 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
   MvmOptions opt;
   opt.input_bits = input_bits;
   opt.output_bits = 64;
+  opt.adc_range = adc_range(id);
+  opt.profile_sums = profile_;
   MvmStats st;
   uint64_t cycles = mvm_cycles_[input_bits];
   if (rtl_engine_)
@@ -104,7 +106,30 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
   stats_.adc_conversions += st.adc_conversions;
   stats_.adc_clipped += st.adc_clipped;
   stats_.outputs_saturated += st.outputs_saturated;
+  if (profile_) {
+    AdcProfile& p = profile_sums_[id];
+    p.max_column_sum = std::max(p.max_column_sum, st.max_column_sum);
+    p.mvms++;
+  }
   return cycles;
+}
+
+void CrossbarBank::set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) {
+  if (xbar >= count()) {
+    fault = {true, "xadc of crossbar " + std::to_string(xbar) + ": the chip has " + std::to_string(count())};
+    return;
+  }
+  if (range > static_cast<uint32_t>(kMaxAdcRange)) {
+    fault = {true, "xadc range " + std::to_string(range) + " outside 0.." + std::to_string(kMaxAdcRange)};
+    return;
+  }
+  if (rtl_engine_ && range != 0) {
+    fault = {true, "xadc: per-crossbar ADC ranges are modelled by the TLM output path only "
+                   "(adc.output_path_impl = tlm)"};
+    return;
+  }
+  if (adc_range_.empty()) adc_range_.assign(count(), 0);
+  adc_range_[xbar] = static_cast<uint8_t>(range);
 }
 
 uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols) {

@@ -1,6 +1,7 @@
 #include "vp/hw/crossbar/mvm_engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -79,6 +80,16 @@ MvmEngine::MvmEngine(const CrossbarConfig& cfg)
       adc_passes_every_sum_(adc_.mode() == AdcMode::ideal ||
                             (adc_.lsb_shift() == 0 && static_cast<double>(adc_.max_code()) >= cfg.max_column_sum())) {}
 
+const Adc& MvmEngine::adc_at(int range) {
+  if (range == 0) return adc_;
+  if (range < 0 || range > kMaxAdcRange)
+    throw std::out_of_range("ADC range " + std::to_string(range) + " outside 0.." + std::to_string(kMaxAdcRange));
+  if (ranged_.empty())
+    for (int k = 1; k <= kMaxAdcRange; ++k)
+      ranged_.emplace_back(adc_.mode(), adc_.bits(), static_cast<double>(adc_.max_code()) * std::ldexp(1.0, k - 1));
+  return ranged_[static_cast<std::size_t>(range - 1)];
+}
+
 int MvmEngine::output_count(const MvmOptions& opt) const {
   const int total = encoding_.logical_cols(cfg_.cols);
   if (opt.first_logical_col < 0 || opt.first_logical_col > total) {
@@ -115,6 +126,12 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
   }
   const std::vector<DacStep> steps = dac_.schedule(opt.input_bits, opt.input_signed);
   const int n_out = output_count(opt);
+  const Adc& adc = adc_at(opt.adc_range);
+  const bool passes_every_sum = opt.adc_range == 0 ? adc_passes_every_sum_
+                                                   : adc.mode() == AdcMode::ideal ||
+                                                         (adc.lsb_shift() == 0 &&
+                                                          static_cast<double>(adc.max_code()) >= cfg_.max_column_sum());
+  double max_sum = 0;
   const int w_cols = encoding_.columns_per_weight();
   const int col0 = opt.first_logical_col * w_cols;
   const int n_phys = n_out * w_cols;
@@ -160,7 +177,7 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
   // weight x sum_r code_r t_rc = sum_r x_r t_rc with x_r the input's own
   // value. One pass over the driven rows gives the same integers as the
   // step-by-step loop below, and rows whose input is 0 cost nothing.
-  const bool direct = integer_path && adc_passes_every_sum_;
+  const bool direct = integer_path && passes_every_sum && !opt.profile_sums;
   if (direct) {
     const std::int64_t bound = input_max;  // x max_level x rows: int32 or int64 accumulation
     if (bound * xb.max_level() * static_cast<std::int64_t>(n_inputs) <= std::numeric_limits<std::int32_t>::max()) {
@@ -206,7 +223,8 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
           }
         }
         if (!driven) continue;
-        clipped += adc_.convert(isums, n_phys, values);
+        if (opt.profile_sums) max_sum = std::max<double>(max_sum, *std::max_element(isums, isums + n_phys));
+        clipped += adc.convert(isums, n_phys, values);
         for (int c = 0; c < n_phys; ++c) acc[c] += step_weight * values[c];
         continue;
       }
@@ -230,7 +248,8 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
       // counted but the result is known.
       if (drive_sq == 0.0 && ni == nullptr) continue;
       if (ni != nullptr) ni->on_column_read(sums, n_phys, ColumnReadInfo{g0, g1, col0, drive_sq});
-      clipped += adc_.convert(sums, n_phys, values);
+      if (opt.profile_sums && n_phys > 0) max_sum = std::max<double>(max_sum, *std::max_element(sums, sums + n_phys));
+      clipped += adc.convert(sums, n_phys, values);
       for (int c = 0; c < n_phys; ++c) acc[c] += step_weight * values[c];
     }
   }
@@ -258,6 +277,7 @@ void MvmEngine::run(const Crossbar& xb, const std::int32_t* x, int n_inputs, con
     stats->adc_conversions = static_cast<std::uint64_t>(n_phys) * steps.size() *
                              static_cast<std::uint64_t>(n_groups);
     stats->adc_clipped = clipped;
+    stats->max_column_sum = max_sum;
     stats->outputs_saturated = saturated;
   }
 }

@@ -143,6 +143,11 @@ uint64_t CoreModule::mvm(const MvmRequest& req, CoreFault& fault) {
   return crossbars->mvm(id.core * id.xbars + req.xbar, req.input, req.input_bits, req.output, fault);
 }
 
+void CoreModule::set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) {
+  const CoreIdentity& id = core_.identity();
+  crossbars->set_adc_range(id.core * id.xbars + xbar, range, fault);
+}
+
 uint64_t CoreModule::program_row(uint32_t xbar_global, uint32_t row, const uint8_t* levels, uint64_t,
                                  CoreFault& fault) {
   ProgramStatus status;

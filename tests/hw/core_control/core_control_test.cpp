@@ -30,6 +30,7 @@ class Unused : public sc_core::sc_module, public CrossbarBankIf, public MessageF
   uint64_t mvm(uint32_t, const int32_t*, uint32_t, int64_t*, CoreFault& f) override { return fail(f); }
   uint64_t program_row(uint32_t, uint32_t, const uint8_t*, ProgramStatus&, CoreFault& f) override { return fail(f); }
   uint64_t read_row(uint32_t, uint32_t, uint8_t*, CoreFault& f) override { return fail(f); }
+  void set_adc_range(uint32_t, uint32_t, CoreFault& f) override { fail(f); }
   uint64_t send(uint32_t, uint32_t, uint32_t, const uint8_t*, uint64_t, uint64_t, CoreFault& f) override {
     return fail(f);
   }

@@ -93,6 +93,9 @@ class BankDouble : public CrossbarBankIf {
     for (int i = 0; i < 16; ++i) levels[i] = static_cast<uint8_t>(row + i);
     return 9;
   }
+  void set_adc_range(uint32_t xbar, uint32_t range, CoreFault&) override {
+    calls.push_back({"set_adc_range", now(), 0, {xbar, range}, {}});
+  }
 };
 
 class FabricDouble : public MessageFabricIf {

@@ -103,6 +103,22 @@ void exec_XREAD(Issue& is, const isa::ops::XREAD& o) {
   is.stats().rows_read++;
 }
 
+void exec_XADC(Issue& is, const isa::ops::XADC& o) {
+  const CoreIdentity& id = is.id();
+  if (id.is_control()) return is.fault("xadc runs on a compute unit, not the control processor");
+  const uint32_t xb = o.xb, mask = o.mask;
+  if (mask == 0) return is.fault("xadc crossbar mask is empty");
+  const uint32_t top = xb + 31 - static_cast<uint32_t>(__builtin_clz(mask));
+  if (top >= id.xbars)
+    return is.fault("xadc sets crossbar " + std::to_string(top) + " but the CU has " + std::to_string(id.xbars));
+  for (uint32_t bit = 0; bit < 16; ++bit) {
+    if (!(mask >> bit & 1)) continue;
+    CoreFault f;
+    is.env().set_adc_range(xb + bit, o.range, f);
+    if (!is.ok(f)) return;
+  }
+}
+
 void exec_XSTAT(Issue& is, const isa::ops::XSTAT& o) {
   const ProgramStatus st = is.env().last_program_status();
   uint64_t v = 0;

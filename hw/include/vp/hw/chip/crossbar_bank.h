@@ -84,6 +84,19 @@ class CrossbarBank : public CrossbarBankIf {
                        CoreFault& fault) override;
   uint64_t read_row(uint32_t xbar, uint32_t row, uint8_t* levels, CoreFault& fault) override;
 
+  void set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) override;
+  uint8_t adc_range(uint32_t id) const { return id < adc_range_.size() ? adc_range_[id] : 0; }
+
+  // ADC profile: with it on, every MVM records the largest analog column
+  // sum its conversions see, per crossbar (what a calibration run measures
+  // to choose ADC ranges; it costs host time: no direct path).
+  void profile_adc(bool on) { profile_ = on; }
+  struct AdcProfile {
+    double max_column_sum = 0;
+    uint64_t mvms = 0;
+  };
+  const std::map<uint32_t, AdcProfile>& adc_profile() const { return profile_sums_; }
+
   const CrossbarBankStats& stats() const { return stats_; }
   // Failed cells per crossbar id, for the statistics report.
   const std::map<uint32_t, uint64_t>& failed_cells() const { return failed_; }
@@ -118,6 +131,9 @@ class CrossbarBank : public CrossbarBankIf {
   uint64_t readback_cycles_;
   CrossbarBankStats stats_;
   std::map<uint32_t, uint64_t> failed_;
+  std::vector<uint8_t> adc_range_;  // per crossbar; 0 = the configured full scale
+  bool profile_ = false;
+  std::map<uint32_t, AdcProfile> profile_sums_;
 };
 
 }  // namespace vp::hw

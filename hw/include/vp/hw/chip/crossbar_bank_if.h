@@ -24,6 +24,9 @@ class CrossbarBankIf : public virtual sc_core::sc_interface {
                                CoreFault& fault) = 0;
   // Integer levels of one row; returns the readback latency in cycles.
   virtual uint64_t read_row(uint32_t xbar, uint32_t row, uint8_t* levels, CoreFault& fault) = 0;
+  // Sets the ADC range of one crossbar (MvmOptions::adc_range: 0 = the
+  // configured full scale, k = an LSB of 2^(k-1)), kept until set again.
+  virtual void set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) = 0;
 };
 
 }  // namespace vp::hw

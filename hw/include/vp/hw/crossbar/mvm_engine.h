@@ -43,7 +43,17 @@ struct MvmOptions {
   int output_bits = 32;        // 2..64, saturating
   int first_logical_col = 0;   // first weight column computed
   int logical_cols = -1;       // how many; -1 = through the last that fits
+  // ADC range (the xadc instruction): 0 = the configured full scale
+  // (adc.full_scale); k >= 1 = an LSB of 2^(k-1) level x code units, so the
+  // top code reads max_code x 2^(k-1). Only adc.mode = quantize sees it.
+  int adc_range = 0;
+  // Record the largest column sum a conversion sees (MvmStats::max_column_sum):
+  // every step is summed column by column, never the direct path.
+  bool profile_sums = false;
 };
+
+// Largest ADC range code: an LSB of 2^30 covers any column sum.
+inline constexpr int kMaxAdcRange = 31;
 
 struct MvmStats {
   int dac_steps = 0;                   // input steps (per row group)
@@ -52,6 +62,7 @@ struct MvmStats {
   std::uint64_t adc_conversions = 0;   // physical columns x steps x row groups
   std::uint64_t adc_clipped = 0;       // conversions whose code was clipped
   std::uint64_t outputs_saturated = 0; // results clamped to output_bits
+  double max_column_sum = 0;           // with profile_sums: largest analog sum converted
 };
 
 class MvmEngine {
@@ -61,6 +72,8 @@ class MvmEngine {
   const CrossbarConfig& config() const { return cfg_; }
   const WeightEncoding& encoding() const { return encoding_; }
   const Adc& adc() const { return adc_; }
+  // The ADC at range code k (MvmOptions::adc_range; 0 = adc()).
+  const Adc& adc_at(int range);
 
   // x: n_inputs values for rows [0, n_inputs) (rows beyond are not driven).
   // y: logical_cols results. Not thread-safe (scratch buffers, and the
@@ -86,6 +99,7 @@ class MvmEngine {
   std::vector<std::int64_t> xvals_;   // direct path: each row's input value
   std::vector<std::int32_t> iacc_;    // direct path: column accumulators
   bool adc_passes_every_sum_;         // ideal, or an exact ADC whose range covers every column sum
+  std::vector<Adc> ranged_;           // adc_at(k) for k = 1 .. kMaxAdcRange, built on first use
 };
 
 }  // namespace vp::hw

@@ -63,6 +63,13 @@ class CoreEnvironment {
   // The status of this core's last program_row; environments that do not
   // model the write path report zeros.
   virtual ProgramStatus last_program_status() const { return {}; }
+  // The ADC range of one crossbar of this CU (xadc); environments without
+  // crossbars fault.
+  virtual void set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) {
+    (void)xbar;
+    (void)range;
+    fault = {true, "xadc: this core has no crossbar ADCs"};
+  }
 
   // Control processor only.
   virtual uint64_t load_core(uint32_t core, uint64_t global_addr, uint64_t words, uint64_t ready,
