@@ -15,10 +15,12 @@
 // cell program per crossbar (levels from WeightEncoding, the chip's own
 // encoder) included from the image with `.incbin`, `.layer` names, and the
 // `.input` / `.output` bindings.
+#include <algorithm>
 #include <climits>
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "emit_context.h"
 #include "int_arith.h"
@@ -323,6 +325,25 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
 
 }  // namespace
 
+// The xadc lines that set core c's calibrated ADC ranges before its first
+// instruction: crossbars of one range in masks of up to 16 from the lowest.
+static std::string adc_range_lines(const std::map<int, int>& ranges, const Target& t, int core) {
+  std::map<int, std::vector<int>> by_range;  // range -> crossbars of this core
+  const int first = core * t.xbars_per_cu;
+  for (auto it = ranges.lower_bound(first); it != ranges.end() && it->first < first + t.xbars_per_cu; ++it)
+    by_range[it->second].push_back(it->first - first);
+  std::ostringstream out;
+  for (const auto& [range, xbars] : by_range)
+    for (std::size_t i = 0; i < xbars.size();) {
+      const int base = xbars[i];
+      unsigned mask = 0;
+      for (; i < xbars.size() && xbars[i] < base + 16; ++i) mask |= 1u << (xbars[i] - base);
+      out << "    xadc " << base << ", 0x" << std::hex << mask << std::dec << ", " << range
+          << "    ; calibrated ADC range: LSB " << (1LL << (range - 1)) << "\n";
+    }
+  return out.str();
+}
+
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt) {
   // Which cores take part anywhere.
   std::set<int> active;
@@ -392,8 +413,13 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     if (code.instructions > t.imem_instructions)
       throw CompileError("core " + std::to_string(c) + ": " + std::to_string(code.instructions) +
                          " instructions exceed the instruction memory (" + std::to_string(t.imem_instructions) + ")");
-    out << "\n.core " << t.cluster_of(c) << ", " << t.cu_of(c) << "\n" << code.text.str() << code.data.str();
-    res.instructions += code.instructions;
+    const std::string ranges = adc_range_lines(opt.adc_ranges, t, c);
+    const int range_instructions = static_cast<int>(std::count(ranges.begin(), ranges.end(), '\n'));
+    if (code.instructions + range_instructions > t.imem_instructions)
+      throw CompileError("core " + std::to_string(c) + ": " + std::to_string(code.instructions + range_instructions) +
+                         " instructions exceed the instruction memory (" + std::to_string(t.imem_instructions) + ")");
+    out << "\n.core " << t.cluster_of(c) << ", " << t.cu_of(c) << "\n" << ranges << code.text.str() << code.data.str();
+    res.instructions += code.instructions + range_instructions;
   }
   out << "\n; cell programs\n" << cells.str();
   if (!out) throw CompileError("error writing '" + opt.asm_path + "'");

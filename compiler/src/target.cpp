@@ -37,7 +37,9 @@ Target load_target(const std::string& preset, const std::vector<std::string>& se
   req.preset = preset;
   req.sets = sets;
   const config::ParamSet p = config::load_config(req);
-  return target_from(p.get_string("chip.name"), config::chip_shape(p));
+  Target t = target_from(p.get_string("chip.name"), config::chip_shape(p));
+  t.adc_bits = static_cast<int>(p.get_int("adc.bits"));
+  return t;
 }
 
 }  // namespace vp::cc

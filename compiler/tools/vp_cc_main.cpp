@@ -37,7 +37,7 @@ namespace {
 const char* kUsage =
     "usage: vp-cc MODEL.onnx -o OUT.asm [--chip NAME] [--set key=value]... [--calib X.npy[,X2.npy]]...\n"
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
-    "             [--threads N] [--batch N]\n"
+    "             [--threads N] [--batch N] [--adc-ranges PROFILE.json [--adc-headroom H]]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
@@ -58,6 +58,9 @@ const char* kUsage =
     "                   every layer fits the CUs (else shared); shared: CUs hold loads of many layers\n"
     "  --lanes L        pipeline placement: copies of a CU's load side by side on its crossbars, each\n"
     "                   on its own pixel (auto, the default: as many as fit and help; 1: none)\n"
+    "  --adc-ranges PROFILE.json   set each crossbar's ADC range (xadc) to the finest that covers the\n"
+    "                   largest column sum a calibration run measured (vp-run --adc-profile)\n"
+    "  --adc-headroom H multiply the measured sums by H >= 1 first (default 1)\n"
     "  Compiling also writes OUT.io.json: per input and output the ONNX dims, the chip layout,\n"
     "  int8 scale, zero point, address and bytes.\n";
 
@@ -73,6 +76,8 @@ struct Options {
   double percentile = 100.0;
   unsigned threads = 0;
   int batch = 1;
+  std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
+  double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
 };
 
 struct UsageError : std::runtime_error {
@@ -135,6 +140,15 @@ Options parse_options(int argc, char** argv, bool& help) {
     else if (a == "--io") {
       o.io = next();
       if (o.io != "auto" && o.io != "on" && o.io != "off") throw UsageError("--io " + o.io + ": expected auto, on or off");
+    } else if (a == "--adc-ranges") {
+      o.adc_profile = next();
+    } else if (a == "--adc-headroom") {
+      const std::string v = next();
+      try {
+        o.adc_headroom = vp::common::parse_real(v, "--adc-headroom", 1.0, 1e6);
+      } catch (const vp::common::NumberError& e) {
+        throw UsageError(std::string(e.what()) + " (a factor from 1 to 1e6)");
+      }
     } else if (a == "--replicate") {
       o.replicate = usage_of(parse_replicate, next());
     } else if (a == "--lanes") {
@@ -456,6 +470,7 @@ int compile(const Options& o) {
   // only its comments on them.
   const bool io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());
   eo.io_directives = false;
+  if (!o.adc_profile.empty()) eo.adc_ranges = adc_ranges_from_profile(o.adc_profile, target, o.adc_headroom);
   const EmitResult r = emit_program(g, target, eo);
   const std::string io_text = io_json(g), directives = io_directives ? vp::cc::io_directives(g) : std::string();
   const double t_back = since(t2);

@@ -3,6 +3,7 @@
 
   vp-eval MODEL.onnx --data X.npy --labels Y.npy [--calib C.npy]...
           [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
+          [--mitigate adc-range] [--adc-headroom H]
           [--no-deploy] [--json FILE] [--work DIR] [-q]
 
 X.npy holds N float32 images stacked along its first dimension (the model's
@@ -24,6 +25,13 @@ geometry from them, vp-run everything. --json FILE writes the figures
 (keys accuracy.chip, accuracy.golden, accuracy.fp32, cycles_per_inference,
 energy_uj_per_inference, ...) whole or not at all.
 
+Mitigations (--mitigate, comma-separated):
+
+  adc-range  the calibration images run on the chip first (ideal ADCs, every
+             other device model as configured) with vp-run --adc-profile;
+             vp-cc --adc-ranges then gives every crossbar the finest ADC range
+             that covers the largest column sum measured (x --adc-headroom)
+
 Energy per inference is the run's energy after deployment over N: the ISPP
 energy and the leakage of the deploy phase (its share of the run's cycles)
 are left out.
@@ -43,6 +51,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+MITIGATIONS = ("adc-range",)
 
 
 class EvalError(Exception):
@@ -99,12 +108,20 @@ def main(argv):
     ap.add_argument("--config", action="append", default=[], help="configuration file (repeatable)")
     ap.add_argument("--seed", help="seed of every random model (vp-run --seed)")
     ap.add_argument("--no-deploy", action="store_true", help="crossbars assumed programmed (vp-run --no-deploy)")
+    ap.add_argument("--mitigate", default="", help="comma-separated: " + ", ".join(MITIGATIONS))
+    ap.add_argument("--adc-headroom", default="1", help="adc-range: measured sums x this (vp-cc --adc-headroom)")
     ap.add_argument("--json", help="write the figures as JSON")
     ap.add_argument("--work", help="keep the compiled model and outputs in this folder (default: a temporary one)")
     ap.add_argument("--bin", default=HERE, help="folder of vp-cc and vp-run (default: this tool's own)")
     ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     a = ap.parse_args(argv)
 
+    mitigations = [m for m in a.mitigate.split(",") if m]
+    for m in mitigations:
+        if m not in MITIGATIONS:
+            ap.error(f"--mitigate: unknown mitigation '{m}'; known: {', '.join(MITIGATIONS)}")
+    if "adc-range" in mitigations and not a.calib:
+        ap.error("--mitigate adc-range measures the ADC ranges on the --calib images: give at least one")
     t0 = time.monotonic()
     progress = (lambda msg: sys.stderr.write(f"vp-eval: {msg}\n")) if not a.quiet and sys.stderr.isatty() else (lambda msg: None)
     vp_cc, vp_run = tool("vp-cc", a.bin), tool("vp-run", a.bin)
@@ -135,8 +152,19 @@ def main(argv):
         if a.seed is not None:
             run_params += ["--seed", a.seed]
         asm = os.path.join(work, "model.asm")
+        deploy = ["--no-deploy"] if a.no_deploy else []
         progress("compiling")
         run([vp_cc, a.model, *common, *cc_params, "-o", asm], "vp-cc")
+        ranges = 0
+        if "adc-range" in mitigations:
+            progress(f"measuring the ADC ranges on {len(a.calib)} calibration image(s)")
+            profile = os.path.join(work, "adc_profile.json")
+            calib_inputs = [arg for c in a.calib for arg in ("--input", c)]
+            run([vp_run, "--model", asm, *run_params, "--set", "adc.mode=ideal", *calib_inputs,
+                 "--adc-profile", profile, "-q", *deploy], "vp-run (ADC profile)")
+            run([vp_cc, a.model, *common, *cc_params, "-o", asm, "--adc-ranges", profile,
+                 "--adc-headroom", a.adc_headroom], "vp-cc --adc-ranges")
+            ranges = len(json.load(open(profile))["crossbars"])
         progress(f"FP32 and golden model on {n} images")
         fp32 = os.path.join(work, "fp32.npy")
         golden = os.path.join(work, "golden.npy")
@@ -147,8 +175,7 @@ def main(argv):
         stats_path = os.path.join(work, "stats.json")
         t_run = time.monotonic()
         run([vp_run, "--model", asm, *run_params, "--batch", str(n), "--input", a.data,
-             "--output", chip + ":int8", "--stats", stats_path, "-q"] + (["--no-deploy"] if a.no_deploy else []),
-            "vp-run")
+             "--output", chip + ":int8", "--stats", stats_path, "-q", *deploy], "vp-run")
         t_run = time.monotonic() - t_run
 
         y_fp32, y_golden, y_chip = np.load(fp32), np.load(golden), np.load(chip)
@@ -168,6 +195,8 @@ def main(argv):
             "accuracy": {"chip": float((chip_top1 == labels).mean()),
                          "golden": float((golden_top1 == labels).mean()),
                          "fp32": float((fp32_top1 == labels).mean())},
+            "mitigations": mitigations,
+            "adc_ranges_set": ranges,
             "chip_equals_golden": int(exact.sum()),
             "chip_top1_equals_golden": int((chip_top1 == golden_top1).sum()),
             "cycles_per_inference": fw["inference_cycles_mean"],
@@ -184,7 +213,8 @@ def main(argv):
     if not a.quiet:
         acc = result["accuracy"]
         print(f"vp-eval: {a.model} on {n} images of {a.data}, chip {a.chip}"
-              + "".join(f" --set {s}" for s in a.sets))
+              + "".join(f" --set {s}" for s in a.sets)
+              + (f", mitigations: {', '.join(mitigations)}" if mitigations else ""))
         print(f"  accuracy   chip {100 * acc['chip']:.2f} %   golden {100 * acc['golden']:.2f} %   "
               f"fp32 {100 * acc['fp32']:.2f} %")
         print(f"  chip equals the golden model on {result['chip_equals_golden']} of {n} images "

@@ -35,6 +35,7 @@
 #include "vp/config/param_set.h"
 #include "vp/config/report.h"
 #include "vp/hw/chip/chip.h"
+#include "vp/platform/adc_profile.h"
 #include "vp/platform/chip_builder.h"
 #include "vp/platform/chip_size.h"
 #include "vp/platform/float_io.h"
@@ -162,6 +163,8 @@ int run(int argc, char** argv) {
       ("trace", po::value<std::string>(), "per-instruction trace (ZeBu line grammar)")
       ("vcd", po::value<std::string>(), "waveforms for GTKWave: every unit, NoC link and global memory")
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
+      ("adc-profile", po::value<std::string>(),
+       "the largest column sum each crossbar's ADCs convert, as JSON (what vp-cc --adc-ranges reads)")
       ("seed", po::value<std::string>(), "seed of every random model (device, noise); same as --set device.seed=N")
       ("max-cycles", po::value<std::string>()->default_value("0"), "stop after this many cycles (0: no limit)")
       ("include,I", po::value(&include_dirs)->composing(), "include directory for assembly input")
@@ -331,7 +334,7 @@ int run(int argc, char** argv) {
   // one of them leaves every older one as it was. The VCD's converter writes
   // a scratch file beside its temporary, which is then adopted.
   RunOutputs outputs_of_run;
-  common::AtomicFile *vcd_out = nullptr, *stats_out = nullptr;
+  common::AtomicFile *vcd_out = nullptr, *stats_out = nullptr, *profile_out = nullptr;
   std::unique_ptr<platform::TraceRecorder> recorder;
   try {
     if (!trace_path.empty()) recorder = std::make_unique<platform::TraceRecorder>(trace_path, object.layer_names);
@@ -340,6 +343,7 @@ int run(int argc, char** argv) {
       scratch.paths.push_back(vcd_out->temp_path() + ".part");
     }
     if (vm.count("stats") && vm["stats"].as<std::string>() != "-") stats_out = &outputs_of_run.add(vm["stats"].as<std::string>());
+    if (vm.count("adc-profile")) profile_out = &outputs_of_run.add(vm["adc-profile"].as<std::string>());
     if (!dump_config.empty() && dump_config != "-") outputs_of_run.add(dump_config).write(config::dump_yaml(params));
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
@@ -349,6 +353,7 @@ int run(int argc, char** argv) {
   catch_stop_signals();
   const auto t0 = std::chrono::steady_clock::now();
   hw::Chip chip("chip", cfg, recorder.get());
+  chip.crossbars().profile_adc(profile_out != nullptr);
   std::unique_ptr<platform::FabricRecorder> fabric;
   if (!vcd_path.empty()) {
     try {
@@ -449,6 +454,7 @@ int run(int argc, char** argv) {
       stats["firmware"] = platform::firmware_statistics(fw_report, image, cfg);
     }
     if (stats_out) stats_out->write(stats.dump(2) + "\n");
+    if (profile_out) profile_out->write(platform::adc_profile_json(chip, cfg).dump(1) + "\n");
     if (result.status == hw::RunStatus::Completed) {
       auto read_back = [&](const std::string& path, uint64_t addr, uint64_t bytes) {
         if (addr > chip.global_memory().size() || bytes > chip.global_memory().size() - addr)

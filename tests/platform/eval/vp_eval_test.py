@@ -3,7 +3,9 @@
 (scripts/models/train_digits.py): the ideal chip's accuracy equals the golden
 model's image for image, the golden model is within a point of FP32, device
 noise moves the chip off the golden model (and the same seed gives the same
-figures), and bad inputs are refused by name.
+figures), 8-bit ADCs lose accuracy until the ADC ranges are calibrated
+(--mitigate adc-range, which brings the chip back to the golden model), and
+bad inputs are refused by name.
 
   vp_eval_test.py BIN_DIR WORK_DIR
 """
@@ -73,6 +75,51 @@ def main():
     check(figures[0] == figures[1], "the same seed gives the same figures")
     check(figures[0][1] < n, "read noise changes the chip's outputs")
     check(figures[0][0]["golden"] == acc["golden"], "the golden model does not see the device")
+
+    # 8-bit ADCs at the configured full scale lose accuracy; ranges measured
+    # on the calibration images give it back, byte for byte here.
+    quant = base + ["--no-deploy", "--set", "adc.mode=quantize"]
+    out = os.path.join(work, "quant.json")
+    code, _, err = vp_eval(bin_dir, quant + ["--json", out, "-q"])
+    check(code == 0, f"quantized run exits 0: {err}")
+    plain = json.load(open(out))
+    out = os.path.join(work, "ranged.json")
+    ranged_work = os.path.join(work, "ranged")
+    code, _, err = vp_eval(bin_dir, quant + ["--mitigate", "adc-range", "--json", out, "-q", "--work", ranged_work])
+    check(code == 0, f"calibrated run exits 0: {err}")
+    ranged = json.load(open(out))
+    print("8-bit ADC:", plain["accuracy"]["chip"], "calibrated:", ranged["accuracy"]["chip"], ranged["adc_ranges_set"])
+    check(plain["chip_equals_golden"] < n and plain["accuracy"]["chip"] < acc["golden"],
+          "the configured full scale costs accuracy")
+    check(ranged["chip_equals_golden"] == n, f"calibrated ranges: chip equals golden ({ranged['chip_equals_golden']})")
+    check(ranged["adc_ranges_set"] > 0 and ranged["mitigations"] == ["adc-range"], "ranges were set")
+    profile = json.load(open(os.path.join(ranged_work, "adc_profile.json")))
+    check(profile["format"] == "vp-adc-profile" and profile["adc"]["bits"] == 8, "the profile names its ADC")
+    check(all(0 <= c["max_column_sum"] <= profile["adc"]["max_column_sum"] for c in profile["crossbars"]),
+          "measured sums within the possible range")
+    asm = open(os.path.join(ranged_work, "model.asm")).read()
+    check(asm.count("xadc ") > 0, "the program sets ADC ranges with xadc")
+
+    # vp-cc --adc-ranges on profiles that are not: named errors.
+    vp_cc = os.path.join(bin_dir, "vp-cc")
+    head = '{"format": "vp-adc-profile", "version": 1, "crossbars_per_cu": 16, "crossbars": '
+    for name, text, want in [("garbage.json", "{", "not JSON"),
+                             ("other.json", '{"format": "x"}', "expected an ADC profile"),
+                             ("chip.json", head.replace("16", "3") + "[]}", "crossbars per CU"),
+                             ("far.json", head + '[{"crossbar": 99999999, "max_column_sum": 1}]}', "outside"),
+                             ("negative.json", head + '[{"crossbar": 0, "max_column_sum": -1}]}', "finite sum")]:
+        bad = os.path.join(work, name)
+        with open(bad, "w") as f:
+            f.write(text)
+        r = subprocess.run([vp_cc, onnx, *calib, "-o", os.path.join(work, "bad", "m.asm"), "--adc-ranges", bad],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        check(r.returncode != 0 and name in r.stderr and want in r.stderr, f"{name}: {r.returncode} {r.stderr}")
+    check(not os.path.exists(os.path.join(work, "bad", "m.asm")), "no program from a bad profile")
+    r = subprocess.run([vp_cc, onnx, "-o", os.path.join(work, "bad", "m.asm"), "--adc-headroom", "0.5"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    check(r.returncode == 2 and "--adc-headroom" in r.stderr, f"headroom below 1 is a usage error: {r.stderr}")
+    code, _, err = vp_eval(bin_dir, base + ["--mitigate", "frob"])
+    check(code == 2 and "frob" in err, "an unknown mitigation is a usage error")
 
     # Bad inputs: named, exit 1; usage errors exit 2.
     bad_labels = os.path.join(work, "bad_labels.npy")

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,9 @@ struct EmitOptions {
   std::string asm_path;        // model.asm
   std::string image_path;      // model.xbar (default: asm path with .xbar)
   bool io_directives = true;   // .input / .output lines
+  // Calibrated ADC range per chip-wide crossbar (adc_ranges_from_profile):
+  // each core sets its crossbars' ranges with xadc before its first layer.
+  std::map<int, int> adc_ranges;
 };
 struct EmitResult {
   std::int64_t instructions = 0;   // static instruction count over all cores
@@ -136,6 +140,17 @@ struct EmitResult {
   std::int64_t row_tokens = 0;     // row hand-over messages per inference
 };
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt);
+
+// ---- ADC ranges from a calibration run (adc_ranges.cpp) ------------------------------
+// Largest xadc range code (an LSB of 2^30).
+inline constexpr int kMaxAdcRangeCode = 31;
+// The finest range (1 = LSB 1) whose top code, 2^adc_bits - 1 LSBs, covers
+// max_column_sum x headroom.
+int adc_range_for(double max_column_sum, int adc_bits, double headroom);
+// Chip-wide crossbar -> range for every crossbar of a vp-run --adc-profile
+// file; throws CompileError naming the file and field on a malformed
+// profile or one of another chip.
+std::map<int, int> adc_ranges_from_profile(const std::string& path, const Target& t, double headroom);
 
 // ---- reports ----------------------------------------------------------------------
 std::string ir_json(const Graph& g, const std::string& stage);

@@ -28,6 +28,7 @@ struct Target {
   std::int64_t sram_bytes = config::unit::kib_to_bytes(config::param_default::cluster_sram_kib);
   std::int64_t gmem_bytes = config::unit::mib_to_bytes(config::param_default::gmem_size_mib);
   int imem_instructions = config::unit::kinstr_to_words(config::param_default::cu_imem_kinstr);
+  int adc_bits = config::param_default::adc_bits;  // what an xadc range's top code is counted in
   int gmem_attach_cluster = config::param_default::gmem_attach_cluster;
   // The cluster SRAMs in the global address space (0: not mapped), interleaved.
   std::int64_t sram_global_base =
