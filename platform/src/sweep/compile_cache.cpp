@@ -73,8 +73,12 @@ std::vector<std::string> compiler_argv(const SweepSpec& spec, const Program& pro
     } else if (arg == "{sets}") {
       for (const auto& [k, v] : program.sets) argv.insert(argv.end(), {"--set", k + "=" + v});
     } else {
-      argv.push_back(replace(replace(replace(arg, "{model}", spec.models[program.model]), "{out}", out_dir), "{preset}",
-                             spec.preset));
+      // {dir}: the sweep file's folder, for files the compiler reads
+      // (calibration inputs) named relative to the sweep file.
+      const std::string dir = spec.path.substr(0, spec.path.rfind('/') == std::string::npos ? 0 : spec.path.rfind('/'));
+      argv.push_back(replace(replace(replace(replace(arg, "{model}", spec.models[program.model]), "{out}", out_dir),
+                                     "{preset}", spec.preset),
+                             "{dir}", dir.empty() ? "." : dir));
     }
   }
   return argv;

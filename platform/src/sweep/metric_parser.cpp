@@ -44,6 +44,23 @@ MetricDef golden_metric(const Doc& doc, const YAML::Node& node, const SweepSpec&
   return m;
 }
 
+// {labels: Y.npy, output: FILE}: the top-1 accuracy of the output's rows
+// (one per label, the largest value's index) against the labels.
+MetricDef accuracy_metric(const Doc& doc, const YAML::Node& node, const SweepSpec& spec) {
+  MetricDef m;
+  m.kind = MetricDef::Kind::kAccuracy;
+  m.where = doc.at(node);
+  m.labels = doc.existing_file(node["labels"], doc.scalar(node["labels"], "labels"), "labels file");
+  if (!node["output"]) doc.fail(node, "an accuracy metric names the output it classifies: output: FILE");
+  m.output = doc.scalar(node["output"], "output");
+  const bool known = std::any_of(spec.outputs.begin(), spec.outputs.end(),
+                                 [&](const OutputSpec& o) { return o.file == m.output; });
+  if (!known) doc.fail(node["output"], "output '" + m.output + "' is not among 'outputs:'");
+  if (node["measure"]) doc.fail(node["measure"], "an accuracy metric has no 'measure'");
+  m.name = m.output + ".accuracy";
+  return m;
+}
+
 }  // namespace
 
 void parse_metrics(const Doc& doc, const YAML::Node& node, SweepSpec& spec) {
@@ -62,15 +79,19 @@ void parse_metrics(const Doc& doc, const YAML::Node& node, SweepSpec& spec) {
     if (item.IsScalar()) {
       m = stat_metric(doc, item, item.Scalar());
     } else if (item.IsMap()) {
-      static const char* const kKeys[] = {"name", "path", "golden", "output", "measure", nullptr};
+      static const char* const kKeys[] = {"name", "path", "golden", "labels", "output", "measure", nullptr};
       doc.only_keys(item, kKeys, "metric");
-      if (item["golden"]) {
-        if (item["path"]) doc.fail(item, "a metric has either 'path' or 'golden', not both");
+      if ((item["golden"] ? 1 : 0) + (item["path"] ? 1 : 0) + (item["labels"] ? 1 : 0) > 1)
+        doc.fail(item, "a metric has one of 'path', 'golden' or 'labels'");
+      if (item["labels"]) {
+        m = accuracy_metric(doc, item, spec);
+      } else if (item["golden"]) {
         m = golden_metric(doc, item, spec);
       } else if (item["path"]) {
         m = stat_metric(doc, item["path"], doc.scalar(item["path"], "path"));
       } else {
-        doc.fail(item, "a metric map needs 'path' (a statistic) or 'golden' (a file to compare an output with)");
+        doc.fail(item, "a metric map needs 'path' (a statistic), 'golden' (a file to compare an output with) "
+                       "or 'labels' (the classes an output should pick)");
       }
       if (item["name"]) m.name = doc.scalar(item["name"], "name");
     } else {

@@ -95,6 +95,21 @@ json compare_tensors(const std::vector<double>& got, const std::vector<double>& 
   return worst;
 }
 
+json top1_accuracy(const std::vector<double>& scores, const std::vector<double>& labels) {
+  const std::size_t n = labels.size();
+  if (n == 0 || scores.empty() || scores.size() % n != 0) return nullptr;
+  const std::size_t classes = scores.size() / n;
+  std::size_t right = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double* row = scores.data() + i * classes;
+    std::size_t best = 0;  // the first of equal largest values, as numpy's argmax
+    for (std::size_t c = 1; c < classes; ++c)
+      if (row[c] > row[best]) best = c;
+    right += static_cast<double>(best) == labels[i];
+  }
+  return static_cast<double>(right) / static_cast<double>(n);
+}
+
 json evaluate_metric(const SweepSpec& spec, const MetricDef& m, const json& stats, const std::string& point_dir) {
   if (stats.is_null()) return nullptr;
   switch (m.kind) {
@@ -129,6 +144,18 @@ json evaluate_metric(const SweepSpec& spec, const MetricDef& m, const json& stat
       if (!file_exists(out)) return nullptr;
       try {
         return compare_tensors(read_numbers(out, dtype), read_numbers(m.golden, dtype), m.measure);
+      } catch (const std::exception&) {
+        return nullptr;
+      }
+    }
+    case MetricDef::Kind::kAccuracy: {
+      std::string dtype = "int8";
+      for (const auto& o : spec.outputs)
+        if (o.file == m.output) dtype = o.dtype;
+      const std::string out = point_dir + "/" + m.output;
+      if (!file_exists(out)) return nullptr;
+      try {
+        return top1_accuracy(read_numbers(out, dtype), read_numbers(m.labels, "<i8"));
       } catch (const std::exception&) {
         return nullptr;
       }

@@ -131,6 +131,7 @@ std::vector<std::string> vp_run_argv(const SweepSpec& spec, const Point& point, 
   for (const auto& in : spec.inputs) argv.insert(argv.end(), {"--input", in});
   for (const auto& o : spec.outputs) argv.insert(argv.end(), {"--output", o.file + o.spec});
   if (spec.max_cycles) argv.insert(argv.end(), {"--max-cycles", std::to_string(spec.max_cycles)});
+  if (spec.batch) argv.insert(argv.end(), {"--batch", std::to_string(spec.batch)});
   return argv;
 }
 

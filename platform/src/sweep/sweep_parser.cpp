@@ -250,7 +250,7 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
   static const char* const kKeys[] = {"name",    "model",     "models",  "preset",  "config",  "set",
                                       "inputs",  "outputs",   "max_cycles", "timeout_s", "inferences_per_run",
                                       "mode",    "parameters", "seeds",  "metrics", "pareto",  "plots",
-                                      "output",  "compiler",  nullptr};
+                                      "output",  "compiler",  "batch",   nullptr};
   doc.only_keys(root, kKeys, "sweep file");
 
   spec.name = root["name"] ? doc.scalar(root["name"], "name") : stem(path);
@@ -267,6 +267,10 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& path) {
   if (root["inferences_per_run"]) {
     spec.inferences_per_run = doc.number(root["inferences_per_run"], "inferences_per_run");
     if (!(spec.inferences_per_run > 0)) doc.fail(root["inferences_per_run"], "inferences_per_run must be above 0");
+  }
+  if (root["batch"]) {
+    spec.batch = doc.u64(root["batch"], "batch");
+    if (spec.batch < 1 || spec.batch > 1000000) doc.fail(root["batch"], "batch must be from 1 to 1000000");
   }
   if (root["output"]) spec.out_dir = doc.resolve(doc.scalar(root["output"], "output"));
   parse_axes_and_mode(doc, root, spec);

@@ -121,6 +121,41 @@ def main():
     code, _, err = vp_eval(bin_dir, base + ["--mitigate", "frob"])
     check(code == 2 and "frob" in err, "an unknown mitigation is a usage error")
 
+    # The same accuracy from vp-sweep (batch: and a labels metric), against
+    # read noise: the ideal point equals vp-eval's, noise costs accuracy.
+    sweep = os.path.join(work, "noise.yaml")
+    calib_args = ", ".join(f'"--calib", "{os.path.join(data, f"calib_{i:03d}.npy")}"' for i in range(4))
+    with open(sweep, "w") as f:
+        f.write(f"""name: digits-noise
+model: {onnx}
+preset: sidra-y1
+inputs: [{x}]
+outputs: [y.npy:int8]
+batch: {n}
+inferences_per_run: {n}
+parameters:
+  nonideal.read_noise_sigma: [0, 0.3]
+metrics:
+  - {{name: accuracy, labels: {y}, output: y.npy}}
+compiler:
+  args: ["{{model}}", "-o", "{{out}}/model.asm", "--chip", "{{preset}}", "{{sets}}", {calib_args}]
+  program: model.asm
+""")
+    r = subprocess.run([os.path.join(bin_dir, "vp-sweep"), sweep, "-o", os.path.join(work, "sweep"), "-j2", "-q"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    check(r.returncode == 0, f"vp-sweep exits 0: {r.stderr}")
+    rows = {}
+    with open(os.path.join(work, "sweep", "results.csv")) as f:
+        header = f.readline().strip().split(",")
+        for line in f:
+            cells = dict(zip(header, line.strip().split(",")))
+            rows[cells["nonideal.read_noise_sigma"]] = float(cells["accuracy"] or "nan")
+    print("sweep:", rows)
+    check(rows.get("0") == acc["golden"], f"the sweep's ideal point has the golden accuracy ({rows})")
+    check(rows.get("0.3", 1.0) < acc["golden"], f"read noise costs accuracy in the sweep ({rows})")
+    check(os.path.exists(os.path.join(work, "sweep", "plots", "accuracy-vs-nonideal_read_noise_sigma.png")),
+          "accuracy plotted against the noise")
+
     # Bad inputs: named, exit 1; usage errors exit 2.
     bad_labels = os.path.join(work, "bad_labels.npy")
     np.save(bad_labels, np.load(y)[:-1])

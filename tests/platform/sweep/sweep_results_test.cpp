@@ -90,6 +90,19 @@ TEST_F(GoldenTest, ExactFractionAndMaxErrorOverRawAndNpy) {
   EXPECT_TRUE(compare_tensors(g, {1, 2}, MetricDef::Measure::kExactFraction).is_null());
 }
 
+// Rows of scores against labels: the first of equal largest values is the
+// class, as numpy's argmax; sizes that do not divide are no figure.
+TEST(Accuracy, TopOneOfEachRowAgainstItsLabel) {
+  const std::vector<double> scores = {1, 5, 2,   // class 1
+                                      7, 7, 0,   // tie: class 0
+                                      -3, -1, -2,  // class 1
+                                      0, 0, 9};  // class 2
+  EXPECT_DOUBLE_EQ(top1_accuracy(scores, {1, 0, 1, 2}).get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(top1_accuracy(scores, {1, 1, 0, 2}).get<double>(), 0.5);
+  EXPECT_TRUE(top1_accuracy(scores, {1, 0, 1, 2, 0}).is_null());
+  EXPECT_TRUE(top1_accuracy(scores, {}).is_null());
+}
+
 }  // namespace
 
 namespace {

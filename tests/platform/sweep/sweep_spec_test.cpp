@@ -207,6 +207,30 @@ TEST_F(SweepSpecTest, BareOutputsWithADtypeAreTheirFile) {
             std::string::npos);
 }
 
+// An accuracy metric classifies an output's rows against a labels file;
+// `batch:` passes vp-run --batch.
+TEST_F(SweepSpecTest, AccuracyMetricAndBatchAreChecked) {
+  write("labels.npy", "labels");
+  const SweepSpec s = parse("outputs: [y.npy:int8]\nbatch: 359\nmetrics:\n  - {labels: labels.npy, output: y.npy}\n");
+  ASSERT_EQ(s.metrics.size(), 1u);
+  EXPECT_EQ(s.metrics[0].kind, MetricDef::Kind::kAccuracy);
+  EXPECT_EQ(s.metrics[0].name, "y.npy.accuracy");
+  EXPECT_EQ(s.metrics[0].labels, path("labels.npy"));
+  EXPECT_EQ(s.batch, 359u);
+  EXPECT_NE(error_of("outputs: [y.npy]\nmetrics:\n  - {labels: nothing.npy, output: y.npy}\n").find("s.yaml:5: labels file"),
+            std::string::npos);
+  EXPECT_NE(error_of("outputs: [y.npy]\nmetrics:\n  - {labels: labels.npy, output: z.npy}\n").find(
+                "not among 'outputs:'"),
+            std::string::npos);
+  EXPECT_NE(error_of("outputs: [y.npy]\nmetrics:\n  - {labels: labels.npy}\n").find("output: FILE"),
+            std::string::npos);
+  EXPECT_NE(error_of("outputs: [y.npy]\nmetrics:\n  - {labels: labels.npy, golden: prog.s, output: y.npy}\n")
+                .find("one of 'path', 'golden' or 'labels'"),
+            std::string::npos);
+  EXPECT_NE(error_of("batch: 0\n").find("s.yaml:3: batch must be from 1 to 1000000"), std::string::npos)
+      << error_of("batch: 0\n");
+}
+
 // A sweep is planned in memory: a range of seeds or a grid too large to
 // hold is refused when the file is read, not after minutes of expansion.
 TEST_F(SweepSpecTest, SweepSizeIsBounded) {

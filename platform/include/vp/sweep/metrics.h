@@ -26,4 +26,9 @@ std::vector<double> read_numbers(const std::string& path, const std::string& raw
 nlohmann::json compare_tensors(const std::vector<double>& got, const std::vector<double>& golden,
                                MetricDef::Measure measure);
 
+// Top-1 accuracy: `scores` holds one row per label (its size a multiple of
+// the labels'), the row's largest value (the first of equals, as numpy's
+// argmax) its class. Null when the sizes do not fit.
+nlohmann::json top1_accuracy(const std::vector<double>& scores, const std::vector<double>& labels);
+
 }  // namespace vp::sweep

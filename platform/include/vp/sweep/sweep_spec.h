@@ -26,14 +26,15 @@ enum class Combine { kGrid, kZip };
 // A statistic of vp-run (`path` into its stats JSON), a derived figure, or a
 // comparison of an output against a golden file.
 struct MetricDef {
-  enum class Kind { kStat, kInferencesPerS, kEnergyPerInference, kGolden };
+  enum class Kind { kStat, kInferencesPerS, kEnergyPerInference, kGolden, kAccuracy };
   enum class Measure { kExactFraction, kMaxAbsError };
   std::string name;      // column name
   Kind kind = Kind::kStat;
   std::string path;      // kStat: dotted path, e.g. units.xbar.utilization
   bool zero_when_absent = false;  // units.* of a unit that never ran
   std::string golden;    // kGolden: golden file (absolute)
-  std::string output;    // kGolden: which `outputs` entry (its file name)
+  std::string output;    // kGolden, kAccuracy: which `outputs` entry (its file name)
+  std::string labels;    // kAccuracy: integer labels, one per element of the output (absolute)
   Measure measure = Measure::kExactFraction;
   std::string where;
 };
@@ -79,6 +80,7 @@ struct SweepSpec {
   std::uint64_t max_cycles = 0;
   double timeout_s = 0;              // 0: none
   double inferences_per_run = 1;
+  std::uint64_t batch = 0;           // vp-run --batch (0: not given)
   std::string out_dir;               // from `output:`, "" if not given
   std::vector<std::string> compiler_args;  // template, see docs/vp-sweep.md
   std::string compiler_program = "model.asm";
