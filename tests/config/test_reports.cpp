@@ -96,9 +96,9 @@ TEST(Reports, MarkdownHasEveryParameterAndPreset) {
   for (const auto& d : registry()) {
     EXPECT_NE(md.find("| `" + d.name + "` |"), std::string::npos) << d.name;
   }
-  EXPECT_NE(md.find("| parameter | sidra-y1 | isaac-like | puma-like | small |"),
+  EXPECT_NE(md.find("| parameter | sidra-y1 | isaac-like | puma-like | sidra-y1-analog | small |"),
             std::string::npos);
-  EXPECT_NE(md.find("| *crossbars (derived)* | 6400 | 16128 | 18432 | 32 |"), std::string::npos);
+  EXPECT_NE(md.find("| *crossbars (derived)* | 6400 | 16128 | 18432 | 6400 | 32 |"), std::string::npos);
 }
 
 TEST(Reports, DocsParametersMdIsCurrent) {

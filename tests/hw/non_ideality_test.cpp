@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "vp/hw/crossbar/crossbar.h"
@@ -161,6 +162,56 @@ TEST(NonIdeality, ProgrammingNoiseHasTheConfiguredSpread) {
   EXPECT_NEAR(mean, 0.0, 0.005);
   EXPECT_NEAR(sd, 0.1, 0.005);
   EXPECT_EQ(xb.target(5, 5), 7);
+}
+
+// The fits of Wan et al. 2022 (aihwkit ReRamWan2022NoiseModel), in uS at
+// Gmax 40 uS, evaluated by hand: sigma(x) = c0 + c1 x + ... + c4 x^4.
+TEST(NonIdeality, Wan2022SigmaIsTheMeasuredFitAtItsTimes) {
+  using vp::hw::wan2022_sigma_us;
+  EXPECT_NEAR(wan2022_sigma_us(0.0, 1.0, 40.0), 0.348, 1e-9);
+  EXPECT_NEAR(wan2022_sigma_us(1.0, 1.0, 40.0), 0.348 + 16.030 - 43.853 + 45.393 - 16.815, 1e-9);
+  EXPECT_NEAR(wan2022_sigma_us(0.5, 86400.0, 40.0),
+              0.701 + 22.086 * 0.5 - 50.773 * 0.25 + 47.095 * 0.125 - 16.458 * 0.0625, 1e-9);
+  EXPECT_NEAR(wan2022_sigma_us(0.5, 172800.0, 40.0),
+              0.782 + 20.274 * 0.5 - 43.507 * 0.25 + 37.062 * 0.125 - 11.934 * 0.0625, 1e-9);
+  // Held at the nearest fit outside the measured times, scaled with Gmax.
+  EXPECT_EQ(wan2022_sigma_us(0.5, 0.0, 40.0), wan2022_sigma_us(0.5, 1.0, 40.0));
+  EXPECT_EQ(wan2022_sigma_us(0.5, 3.15e7, 40.0), wan2022_sigma_us(0.5, 172800.0, 40.0));
+  EXPECT_NEAR(wan2022_sigma_us(0.5, 1.0, 20.0), wan2022_sigma_us(0.5, 1.0, 40.0) / 2, 1e-12);
+  // In between, linear in log10(t): an hour sits 0.711 of the way from 1 s to a day.
+  const double w = std::log10(3600.0) / std::log10(86400.0);
+  EXPECT_NEAR(wan2022_sigma_us(0.5, 3600.0, 40.0),
+              (1 - w) * wan2022_sigma_us(0.5, 1.0, 40.0) + w * wan2022_sigma_us(0.5, 86400.0, 40.0), 1e-9);
+  EXPECT_THROW(vp::hw::parse_relaxation("pcm"), std::invalid_argument);
+}
+
+// Relaxation moves written cells by the fit's sigma at their target level:
+// 2-bit cells at level 1 (G/Gmax 1/3) after a day.
+TEST(NonIdeality, RelaxationHasTheMeasuredSpreadPerLevel) {
+  NonIdealityConfig c;
+  c.relaxation = vp::hw::Relaxation::wan2022;
+  c.time_since_program_s = 86400.0;
+  EXPECT_FALSE(c.ideal());
+  Crossbar xb(256, 256, 2);
+  xb.attach(std::make_shared<NonIdealityModel>(c, 5));
+  const std::vector<std::uint8_t> t(256, 1);
+  for (int r = 0; r < 256; ++r) xb.program_row_exact(r, 0, t.data(), 256);
+  double sum = 0.0, sq = 0.0;
+  for (int r = 0; r < 256; ++r)
+    for (int col = 0; col < 256; ++col) {
+      const double e = xb.level(r, col) - 1.0;
+      sum += e;
+      sq += e * e;
+    }
+  const double mean = sum / 65536.0;
+  const double sd = std::sqrt(sq / 65536.0 - mean * mean);
+  const double want = vp::hw::wan2022_sigma_us(1.0 / 3.0, 86400.0, 40.0) / (40.0 / 3.0);  // in levels
+  EXPECT_NEAR(want, 0.297, 0.001);
+  EXPECT_NEAR(mean, 0.0, 0.01);
+  EXPECT_NEAR(sd, want, 0.01);
+  NonIdealityConfig bad = c;
+  bad.time_since_program_s = -1;
+  EXPECT_THROW(bad.validate(), std::invalid_argument);
 }
 
 TEST(NonIdeality, IrDropFollowsTheLinearDistanceFormula) {

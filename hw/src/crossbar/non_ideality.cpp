@@ -24,6 +24,8 @@ void NonIdealityConfig::validate() const {
           "stuck_hrs_rate + stuck_lrs_rate must not exceed 1");
   require(ir_drop_ohm_per_cell >= 0.0, "nonideal.ir_drop_ohm_per_cell", "must be >= 0");
   require(g_max_us > 0.0, "device.g_max_us", "must be > 0");
+  require(time_since_program_s >= 0.0 && std::isfinite(time_since_program_s), "device.time_since_program_s",
+          "must be a finite time >= 0");
 }
 
 NonIdealityModel::NonIdealityModel(const NonIdealityConfig& cfg, std::uint64_t seed)
@@ -48,13 +50,24 @@ void NonIdealityModel::on_fabricate(Crossbar& xb) {
 }
 
 void NonIdealityModel::on_program_row(Crossbar& xb, int row, int col_begin, int col_end) {
-  if (cfg_.prog_noise_sigma <= 0.0) return;
+  const bool relax = cfg_.relaxation == Relaxation::wan2022;
+  if (cfg_.prog_noise_sigma <= 0.0 && !relax) return;
   const float top = static_cast<float>(xb.max_level());
+  // The relaxation's sigma per target level, in levels.
+  double relax_sigma[256] = {};
+  if (relax) {
+    const double level_us = cfg_.g_max_us / top;
+    for (int l = 0; l <= static_cast<int>(top) && l < 256; ++l)
+      relax_sigma[l] = wan2022_sigma_us(l / static_cast<double>(top), cfg_.time_since_program_s, cfg_.g_max_us) / level_us;
+  }
   float* lv = xb.row_levels(row);
   const std::uint8_t* faults = xb.row_faults(row);
+  const std::uint8_t* targets = xb.targets() + static_cast<std::size_t>(row) * static_cast<std::size_t>(xb.cols());
   for (int c = col_begin; c < col_end; ++c) {
     if (faults != nullptr && faults[c] != 0) continue;
-    const double v = static_cast<double>(lv[c]) + cfg_.prog_noise_sigma * rng_.normal();
+    double v = static_cast<double>(lv[c]);
+    if (cfg_.prog_noise_sigma > 0.0) v += cfg_.prog_noise_sigma * rng_.normal();
+    if (relax) v += relax_sigma[targets[c]] * rng_.normal();
     lv[c] = std::clamp(static_cast<float>(v), 0.0f, top);
   }
 }

@@ -14,6 +14,7 @@ namespace {
 // The enum conversions of the FIELD column; the others are config::unit's.
 hw::SignedEncoding signed_encoding(const std::string& s) { return hw::parse_signed_encoding(s); }
 hw::AdcMode adc_mode(const std::string& s) { return hw::parse_adc_mode(s); }
+hw::Relaxation relaxation(const std::string& s) { return hw::parse_relaxation(s); }
 
 }  // namespace
 

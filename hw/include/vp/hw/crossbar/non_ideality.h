@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "vp/hw/crossbar/relaxation.h"
 #include "vp/hw/crossbar/rng.h"
 #include "vp/hw/param_defaults.h"
 
@@ -48,10 +49,12 @@ struct NonIdealityConfig {
   double stuck_lrs_rate = param_default::nonideal_stuck_lrs_rate;      // [fraction of cells]
   double ir_drop_ohm_per_cell = param_default::nonideal_ir_drop_ohm_per_cell;  // [ohm per segment], 0 = off
   double g_max_us = param_default::device_g_max_us;  // device.g_max_us [uS] conductance of the top level
+  Relaxation relaxation = relaxation_named(param_default::nonideal_relaxation);  // nonideal.relaxation
+  double time_since_program_s = param_default::device_time_since_program_s;      // [s] the relaxation's time
 
   bool ideal() const {
     return read_noise_sigma == 0.0 && prog_noise_sigma == 0.0 && stuck_hrs_rate == 0.0 &&
-           stuck_lrs_rate == 0.0 && ir_drop_ohm_per_cell == 0.0;
+           stuck_lrs_rate == 0.0 && ir_drop_ohm_per_cell == 0.0 && relaxation == Relaxation::none;
   }
   void validate() const;  // throws std::invalid_argument naming the parameter
 };
@@ -64,6 +67,10 @@ struct NonIdealityConfig {
 //  - programming noise: after a write completes every written, non-stuck
 //    cell moves by N(0, prog_noise_sigma) levels (post-verify relaxation),
 //    clamped to [0, max_level].
+//  - relaxation (wan2022): then also by N(0, s^2), s = wan2022_sigma_us(
+//    target / max_level, time_since_program_s, g_max_us) in levels (one
+//    level is g_max_us / max_level): the measured RRAM deviation at that
+//    time, larger for middle conductances than for the ends.
 //  - IR drop: the voltage a cell sees falls linearly with the wire length
 //    between it and the periphery. Row drivers sit at column 0, sense
 //    amplifiers below row rows-1, so cell (r, c) is d = (c + 1) + (rows - r)
