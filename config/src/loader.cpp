@@ -57,8 +57,8 @@ std::vector<std::string> config_dirs() {
       rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
     }
   }
-  if (const std::string data = installed_data_dir(); !data.empty()) dirs.push_back(data + "/configs");
   dirs.insert(dirs.end(), added_dirs().begin(), added_dirs().end());
+  if (const std::string data = installed_data_dir(); !data.empty()) dirs.push_back(data + "/configs");
   dirs.push_back(builtin_config_dir());
   // Each folder once, where it first comes (an added folder may be the
   // source tree's own).

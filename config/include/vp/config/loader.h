@@ -19,9 +19,9 @@ struct LoadRequest {
 // defaults -> preset -> files -> sets, then validate(). Throws ConfigError.
 ParamSet load_config(const LoadRequest& request);
 
-// Directories searched for presets: $VP_CONFIG_DIR if set, the installed
-// presets (installed_data_dir()/configs), those add_config_dir() named, then
-// the source tree's configs/ (compiled in).
+// Directories searched for presets: $VP_CONFIG_DIR if set, those
+// add_config_dir() named, the installed presets (installed_data_dir()/configs),
+// then the source tree's configs/ (compiled in).
 std::vector<std::string> config_dirs();
 
 // P/share/sidra-vp when this program is an installed one (P/bin/NAME, see
