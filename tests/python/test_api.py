@@ -187,14 +187,17 @@ class Session(unittest.TestCase):
 
 
 class Convolution(unittest.TestCase):
-    def test_cnn_infer_equals_vp_run(self):
+    def test_cnn_on_small_chip_equals_vp_run(self):
+        # The tiny CNN on the `small` chip (8 CUs; on sidra-y1 it spreads
+        # over 398 and a run takes seconds), deployed then inferred.
         with tempfile.TemporaryDirectory(prefix="sidra-vp-test-") as d:
             calib = [os.path.join(MODELS, "tiny_cnn", "calib_%03d.npy" % i) for i in range(2)]
             test = os.path.join(MODELS, "tiny_cnn", "test_000.npy")
-            compiled = vp.compile(TINY, calib=calib, out=os.path.join(d, "tiny.asm"))
+            compiled = vp.compile(TINY, calib=calib, chip="small", out=os.path.join(d, "tiny.asm"))
+            self.assertEqual(compiled.io["inputs"][0]["dims"], [1, 3, 32, 32])
             y_cli = os.path.join(d, "y.npy")
-            tool("vp-run", "--model", compiled.path, "--input", test, "--output", y_cli, "-q")
-            chip = vp.Chip()
+            tool("vp-run", "--chip", "small", "--model", compiled.path, "--input", test, "--output", y_cli, "-q")
+            chip = vp.Chip("small")
             chip.deploy(compiled)
             y = chip.infer(np.load(test))
             self.assertEqual(y.shape, (1, 10))
