@@ -4,7 +4,13 @@
 # Sets VP_PYTHON_MODULE when the module will be built; the rest of the
 # build does not depend on it.
 set(VP_PYTHON_MODULE OFF)
-if(VP_PYTHON)
+set(VP_PYTHON_WHY "VP_PYTHON=OFF")
+if(VP_PYTHON AND VP_SANITIZE)
+  # A sanitizer runtime must be the first library of the program; python3
+  # is not built with it, so an instrumented module cannot be imported.
+  set(VP_PYTHON_WHY "VP_SANITIZE=ON: python3 cannot load a sanitizer-instrumented module")
+  message(STATUS "Python module: not built (${VP_PYTHON_WHY})")
+elseif(VP_PYTHON)
   if(NOT Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
     set(Python3_EXECUTABLE /usr/bin/python3)
   endif()
@@ -16,12 +22,14 @@ if(VP_PYTHON)
     set(VP_PYTHON_MODULE ON)
     message(STATUS "Python module: building for ${Python3_EXECUTABLE} (${Python3_VERSION}) with pybind11 ${pybind11_VERSION}")
   elseif(NOT Python3_FOUND)
-    message(STATUS "Python module: not built (no Python 3 development files: install python3-dev)")
+    set(VP_PYTHON_WHY "no Python 3 development files: install python3-dev")
+    message(STATUS "Python module: not built (${VP_PYTHON_WHY})")
   else()
-    message(STATUS "Python module: not built (pybind11 not found: install pybind11-dev)")
+    set(VP_PYTHON_WHY "pybind11 not found: install pybind11-dev")
+    message(STATUS "Python module: not built (${VP_PYTHON_WHY})")
   endif()
 else()
-  message(STATUS "Python module: not built (VP_PYTHON=OFF)")
+  message(STATUS "Python module: not built (${VP_PYTHON_WHY})")
 endif()
 
 # Where `cmake --install` puts the package: Debian's dist-packages layout

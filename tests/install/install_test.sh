@@ -3,9 +3,11 @@
 # the tools (moved to another folder first: an installed tree finds its own
 # firmware and presets wherever it lies), a consumer project built with
 # find_package(SidraVP) that instantiates the chip, and the Python package.
-#   install_test.sh BUILD_DIR SOURCE_DIR PYTHON(or "")
+#   install_test.sh BUILD_DIR SOURCE_DIR PYTHON(or "") [CMAKE_ARG...]   (for the consumer)
 set -euo pipefail
 build=$1 src=$2 python=${3:-}
+shift 3
+consumer_args=("$@")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sidra-vp-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -33,7 +35,7 @@ cp "$P/share/sidra-vp/configs/small.yaml" "$P/share/sidra-vp/configs/only-instal
 
 # A user's own SystemC top level against the installed package.
 cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$P" \
-  -DCMAKE_BUILD_TYPE=Release > "$tmp/consumer-configure.log" ||
+  -DCMAKE_BUILD_TYPE=Release "${consumer_args[@]}" > "$tmp/consumer-configure.log" ||
   { cat "$tmp/consumer-configure.log"; exit 1; }
 cmake --build "$tmp/consumer" > "$tmp/consumer-build.log" || { cat "$tmp/consumer-build.log"; exit 1; }
 SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 "$tmp/consumer/my_top"
