@@ -180,6 +180,19 @@ class Session(unittest.TestCase):
         self.assertEqual(str(e.exception), tool_message(err, "vp-run: "))
         self.assertEqual(e.exception.exit_code, 4)
 
+    def test_chip_parameters_are_vp_runs_sets(self):
+        import json
+        stats = self.path("slow_stats.json")
+        tool("vp-run", "--model", self.cli_asm, "--input", TEST, "--set", "xbar.read_ns=50", "--seed", "9",
+             "--stats", stats, "-q")
+        with open(stats) as f:
+            cycles = json.load(f)["run"]["cycles"]
+        slow = vp.Chip("sidra-y1", seed=9, xbar__read_ns=50).run(self.compiled, [TEST])
+        self.assertEqual(slow.cycles, cycles)
+        same = vp.Chip("sidra-y1", seed=9, params={"xbar.read_ns": 50}).run(self.compiled, [TEST])
+        self.assertEqual(same.cycles, cycles)
+        self.assertNotEqual(self.chip.run(self.compiled, [TEST]).cycles, cycles)
+
     def test_infer_needs_a_deployed_model(self):
         with self.assertRaises(vp.Error) as e:
             vp.Chip("sidra-y1").infer(np.load(TEST))
