@@ -14,4 +14,12 @@ endif()
 
 function(vp_target_defaults target)
   target_link_libraries(${target} PRIVATE vp_warnings)
+  # The Python module is a shared object that links the static libraries:
+  # they are compiled position independent, without semantic interposition
+  # so calls inside a library stay direct as in an executable.
+  get_target_property(type ${target} TYPE)
+  if(VP_PYTHON_MODULE AND type STREQUAL "STATIC_LIBRARY")
+    set_property(TARGET ${target} PROPERTY POSITION_INDEPENDENT_CODE ON)
+    target_compile_options(${target} PRIVATE -fno-semantic-interposition)
+  endif()
 endfunction()

@@ -27,6 +27,9 @@ PACKAGES=(
   # npm only when no npm exists.
   python3-numpy python3-torch python3-torchvision python3-onnx python3-sklearn
   nodejs
+  # The Python module (python/, docs/python.md) is built with pybind11
+  # against Debian's python3.
+  pybind11-dev python3-dev
   # vp-sweep's Slurm test starts its own single-node cluster from these.
   slurmctld slurmd slurm-client munge
 )

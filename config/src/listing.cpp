@@ -77,8 +77,9 @@ void presets_section(const std::string& presets_dir, std::string& out) {
     sets.push_back(std::move(p));
   }
   out += "## Presets\n\n";
-  out += "`--chip NAME` loads `configs/NAME.yaml` (searched in `$VP_CONFIG_DIR`, then the source "
-         "tree's `configs/`); `--chip path/to/file.yaml` loads a file. A preset lists only what "
+  out += "`--chip NAME` loads `configs/NAME.yaml` (searched in `$VP_CONFIG_DIR`, then, for an installed "
+         "tool, `share/sidra-vp/configs/` of its prefix, then the source tree's `configs/`); "
+         "`--chip path/to/file.yaml` loads a file. A preset lists only what "
          "differs from the defaults (sidra-y1); the table shows every parameter that some preset "
          "changes.\n\n";
   // sidra-y1 stands for the defaults: a test keeps the two identical.

@@ -25,6 +25,26 @@ bool looks_like_path(const std::string& s) {
 
 std::string builtin_config_dir() { return VP_CONFIG_DIR; }
 
+std::string installed_data_dir() {
+  // An installed tool is P/bin/NAME and its data P/share/sidra-vp.
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  const fs::path share = exe.parent_path().parent_path() / "share" / "sidra-vp";
+  return fs::is_directory(share, ec) ? share.string() : std::string();
+}
+
+namespace {
+std::vector<std::string>& added_dirs() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+}  // namespace
+
+void add_config_dir(const std::string& dir) {
+  if (std::find(added_dirs().begin(), added_dirs().end(), dir) == added_dirs().end()) added_dirs().push_back(dir);
+}
+
 std::vector<std::string> config_dirs() {
   std::vector<std::string> dirs;
   // VP_CONFIG_DIR may list several directories, ':'-separated like PATH.
@@ -37,8 +57,15 @@ std::vector<std::string> config_dirs() {
       rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
     }
   }
+  dirs.insert(dirs.end(), added_dirs().begin(), added_dirs().end());
+  if (const std::string data = installed_data_dir(); !data.empty()) dirs.push_back(data + "/configs");
   dirs.push_back(builtin_config_dir());
-  return dirs;
+  // Each folder once, where it first comes (an added folder may be the
+  // source tree's own).
+  std::vector<std::string> unique;
+  for (const auto& d : dirs)
+    if (std::find(unique.begin(), unique.end(), d) == unique.end()) unique.push_back(d);
+  return unique;
 }
 
 std::vector<std::string> preset_names() {

@@ -15,64 +15,60 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <boost/program_options.hpp>
 #include <systemc>
 
-#include "vp/as/assembler.h"
 #include "vp/common/atomic_file.h"
 #include "vp/common/parse_number.h"
 #include "vp/config/config_error.h"
+#include "vp/config/loader.h"
 #include "vp/config/param_set.h"
 #include "vp/config/report.h"
 #include "vp/hw/chip/chip.h"
-#include "vp/platform/adc_profile.h"
 #include "vp/platform/chip_builder.h"
 #include "vp/platform/chip_size.h"
-#include "vp/platform/float_io.h"
 #include "vp/platform/host_io.h"
-#include "vp/platform/firmware_report.h"
 #include "vp/platform/model_image.h"
+#include "vp/platform/model_run.h"
 #include "vp/platform/program_loader.h"
 #include "vp/platform/run_statistics.h"
 #include "vp/platform/tensor_file.h"
-#include "vp/platform/trace_recorder.h"
-#include "vp/platform/fabric_recorder.h"
-#include "vp/platform/waveform_export.h"
 
 namespace po = boost::program_options;
 using namespace vp;
 
 namespace {
 
-constexpr int kExitBadInput = 1, kExitUsage = 2, kExitDeadlock = 3, kExitMaxCycles = 4, kExitFault = 5, kExitTrap = 6;
+// 3 deadlock, 4 max cycles, 5 fault, 6 trap: platform::run_ending().
+constexpr int kExitBadInput = 1, kExitUsage = 2;
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// An object from a .vpo file or assembled from source.
 obj::Object load_any(const std::string& path, const std::vector<std::string>& include_dirs) {
-  if (ends_with(path, ".vpo")) return obj::load_object(path);
-  as::Options ao;
-  ao.include_dirs = include_dirs;
-  as::Result r = as::assemble_file(path, ao);
-  if (!r.ok()) throw std::runtime_error(r.error_text());
-  return std::move(r.object);
+  return platform::load_program_file(path, include_dirs);
 }
 
 #ifndef VP_FIRMWARE_PATH
 #define VP_FIRMWARE_PATH "firmware/sidra_fw.vpo"
 #endif
+
+// The build's firmware, or the installed one for an installed vp-run.
+std::string default_firmware() {
+  const std::string data = config::installed_data_dir();
+  const std::string installed = data + "/firmware/sidra_fw.vpo";
+  if (!data.empty() && access(installed.c_str(), R_OK) == 0) return installed;
+  return VP_FIRMWARE_PATH;
+}
 
 // The files one run publishes together, in the order added.
 class RunOutputs {
@@ -155,7 +151,7 @@ int run(int argc, char** argv) {
        "FILE[:int8|float32] (the model's next .output: a .npy of a binding with a scale gets float32 values, "
        ":int8 the codes) or FILE@ADDR:BYTES[:int8|uint8|int16|int32|float32]: global memory after the run")
       ("batch", po::value<std::string>()->default_value("0"), "batch elements (0: one per set of bound --input files)")
-      ("firmware", po::value<std::string>()->default_value(VP_FIRMWARE_PATH),
+      ("firmware", po::value<std::string>()->default_value(default_firmware()),
        "firmware run on the control processor (.vpo or assembly); 'none' runs the model bare")
       ("no-deploy", "crossbars assumed programmed: the platform writes the levels (untimed ISPP), the firmware skips deploy")
       ("deploy-retries", po::value<std::string>()->default_value("2"),
@@ -207,7 +203,7 @@ int run(int argc, char** argv) {
     if (vm["firmware"].as<std::string>() != "none") ins.emplace_back("--firmware", vm["firmware"].as<std::string>());
     for (const auto& c : configs) ins.emplace_back("--config", c);
     for (const auto& i : inputs) ins.emplace_back("--input", spec_file(i));
-    for (const char* o : {"trace", "vcd", "stats", "dump-config"})
+    for (const char* o : {"trace", "vcd", "stats", "dump-config", "adc-profile"})
       if (vm.count(o)) outs.emplace_back(std::string("--") + o, vm[o].as<std::string>());
     for (const auto& o : outputs) outs.emplace_back("--output", spec_file(o));
     for (const auto& [oname, opath] : outs)
@@ -311,36 +307,27 @@ int run(int argc, char** argv) {
     return kExitBadInput;
   }
 
-  // --vcd converts the instruction trace (a temporary one when --trace is
-  // not given) plus the fabric's activity after the run.
-  const std::string vcd_path = vm.count("vcd") ? vm["vcd"].as<std::string>() : std::string();
-  const std::string trace_path =
-      vm.count("trace") ? vm["trace"].as<std::string>() : vcd_path.empty() ? std::string() : vcd_path + ".trace.tmp";
-  // The VCD's scratch files go whatever way the run ends.
-  struct ScratchFiles {
-    std::vector<std::string> paths;
-    ~ScratchFiles() {
-      for (const auto& p : paths) std::remove(p.c_str());
-    }
-  } scratch;
-  if (!vcd_path.empty()) {
-    scratch.paths.push_back(vcd_path + ".fabric.tmp");
-    if (!vm.count("trace")) scratch.paths.push_back(trace_path);
-  }
+  platform::RunSetup setup;
+  setup.cfg = cfg;
+  setup.model = &object;
+  setup.firmware = bare ? nullptr : &firmware;
+  setup.io = &io;
+  setup.image.deploy = vm.count("no-deploy") == 0;
+  setup.image.retries = deploy_retries;
+  setup.max_cycles = max_cycles;
   // The trace is a log: opened (and an older one replaced) only once the
-  // program is loaded and the run is about to start, it keeps what executed
-  // whatever the outcome. Every other file of the run is published at its
-  // end, all together (common::commit_together): a run that cannot write
-  // one of them leaves every older one as it was. The VCD's converter writes
-  // a scratch file beside its temporary, which is then adopted.
+  // run is about to start, it keeps what executed whatever the outcome.
+  // Every other file of the run is published at its end, all together
+  // (common::commit_together): a run that cannot write one of them leaves
+  // every older one as it was. The VCD's converter writes a scratch file
+  // beside its temporary, which is then adopted.
   RunOutputs outputs_of_run;
   common::AtomicFile *vcd_out = nullptr, *stats_out = nullptr, *profile_out = nullptr;
-  std::unique_ptr<platform::TraceRecorder> recorder;
+  std::string vcd_part;
   try {
-    if (!trace_path.empty()) recorder = std::make_unique<platform::TraceRecorder>(trace_path, object.layer_names);
-    if (!vcd_path.empty()) {
-      vcd_out = &outputs_of_run.add(vcd_path);
-      scratch.paths.push_back(vcd_out->temp_path() + ".part");
+    if (vm.count("vcd")) {
+      vcd_out = &outputs_of_run.add(vm["vcd"].as<std::string>());
+      vcd_part = vcd_out->temp_path() + ".part";
     }
     if (vm.count("stats") && vm["stats"].as<std::string>() != "-") stats_out = &outputs_of_run.add(vm["stats"].as<std::string>());
     if (vm.count("adc-profile")) profile_out = &outputs_of_run.add(vm["adc-profile"].as<std::string>());
@@ -349,193 +336,58 @@ int run(int argc, char** argv) {
     std::cerr << "vp-run: " << e.what() << "\n";
     return kExitBadInput;
   }
+  // The VCD's scratch file goes whatever way the run ends.
+  struct ScratchFile {
+    std::string path;
+    ~ScratchFile() {
+      if (!path.empty()) std::remove(path.c_str());
+    }
+  } vcd_scratch{vcd_part};
+  if (vm.count("trace")) setup.trace_path = vm["trace"].as<std::string>();
+  setup.vcd_path = vcd_part;
+  setup.adc_profile = profile_out != nullptr;
+  setup.progress = !quiet;
+  setup.notes = !quiet;
+  setup.interrupt = &g_interrupt;
 
   catch_stop_signals();
-  const auto t0 = std::chrono::steady_clock::now();
-  hw::Chip chip("chip", cfg, recorder.get());
-  chip.crossbars().profile_adc(profile_out != nullptr);
-  std::unique_ptr<platform::FabricRecorder> fabric;
-  if (!vcd_path.empty()) {
-    try {
-      fabric = std::make_unique<platform::FabricRecorder>(chip, vcd_path + ".fabric.tmp");
-    } catch (const std::exception& e) {
-      std::cerr << "vp-run: " << e.what() << "\n";
-      return kExitBadInput;
-    }
-  }
-  platform::LoadSummary load;
-  platform::ModelImage image;
+  platform::RunOutcome outcome;
   try {
-    auto place = [&](const std::string& what, uint64_t addr, const std::vector<uint8_t>& bytes) {
-      if (addr > chip.global_memory().size() || bytes.size() > chip.global_memory().size() - addr)
-        throw std::runtime_error(what + ": " + std::to_string(bytes.size()) + " bytes at " + std::to_string(addr) +
-                                 " do not fit global memory of " + std::to_string(chip.global_memory().size()) + " bytes");
-      std::copy(bytes.begin(), bytes.end(), chip.global_memory().data() + addr);
-    };
-    for (const auto& in : io.explicit_inputs) place(in.path, in.address, in.bytes);
-    if (bare) {
-      if (!io.batch_inputs.empty())
-        for (size_t k = 0; k < io.input_bindings.size(); ++k) {
-          const obj::IoBinding& b = object.io[io.input_bindings[k]];
-          place(platform::describe(b), b.address, io.batch_inputs[0][k]);
-        }
-      load = platform::load_program(object, chip);
-    } else {
-      platform::ImageOptions opt;
-      opt.deploy = vm.count("no-deploy") == 0;
-      opt.retries = deploy_retries;
-      image = platform::install_model(object, firmware, io, chip, opt);
-      if (!opt.deploy) {
-        load.cell_programs = image.cell_programs;
-        load.cells = image.cells;
-        load.preload_ispp_cycles = image.preload_ispp_cycles;
-      }
-      load.cu_programs = image.cu_programs;
-      if (image.model_cp_replaced && !quiet)
-        std::cerr << "vp-run: note: the model's control-processor code is replaced by the firmware "
-                     "(--firmware none runs it bare)\n";
-    }
-    if (recorder) recorder->open();
+    outcome = platform::run_model(setup);
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
     return kExitBadInput;
   }
 
-  // A progress line on long runs, only for a person at a terminal.
-  std::atomic<bool> done{false};
-  std::thread progress;
-  if (!quiet && isatty(STDERR_FILENO)) {
-    progress = std::thread([&] {
-      int ticks = 0;
-      while (!done.load()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        if (++ticks % 10 == 0 && !done.load()) {
-          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          std::fprintf(stderr, "\rvp-run: %.0f s, %llu instructions so far", s,
-                       static_cast<unsigned long long>(chip.progress_instructions()));
-          std::fflush(stderr);
-        }
-      }
-    });
-  }
-  hw::RunResult result = chip.run(max_cycles, &g_interrupt);
-  done = true;
-  if (progress.joinable()) {
-    progress.join();
-    std::fprintf(stderr, "\r\033[K");
-  }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-  if (result.status == hw::RunStatus::Interrupted) {
+  if (outcome.result.status == hw::RunStatus::Interrupted) {
     // What executed is kept in the trace, whole lines only; the other
     // outputs describe a finished run and are not written.
-    try {
-      if (recorder) recorder->close();
-    } catch (const std::exception& e) {
-      std::cerr << "vp-run: " << e.what() << "\n";
-    }
-    std::cerr << "vp-run: " << result.message << " (signal " << static_cast<int>(g_signal) << ")\n";
+    if (!outcome.error.empty()) std::cerr << "vp-run: " << outcome.error << "\n";
+    std::cerr << "vp-run: " << outcome.result.message << " (signal " << static_cast<int>(g_signal) << ")\n";
     return 128 + static_cast<int>(g_signal);
   }
 
   int status = 0;
-  platform::FirmwareReport fw_report;
   try {
-    if (recorder) recorder->close();
-    if (fabric) {
-      fabric->close();
-      platform::write_run_vcd(trace_path, vcd_path + ".fabric.tmp", vcd_out->temp_path() + ".part", cfg.clock_mhz);
-      vcd_out->adopt(vcd_out->temp_path() + ".part");
-    }
-    platform::HostFigures host{wall, recorder && vm.count("trace") ? recorder->records() : 0};
-    nlohmann::json stats = platform::run_statistics(chip, result, load, host);
-    if (!bare) {
-      fw_report = platform::read_firmware_report(chip, image);
-      stats["firmware"] = platform::firmware_statistics(fw_report, image, cfg);
-    }
-    if (stats_out) stats_out->write(stats.dump(2) + "\n");
-    if (profile_out) profile_out->write(platform::adc_profile_json(chip, cfg).dump(1) + "\n");
-    if (result.status == hw::RunStatus::Completed) {
-      auto read_back = [&](const std::string& path, uint64_t addr, uint64_t bytes) {
-        if (addr > chip.global_memory().size() || bytes > chip.global_memory().size() - addr)
-          throw std::runtime_error(path + ": global[" + std::to_string(addr) + " .. +" + std::to_string(bytes) +
-                                   "] is outside global memory");
-        const uint8_t* p = chip.global_memory().data() + addr;
-        return std::vector<uint8_t>(p, p + bytes);
-      };
-      // Every output is read back before the first is written, so one that
-      // cannot be read leaves all files as they were.
-      struct Pending {
-        std::string path;
-        std::vector<uint8_t> bytes;
-        std::string dtype;
-        std::vector<uint64_t> shape;
-      };
-      std::vector<Pending> pending;
-      for (const auto& o : io.explicit_outputs)
-        pending.push_back({o.path, read_back(o.path, o.address, o.bytes), o.npy_dtype, {}});
-      for (size_t k = 0; k < io.bound_outputs.size(); ++k) {
-        const auto& o = io.bound_outputs[k];
-        const obj::IoBinding& b = object.io[o.binding];
-        // Every element's copy from the batch output area, stacked (the
-        // bare run has one element, at the binding's own address).
-        std::vector<uint8_t> all;
-        const uint32_t elements = bare ? 1 : image.batch;
-        for (uint32_t e = 0; e < elements; ++e) {
-          const auto one = bare ? read_back(o.path, b.address, b.bytes)
-                                : read_back(o.path, image.batch_out + e * image.batch_out_stride + image.output_offsets[k],
-                                            b.bytes);
-          all.insert(all.end(), one.begin(), one.end());
-        }
-        // Values in the model's shape; codes in the order the chip holds them.
-        std::vector<uint64_t> shape = o.as_float ? b.shape : platform::stored_shape(b);
-        if (elements > 1) {
-          if (shape.empty()) shape.push_back(b.bytes / obj::io_dtype_size(b.dtype));
-          shape.insert(shape.begin(), elements);
-        }
-        if (o.as_float) {
-          const std::vector<float> y = platform::dequantize_binding(b, all);
-          std::vector<uint8_t> bytes(y.size() * 4);
-          std::memcpy(bytes.data(), y.data(), bytes.size());
-          pending.push_back({o.path, std::move(bytes), "<f4", std::move(shape)});
-        } else {
-          pending.push_back({o.path, std::move(all), platform::npy_dtype(b.dtype), std::move(shape)});
-        }
-      }
-      for (const auto& p : pending) {
-        const std::vector<uint8_t> file = platform::encode_tensor_file(p.path, p.bytes, p.dtype, p.shape);
-        outputs_of_run.add(p.path).write(file.data(), file.size());
-      }
+    if (!outcome.error.empty()) throw std::runtime_error(outcome.error);
+    if (vcd_out) vcd_out->adopt(vcd_part);
+    if (stats_out) stats_out->write(outcome.stats.dump(2) + "\n");
+    if (profile_out) profile_out->write(outcome.adc_profile.dump(1) + "\n");
+    for (const auto& p : outcome.outputs) {
+      const std::vector<uint8_t> file = platform::encode_tensor_file(p.path, p.bytes, p.dtype, p.shape);
+      outputs_of_run.add(p.path).write(file.data(), file.size());
     }
     outputs_of_run.publish();
-    if (vm.count("stats") && !stats_out) write_text_atomically("-", stats.dump(2) + "\n");
-    if (!quiet) std::cerr << platform::run_summary(stats);
+    if (vm.count("stats") && !stats_out) write_text_atomically("-", outcome.stats.dump(2) + "\n");
+    if (!quiet) std::cerr << platform::run_summary(outcome.stats);
   } catch (const std::exception& e) {
     std::cerr << "vp-run: " << e.what() << "\n";
     status = kExitBadInput;
   }
 
-  switch (result.status) {
-    case hw::RunStatus::Completed: return status;
-    case hw::RunStatus::Deadlock:
-      std::cerr << "vp-run: " << result.message << "\n";
-      for (const auto& w : result.waiting) std::cerr << "  " << w << "\n";
-      return kExitDeadlock;
-    case hw::RunStatus::MaxCycles:
-      std::cerr << "vp-run: " << result.message
-                << (bare ? std::string() : std::string(" (firmware phase: ") + platform::firmware_phase_name(fw_report.phase) + ")")
-                << "\n";
-      return kExitMaxCycles;
-    case hw::RunStatus::Fault: std::cerr << "vp-run: fault: " << result.message << "\n"; return kExitFault;
-    case hw::RunStatus::Interrupted: return 128 + static_cast<int>(g_signal);
-    case hw::RunStatus::Trap: {
-      const std::string words = bare ? std::string() : platform::firmware_error_message(result.trap_code, fw_report);
-      if (!words.empty()) std::cerr << "vp-run: " << words << "\n";
-      std::cerr << "vp-run: " << result.message << "\n";
-      return kExitTrap;
-    }
-  }
-  return status;
+  const platform::RunEnding ending = platform::run_ending(outcome, bare);
+  for (const auto& line : ending.lines) std::cerr << (line.rfind("  ", 0) == 0 ? "" : "vp-run: ") << line << "\n";
+  return ending.exit_code ? ending.exit_code : status;
 }
 
 }  // namespace

@@ -49,9 +49,8 @@ std::string shape_text(const std::vector<uint64_t>& s) {
 // The bytes a bound input file gives binding `b` for `elements` batch
 // elements (1, or the batch for a stacked file): the codes as they are, or
 // float32 values quantized by the binding's host view.
-std::vector<uint8_t> input_bytes(const std::string& path, TensorData& t, const obj::IoBinding& b, uint64_t elements,
+std::vector<uint8_t> input_bytes(const std::string& what, TensorData& t, const obj::IoBinding& b, uint64_t elements,
                                  bool stacked) {
-  const std::string what = "--input " + path;
   const std::string codes = npy_dtype(b.dtype);
   const bool is_float = t.npy && t.dtype.size() >= 2 && t.dtype[1] == 'f';
   // numpy writes int8 as "|i1", vp-run as "<i1": the byte order mark aside
@@ -122,10 +121,8 @@ std::string describe(const obj::IoBinding& b) {
 
 HostIo plan_host_io(const obj::Object& model, const std::vector<std::string>& inputs,
                     const std::vector<std::string>& outputs, uint32_t batch) {
-  HostIo io;
-  for (size_t i = 0; i < model.io.size(); ++i) (model.io[i].output ? io.output_bindings : io.input_bindings).push_back(i);
-
-  std::vector<std::pair<std::string, TensorData>> bound;
+  std::vector<ExplicitInput> explicit_inputs;
+  std::vector<BoundInput> bound;
   for (const auto& spec : inputs) {
     const size_t at = spec.rfind('@');
     if (at != std::string::npos) {
@@ -133,15 +130,24 @@ HostIo plan_host_io(const obj::Object& model, const std::vector<std::string>& in
       in.path = spec.substr(0, at);
       in.address = parse_number(spec.substr(at + 1), "--input " + spec);
       in.bytes = read_tensor_file(in.path).bytes;
-      io.explicit_inputs.push_back(std::move(in));
+      explicit_inputs.push_back(std::move(in));
     } else {
-      bound.emplace_back(spec, read_tensor_file(spec));
+      bound.push_back({"--input " + spec, read_tensor_file(spec)});
     }
   }
+  HostIo io = plan_host_io(model, std::move(bound), outputs, batch);
+  io.explicit_inputs = std::move(explicit_inputs);
+  return io;
+}
+
+HostIo plan_host_io(const obj::Object& model, std::vector<BoundInput> bound, const std::vector<std::string>& outputs,
+                    uint32_t batch) {
+  HostIo io;
+  for (size_t i = 0; i < model.io.size(); ++i) (model.io[i].output ? io.output_bindings : io.input_bindings).push_back(i);
 
   const size_t ni = io.input_bindings.size();
   if (!bound.empty() && ni == 0)
-    throw HostIoError("--input " + bound.front().first +
+    throw HostIoError(bound.front().what +
                       ": the model declares no inputs (.input); give the address as FILE@ADDR");
   io.batch = batch ? batch : 1;
   bool stacked = false;
@@ -165,10 +171,9 @@ HostIo plan_host_io(const obj::Object& model, const std::vector<std::string>& in
   if (!bound.empty()) {
     io.batch_inputs.assign(io.batch, std::vector<std::vector<uint8_t>>(ni));
     for (size_t f = 0; f < bound.size(); ++f) {
-      auto& [path, t] = bound[f];
       const size_t k = stacked ? f : f % ni;
       const obj::IoBinding& b = model.io[io.input_bindings[k]];
-      const std::vector<uint8_t> bytes = input_bytes(path, t, b, stacked ? io.batch : 1, stacked);
+      const std::vector<uint8_t> bytes = input_bytes(bound[f].what, bound[f].data, b, stacked ? io.batch : 1, stacked);
       if (stacked) {
         for (uint32_t e = 0; e < io.batch; ++e)
           io.batch_inputs[e][k].assign(bytes.begin() + static_cast<long>(e * b.bytes),

@@ -19,9 +19,18 @@ struct LoadRequest {
 // defaults -> preset -> files -> sets, then validate(). Throws ConfigError.
 ParamSet load_config(const LoadRequest& request);
 
-// Directories searched for presets: $VP_CONFIG_DIR if set, then the source
-// tree's configs/ (compiled in).
+// Directories searched for presets: $VP_CONFIG_DIR if set, those
+// add_config_dir() named, the installed presets (installed_data_dir()/configs),
+// then the source tree's configs/ (compiled in).
 std::vector<std::string> config_dirs();
+
+// P/share/sidra-vp when this program is an installed one (P/bin/NAME, see
+// `cmake --install`) and that directory exists; empty otherwise.
+std::string installed_data_dir();
+
+// One more directory of presets, searched before the source tree's (the
+// Python module adds the presets installed beside it).
+void add_config_dir(const std::string& dir);
 
 // A preset name resolves to <dir>/<name>.yaml (or .yml/.json) in the first
 // dir that has it; anything with a '/' or an extension is a path. Throws

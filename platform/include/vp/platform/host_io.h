@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "vp/obj/object.h"
+#include "vp/platform/tensor_file.h"
 
 namespace vp::platform {
 
@@ -61,10 +62,20 @@ struct HostIo {
   std::vector<BoundOutput> bound_outputs;
 };
 
+// A bound input's contents and how messages name it ("--input x.npy").
+struct BoundInput {
+  std::string what;
+  TensorData data;
+};
+
 // Reads the input files and matches every option to the model. batch = 0
 // infers it from the files. Throws HostIoError naming the file and binding.
 HostIo plan_host_io(const obj::Object& model, const std::vector<std::string>& inputs,
                     const std::vector<std::string>& outputs, uint32_t batch);
+// The same for bound inputs already in memory (the Python module's arrays),
+// in the order vp-run's bound --input files would come.
+HostIo plan_host_io(const obj::Object& model, std::vector<BoundInput> bound, const std::vector<std::string>& outputs,
+                    uint32_t batch);
 
 // "y.npy:int8" -> {"y.npy", "int8"}; {spec, ""} without a dtype suffix.
 std::pair<std::string, std::string> split_output_suffix(const std::string& spec);

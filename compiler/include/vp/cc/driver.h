@@ -1,0 +1,53 @@
+// vp-cc's whole run as a library: the model through every pass in order
+// (passes.h), the calibration from files or from memory, and the outputs
+// (program, weight image, io.json, --test files) published all together or
+// not at all. vp-cc's main parses the command line around it; the Python
+// module (python/) calls it with its arrays.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+
+struct CompileOptions {
+  std::string model, out, chip = "sidra-y1", dump_dir, io = "auto", test_dir;
+  // "" compiles; "--reference", "--fp32", "--quantize-input" or
+  // "--layer-error" run that mode on mode_in instead.
+  std::string mode, mode_in;
+  int replicate = kReplicateAuto, lanes = 0;
+  bool pipeline = true;
+  std::vector<std::string> sets, calib, tests;
+  // Calibration sets given in memory: per set, per model input, the values
+  // in ONNX order; named "calib[i]" in messages. Used after `calib`'s files.
+  std::vector<std::vector<std::vector<float>>> calib_values;
+  double percentile = 100.0;
+  unsigned threads = 0;
+  int batch = 1;
+  std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
+  double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
+};
+
+struct CompileResult {
+  EmitResult emit;
+  std::int64_t crossbars = 0;        // crossbars holding weights, every copy counted
+  std::int64_t chip_crossbars = 0;   // crossbars on the target
+  std::size_t calibration_sets = 0;
+  std::string asm_path, xbar_path, io_path;
+  std::string report;   // the --report table
+  std::string summary;  // the line vp-cc prints on stderr (without "vp-cc: ")
+  std::string text;     // --layer-error: the table vp-cc prints on stdout
+};
+
+// Runs vp-cc as `o` says. Throws CompileError (a model, an input or an
+// output that cannot be used; the message names it), vp::config::ConfigError
+// (the chip), vp::common::OutputError; no output appears on an error.
+CompileResult compile_model(const CompileOptions& o);
+
+// Crossbars holding the mapped graph's weights, every copy and lane counted.
+std::int64_t crossbars_used(const Graph& g);
+
+}  // namespace vp::cc

@@ -1,0 +1,414 @@
+// vp-cc's run (driver.h): front end, calibration, quantization, mapping,
+// planning and emission in order, every output staged and published
+// together. The passes themselves are one file each (passes.h).
+#include "vp/cc/driver.h"
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string_view>
+
+#include "vp/as/assembler.h"
+#include "vp/cc/io_bindings.h"
+#include "vp/cc/npy.h"
+#include "vp/common/atomic_file.h"
+
+namespace vp::cc {
+
+namespace {
+
+// One graph input from a float .npy in ONNX order (any dtype numpy writes
+// for real numbers is converted). Calibration and test data must be finite:
+// a NaN would otherwise become a scale of 1 without a word.
+FTensor input_from_values(const Graph& g, const std::string& path, const std::vector<float>& data, std::size_t index) {
+  if (index >= g.inputs.size())
+    throw CompileError(path + ": the model has " + std::to_string(g.inputs.size()) + " input(s)");
+  const Value& v = g.val(g.inputs[index]);
+  if (static_cast<std::int64_t>(data.size()) != v.shape.numel())
+    throw CompileError(path + ": has " + std::to_string(data.size()) + " elements, input '" + v.name + "' needs " +
+                       std::to_string(v.shape.numel()));
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (!std::isfinite(data[i]))
+      throw CompileError(path + ": element " + std::to_string(i) + " is " + (std::isnan(data[i]) ? "NaN" : "infinite") +
+                         "; expected finite input values");
+  return from_onnx_order(v, data);
+}
+
+FTensor load_input(const Graph& g, const std::string& path, std::size_t index = 0) {
+  if (index >= g.inputs.size())
+    throw CompileError(path + ": the model has " + std::to_string(g.inputs.size()) + " input(s)");
+  return input_from_values(g, path, read_npy(path).as_float(), index);
+}
+
+// One image, or a test set of N stacked along the first dimension (an
+// array of N times the input's elements whose first dimension is N): the
+// --fp32, --reference and --quantize-input modes take a whole set at once.
+std::vector<FTensor> load_images(const Graph& g, const std::string& path) {
+  if (g.inputs.empty()) throw CompileError(path + ": the model has no input");
+  const Value& v = g.val(g.inputs[0]);
+  const NpyArray a = read_npy(path);
+  const auto data = a.as_float();
+  const auto per = static_cast<std::size_t>(v.shape.numel());
+  const std::size_t images = per > 0 && data.size() % per == 0 ? data.size() / per : 0;
+  const bool stacked = images > 1 && !a.shape.empty() && a.shape[0] == static_cast<std::int64_t>(images);
+  if (images == 1) return {input_from_values(g, path, data, 0)};
+  if (!stacked)
+    throw CompileError(path + ": has " + std::to_string(data.size()) + " elements, input '" + v.name + "' needs " +
+                       std::to_string(per) + " (one image) or N x " + std::to_string(per) +
+                       " with a first dimension of N (N images)");
+  std::vector<FTensor> out;
+  for (std::size_t k = 0; k < images; ++k)
+    out.push_back(input_from_values(
+        g, path + " image " + std::to_string(k),
+        std::vector<float>(data.begin() + static_cast<std::ptrdiff_t>(k * per),
+                           data.begin() + static_cast<std::ptrdiff_t>((k + 1) * per)),
+        0));
+  return out;
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = s.find(',', start);
+    out.push_back(s.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+// "dir/name.ext" -> "name"
+std::string stem_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+
+std::string with_extension(const std::string& path, const char* ext) {
+  std::filesystem::path p(path);
+  p.replace_extension(ext);
+  return p.string();
+}
+
+// The outputs of one run, held as temporaries until every step has
+// succeeded: publish() renames them all into place; on an error none of
+// them appears and files already at those paths are left as they were.
+class Outputs {
+ public:
+  explicit Outputs(std::vector<std::string> inputs) : inputs_(std::move(inputs)) {}
+  ~Outputs() {
+    files_.clear();
+    if (!stage_.empty()) std::filesystem::remove_all(stage_, ec_);
+  }
+  // Refuses a path that names one of the inputs (the model, a calibration
+  // or test file) or an output of this run already.
+  void check(const std::string& path) {
+    for (const auto& in : inputs_)
+      if (vp::common::same_file(path, in))
+        throw CompileError(path + ": is also an input of this run (" + in + "); choose another output name");
+    for (const auto& f : files_)
+      if (f->path() == path) throw CompileError(path + ": written twice by this run; use distinct names");
+  }
+  void add(const std::string& path, const void* data, std::size_t bytes) {
+    check(path);
+    if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+      std::filesystem::create_directories(parent);
+    files_.push_back(std::make_unique<vp::common::AtomicFile>(path));
+    files_.back()->write(data, bytes);
+  }
+  void add(const std::string& path, const std::string& text) { add(path, text.data(), text.size()); }
+  // A private folder beside `out` for writers that take a path (the
+  // emitter); publish_staged() moves what they wrote into the outputs.
+  std::string stage_dir(const std::string& out) {
+    const auto parent = std::filesystem::path(out).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent);
+    std::string tmpl = (parent.empty() ? std::string(".") : parent.string()) + "/.vp-cc-stage-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) throw CompileError(out + ": cannot create a temporary folder beside it");
+    stage_ = tmpl;
+    return stage_;
+  }
+  // Copied in pieces: the weight image of a ResNet-50 is 100 MB, and a
+  // whole copy in memory costs more than the write.
+  void publish_staged(const std::string& staged, const std::string& dest) {
+    std::ifstream f(staged, std::ios::binary);
+    if (!f) throw CompileError("cannot read back '" + staged + "'");
+    add(dest, nullptr, 0);
+    std::vector<char> chunk(std::size_t{1} << 20);
+    while (f.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || f.gcount() > 0)
+      files_.back()->write(chunk.data(), static_cast<std::size_t>(f.gcount()));
+    if (f.bad()) throw CompileError("cannot read back '" + staged + "'");
+  }
+  // All or nothing: a rename that fails puts back the outputs moved before it.
+  void publish() {
+    std::vector<vp::common::AtomicFile*> all;
+    for (auto& f : files_) all.push_back(f.get());
+    vp::common::commit_together(all);
+    files_.clear();
+  }
+
+ private:
+  std::vector<std::string> inputs_;
+  std::vector<std::unique_ptr<vp::common::AtomicFile>> files_;
+  std::string stage_;
+  std::error_code ec_;
+};
+
+// The program with vp-cc's .input/.output bindings (io_bindings.cpp, the
+// same description io.json is written from) placed after the emitter's
+// comments on the inputs and outputs, before the first core.
+std::string with_io_directives(const std::string& program, const std::string& directives) {
+  std::size_t at = 0, pos = 0;
+  while (pos < program.size()) {
+    const std::size_t end = program.find('\n', pos);
+    const std::size_t next = end == std::string::npos ? program.size() : end + 1;
+    const std::string_view line(program.data() + pos, next - pos);
+    if (line.rfind("; input '", 0) == 0 || line.rfind("; output '", 0) == 0 || line.rfind(".chip ", 0) == 0 ||
+        line.rfind(".layer ", 0) == 0)
+      at = next;
+    else if (line.rfind(".core ", 0) == 0 || line.rfind(".data ", 0) == 0)
+      break;
+    pos = next;
+  }
+  return program.substr(0, at) + directives + program.substr(at);
+}
+
+// Does the assembler in this build know .input/.output yet?
+bool assembler_has_io() {
+  const auto r = vp::as::assemble_string(".input \"x\", 0, 1, \"int8\", 1\n", "<probe>");
+  return r.ok();
+}
+
+void dump(const std::string& dir, int i, const std::string& stage, const Graph& g) {
+  if (dir.empty()) return;
+  std::filesystem::create_directories(dir);
+  vp::common::write_file_atomically(dir + "/" + std::to_string(i) + "-" + stage + ".json", ir_json(g, stage) + "\n");
+}
+
+// --layer-error: where INT8 loses accuracy, each layer's golden-model
+// output, dequantized, against the FP32 interpreter on the same input.
+std::string layer_error_table(const Graph& g, const FTensor& x) {
+  std::string out;
+  char line[512];
+  const auto f = run_fp32_all(g, {x});
+  const auto q = run_golden_all(g, {quantize_input(g, 0, x)});
+  std::snprintf(line, sizeof line, "%-40s %-18s %10s %10s %9s %9s\n", "layer", "op", "cosine", "max err", "err/max",
+                "saturated");
+  out += line;
+  for (const Node& n : g.nodes) {
+    const int id = n.out[0];
+    const FTensor d = dequantize(g, id, q[static_cast<std::size_t>(id)]);
+    const auto& r = f[static_cast<std::size_t>(id)].data;
+    double ab = 0, aa = 0, bb = 0, err = 0, mx = 0;
+    std::size_t sat = 0;
+    for (std::size_t i = 0; i < r.size() && i < d.data.size(); ++i) {
+      ab += double(r[i]) * d.data[i];
+      aa += double(r[i]) * r[i];
+      bb += double(d.data[i]) * d.data[i];
+      err = std::max(err, std::fabs(double(r[i]) - d.data[i]));
+      mx = std::max(mx, std::fabs(double(r[i])));
+      const int c = q[static_cast<std::size_t>(id)].data[i];
+      sat += c == 127 || c == -128;
+    }
+    std::snprintf(line, sizeof line, "%-40.40s %-18s %10.6f %10.4g %8.2f%% %8.3f%%\n", n.name.c_str(),
+                  op_name(n.op).c_str(), aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : 1.0, err,
+                  mx > 0 ? 100 * err / mx : 0.0, r.empty() ? 0.0 : 100.0 * double(sat) / double(r.size()));
+    out += line;
+  }
+  return out;
+}
+
+}  // namespace
+
+CompileResult compile_model(const CompileOptions& o) {
+  CompileResult res;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point a) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
+  };
+  std::vector<std::string> inputs{o.model};
+  for (const auto& c : o.calib)
+    for (const auto& f : split_commas(c)) inputs.push_back(f);
+  inputs.insert(inputs.end(), o.tests.begin(), o.tests.end());
+  if (!o.mode_in.empty()) inputs.push_back(o.mode_in);
+  Outputs outs(inputs);
+  // Refuse an output over an input, or one that cannot be a file, before
+  // any work is done.
+  if (!o.out.empty()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(o.out, ec) || std::filesystem::path(o.out).filename().empty())
+      throw CompileError(o.out + ": is a directory; expected a file name for -o");
+    outs.check(o.out);
+  }
+
+  const Target target = load_target(o.chip, o.sets);
+  Graph g = import_onnx(o.model);
+  dump(o.dump_dir, 1, "parse", g);
+  try {
+    canonicalize(g);
+  } catch (const CompileError& e) {
+    throw CompileError(o.model + ": " + e.what());  // the importer's errors name the file already
+  }
+  dump(o.dump_dir, 2, "canonical", g);
+  std::vector<std::vector<FTensor>> sets_in;
+  for (const auto& c : o.calib) {
+    const auto files = split_commas(c);
+    if (files.size() != g.inputs.size())
+      throw CompileError("--calib " + c + ": " + std::to_string(files.size()) + " file(s) for a model with " +
+                         std::to_string(g.inputs.size()) + " input(s)");
+    std::vector<FTensor> set;
+    for (std::size_t i = 0; i < files.size(); ++i) set.push_back(load_input(g, files[i], i));
+    sets_in.push_back(std::move(set));
+  }
+  for (std::size_t s = 0; s < o.calib_values.size(); ++s) {
+    const std::string name = "calib[" + std::to_string(s) + "]";
+    if (o.calib_values[s].size() != g.inputs.size())
+      throw CompileError(name + ": " + std::to_string(o.calib_values[s].size()) + " tensor(s) for a model with " +
+                         std::to_string(g.inputs.size()) + " input(s)");
+    std::vector<FTensor> set;
+    for (std::size_t i = 0; i < o.calib_values[s].size(); ++i)
+      set.push_back(input_from_values(g, name, o.calib_values[s][i], i));
+    sets_in.push_back(std::move(set));
+  }
+  if (sets_in.empty()) sets_in = default_calibration(g);
+  res.calibration_sets = sets_in.size();
+  const double t_front = since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  quantize(g, sets_in, o.percentile, o.threads);
+  const double t_quant = since(t1);
+  dump(o.dump_dir, 3, "quantized", g);
+
+  if (o.mode == "--layer-error") {
+    res.text = layer_error_table(g, load_input(g, o.mode_in));
+    return res;
+  }
+  if (o.mode == "--fp32" || o.mode == "--reference") {
+    const Value& y = g.val(g.outputs[0]);
+    const std::vector<FTensor> xs = load_images(g, o.mode_in);
+    // The graph's own output dims (a Flatten canonicalize dropped is still
+    // in them), as ONNX Runtime gives them; the data is in that order. A
+    // set of N images gives N outputs stacked the same way.
+    auto dims = published_output_dims(g, 0);
+    if (xs.size() > 1) {
+      if (!dims.empty() && dims[0] == 1) dims[0] = static_cast<std::int64_t>(xs.size());
+      else dims.insert(dims.begin(), static_cast<std::int64_t>(xs.size()));
+    }
+    if (o.mode == "--fp32") {
+      std::vector<float> all;
+      for (const auto& x : xs) {
+        const auto one = to_onnx_order(y, run_fp32(g, {x})[0]);
+        all.insert(all.end(), one.begin(), one.end());
+      }
+      outs.add(o.out, encode_npy(dims, all));
+    } else {
+      std::vector<std::int8_t> all;
+      for (const auto& x : xs) {
+        const auto one = to_onnx_order(y, run_golden(g, {quantize_input(g, 0, x)})[0]);
+        all.insert(all.end(), one.begin(), one.end());
+      }
+      outs.add(o.out, encode_npy(dims, all));
+    }
+    outs.publish();
+    return res;
+  }
+  if (o.mode == "--quantize-input") {
+    std::vector<std::uint8_t> bytes;
+    for (const auto& x : load_images(g, o.mode_in)) {
+      const auto one = to_hwc(quantize_input(g, 0, x));
+      bytes.insert(bytes.end(), one.begin(), one.end());
+    }
+    outs.add(o.out, bytes.data(), bytes.size());
+    outs.publish();
+    return res;
+  }
+  const auto t2 = std::chrono::steady_clock::now();
+  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes});
+  dump(o.dump_dir, 4, "mapped", g);
+  g.batch = o.batch;
+  plan_memory(g, target);
+  dump(o.dump_dir, 5, "planned", g);
+  // The emitter writes the program and the weight image by path: into a
+  // private folder, under the final names (the program names its image).
+  const std::string xbar = with_extension(o.out, ".xbar"), io_path = with_extension(o.out, ".io.json");
+  outs.check(xbar);
+  outs.check(io_path);
+  const std::string stage = outs.stage_dir(o.out);
+  EmitOptions eo;
+  eo.asm_path = stage + "/" + std::filesystem::path(o.out).filename().string();
+  eo.image_path = stage + "/" + std::filesystem::path(xbar).filename().string();
+  // The bindings are vp-cc's own (with_io_directives): the emitter writes
+  // only its comments on them.
+  const bool io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());
+  eo.io_directives = false;
+  if (!o.adc_profile.empty()) eo.adc_ranges = adc_ranges_from_profile(o.adc_profile, target, o.adc_headroom);
+  const EmitResult r = emit_program(g, target, eo);
+  const std::string io_text = io_json(g), directives = io_directives ? vp::cc::io_directives(g) : std::string();
+  const double t_back = since(t2);
+  const auto t3 = std::chrono::steady_clock::now();
+  if (!o.tests.empty()) {
+    if (g.inputs.size() != 1) throw CompileError("--test needs a model with one input");
+    const std::string dir = !o.test_dir.empty() ? o.test_dir : std::filesystem::path(o.out).parent_path().string();
+    const std::string pre = dir.empty() ? "" : dir + "/";
+    std::vector<std::vector<std::int8_t>> ins, goldens;
+    for (const auto& tpath : o.tests) {
+      const QTensor q = quantize_input(g, 0, load_input(g, tpath));
+      ins.push_back(to_hwc(q));
+      goldens.push_back(to_hwc(run_golden(g, {q}, o.threads)[0]));
+    }
+    // A stream of N images: test k's files hold tests k, k + 1, ... (mod T).
+    const std::size_t T = o.tests.size(), N = static_cast<std::size_t>(o.batch);
+    for (std::size_t k = 0; k < T; ++k) {
+      std::vector<std::int8_t> in, golden;
+      for (std::size_t e = 0; e < N; ++e) {
+        in.insert(in.end(), ins[(k + e) % T].begin(), ins[(k + e) % T].end());
+        golden.insert(golden.end(), goldens[(k + e) % T].begin(), goldens[(k + e) % T].end());
+      }
+      outs.add(pre + stem_of(o.tests[k]) + ".in.bin", in.data(), in.size());
+      outs.add(pre + stem_of(o.tests[k]) + ".golden.bin", golden.data(), golden.size());
+    }
+  }
+  const double t_tests = since(t3);
+  outs.add(io_path, io_text);
+  outs.publish_staged(eo.image_path, xbar);
+  {
+    std::ifstream f(eo.asm_path, std::ios::binary);
+    std::stringstream program;
+    program << f.rdbuf();
+    if (!f) throw CompileError("cannot read back '" + eo.asm_path + "'");
+    outs.add(o.out, with_io_directives(program.str(), directives));  // last: the program is what tools wait for
+  }
+  outs.publish();
+  const double secs = since(t0);
+  res.emit = r;
+  res.crossbars = crossbars_used(g);
+  res.chip_crossbars = target.crossbars();
+  res.asm_path = o.out;
+  res.xbar_path = xbar;
+  res.io_path = io_path;
+  res.report = layer_report(g, target);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s -> %s: %d CUs, %lld instructions, %lld-byte weight image, %.2f s "
+                "(parse+canonicalize %.2f s, calibrate+quantize %.2f s on %zu input(s), map+plan+emit %.2f s",
+                o.model.c_str(), o.out.c_str(), r.cores_used, static_cast<long long>(r.instructions),
+                static_cast<long long>(r.image_bytes), secs, t_front, t_quant, sets_in.size(), t_back);
+  res.summary = line;
+  if (!o.tests.empty()) {
+    std::snprintf(line, sizeof line, ", %zu test input(s) %.2f s", o.tests.size(), t_tests);
+    res.summary += line;
+  }
+  res.summary += ")";
+  return res;
+}
+
+std::int64_t crossbars_used(const Graph& g) {
+  std::int64_t n = 0;
+  for (const Node& node : g.nodes)
+    if (op_has(node.op, op_crossbar))
+      for (const auto& ct : node.tiles)
+        for (const auto& p : ct.parts) n += std::int64_t{p.row_tiles} * p.lanes;
+  return n;
+}
+
+}  // namespace vp::cc

@@ -1,0 +1,53 @@
+"""The chip's figures from vp-run's statistics, as compiler/tools/check_model.py computes them."""
+
+
+def param_sets(params, kwparams):
+    """{"xbar.read_ns": 50} and xbar__read_ns=50 -> ["xbar.read_ns=50"] (vp-run's --set)."""
+    out = []
+    items = list((params or {}).items()) + [(k.replace("__", "."), v) for k, v in kwparams.items()]
+    for name, value in items:
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        out.append("%s=%s" % (name, value))
+    return out
+
+
+def chip_figures(stats):
+    """Cycles, energy per inference, crossbars and deployment from a run's statistics."""
+    fw = stats.get("firmware", {})
+    run = stats.get("run", {})
+    xb = stats.get("crossbar", {})
+    en = stats.get("energy_pj", {})
+    ispp = stats.get("ispp", {})
+    mhz = run.get("clock_mhz", 0.0)
+    total_cycles = run.get("cycles", 0)
+    inf = fw.get("inference_cycles_mean") or total_cycles
+    n = fw.get("inferences") or 1
+    # Energy of the inferences: everything but the weight deployment (ISPP
+    # pulses and verify reads) and the leakage of the cycles outside the
+    # inferences (load and deployment).
+    total = en.get("total", 0.0)
+    leak = en.get("leakage", 0.0)
+    inf_cycles = sum(fw.get("inference_cycles", [])) or total_cycles
+    outside = max(0, total_cycles - inf_cycles)
+    leak_outside = leak * outside / total_cycles if total_cycles else 0.0
+    e_inf = (total - en.get("ispp", 0.0) - leak_outside) / n
+    return {
+        "clock_mhz": mhz,
+        "cycles_total": total_cycles,
+        "inferences": n,
+        "inference_cycles": inf,
+        "inference_us": inf / mhz if mhz else 0.0,
+        "inferences_per_s": mhz * 1e6 / inf if inf else 0.0,
+        "energy_per_inference_uj": e_inf / 1e6,
+        "energy_total_uj": total / 1e6,
+        "deploy_cycles": fw.get("deploy_cycles", 0),
+        "deploy_us": fw.get("deploy_us", 0.0),
+        "deploy_energy_uj": en.get("ispp", 0.0) / 1e6,
+        "pulses": fw.get("pulses", ispp.get("pulses", 0)),
+        "failed_cells": fw.get("failed_cells", ispp.get("failed_cells", 0)),
+        "retries": fw.get("retries", 0),
+        "rows_programmed": fw.get("rows_programmed", ispp.get("rows_programmed", 0)),
+        "crossbars_used": xb.get("crossbars_used"),
+        "crossbars_total": xb.get("crossbars_total"),
+    }
