@@ -40,9 +40,15 @@ std::map<int, int> adc_ranges_from_profile(const std::string& path, const Target
   if (!in) bad(path, "cannot read the ADC profile");
   std::ostringstream text;
   text << in.rdbuf();
+  if (!in.good() && !in.eof()) bad(path, "cannot read the ADC profile");
+  return adc_ranges_from_profile_text(text.str(), path, t, headroom);
+}
+
+std::map<int, int> adc_ranges_from_profile_text(const std::string& text, const std::string& path, const Target& t,
+                                                double headroom) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     bad(path, std::string("not JSON: ") + e.what());
   }

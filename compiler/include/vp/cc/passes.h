@@ -151,6 +151,9 @@ int adc_range_for(double max_column_sum, int adc_bits, double headroom);
 // file; throws CompileError naming the file and field on a malformed
 // profile or one of another chip.
 std::map<int, int> adc_ranges_from_profile(const std::string& path, const Target& t, double headroom);
+// The same from the profile's text; `path` names it in errors.
+std::map<int, int> adc_ranges_from_profile_text(const std::string& text, const std::string& path, const Target& t,
+                                                double headroom);
 
 // ---- reports ----------------------------------------------------------------------
 std::string ir_json(const Graph& g, const std::string& stage);
