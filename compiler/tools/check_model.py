@@ -88,40 +88,18 @@ def metric(comp, key, fmt):
     return "n/a" if v is None else format(v, fmt)
 
 
-def chip_figures(stats):
-    """Cycles, inferences/s, energy per inference and crossbars from vp-run --stats."""
-    fw = stats.get("firmware", {})
-    run_s = stats.get("run", {})
-    xb = stats.get("crossbar", {})
-    en = stats.get("energy_pj", {})
-    mhz = run_s.get("clock_mhz", 0.0)
-    total_cycles = run_s.get("cycles", 0)
-    inf = fw.get("inference_cycles_mean") or total_cycles
-    n = fw.get("inferences") or 1
-    # Energy of the inferences: everything but the weight deployment (ISPP
-    # pulses and verify reads) and the leakage of the cycles outside the
-    # inferences (load and deployment).
-    total = en.get("total", 0.0)
-    leak = en.get("leakage", 0.0)
-    inf_cycles = sum(fw.get("inference_cycles", [])) or total_cycles
-    outside = max(0, total_cycles - inf_cycles)
-    leak_outside = leak * outside / total_cycles if total_cycles else 0.0
-    e_inf = (total - en.get("ispp", 0.0) - leak_outside) / n
-    return {
-        "clock_mhz": mhz,
-        "cycles_total": total_cycles,
-        "deploy_cycles": fw.get("deploy_cycles"),
-        "inference_cycles": inf,
-        "inferences": n,
-        "inferences_per_s": mhz * 1e6 / inf if inf else 0.0,
-        "energy_per_inference_uj": e_inf / 1e6,
-        "dynamic_energy_per_inference_uj": (total - en.get("ispp", 0.0) - leak) / n / 1e6,
-        "energy_total_uj": total / 1e6,
-        "deploy_energy_uj": en.get("ispp", 0.0) / 1e6,
-        "crossbars_used": xb.get("crossbars_used"),
-        "crossbars_total": xb.get("crossbars_total"),
-        "failed_cells": stats.get("ispp", {}).get("failed_cells"),
-    }
+def load_chip_figures():
+    """chip_figures() of python/sidra_vp/_figures.py, the one definition the
+    Python API shares; loaded by path, so the module need not be built."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "sidra_vp_figures", os.path.join(ROOT, "python", "sidra_vp", "_figures.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.chip_figures
+
+
+chip_figures = load_chip_figures()
 
 
 def main():

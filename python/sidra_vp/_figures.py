@@ -1,4 +1,6 @@
-"""The chip's figures from vp-run's statistics, as compiler/tools/check_model.py computes them."""
+"""The chip's figures from vp-run's statistics: one definition for the
+Python API and compiler/tools/check_model.py (which loads this file by its
+path, so it needs no built module)."""
 
 
 def param_sets(params, kwparams):
@@ -40,6 +42,7 @@ def chip_figures(stats):
         "inference_us": inf / mhz if mhz else 0.0,
         "inferences_per_s": mhz * 1e6 / inf if inf else 0.0,
         "energy_per_inference_uj": e_inf / 1e6,
+        "dynamic_energy_per_inference_uj": (total - en.get("ispp", 0.0) - leak) / n / 1e6,
         "energy_total_uj": total / 1e6,
         "deploy_cycles": fw.get("deploy_cycles", 0),
         "deploy_us": fw.get("deploy_us", 0.0),
