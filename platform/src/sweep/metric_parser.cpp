@@ -26,16 +26,22 @@ MetricDef stat_metric(const Doc& doc, const YAML::Node& node, const std::string&
   return m;
 }
 
+// The `output:` a file metric reads: named, and one of `outputs:`.
+std::string metric_output(const Doc& doc, const YAML::Node& node, const SweepSpec& spec, const std::string& missing) {
+  if (!node["output"]) doc.fail(node, missing);
+  const std::string output = doc.scalar(node["output"], "output");
+  const bool known = std::any_of(spec.outputs.begin(), spec.outputs.end(),
+                                 [&](const OutputSpec& o) { return o.file == output; });
+  if (!known) doc.fail(node["output"], "output '" + output + "' is not among 'outputs:'");
+  return output;
+}
+
 MetricDef golden_metric(const Doc& doc, const YAML::Node& node, const SweepSpec& spec) {
   MetricDef m;
   m.kind = MetricDef::Kind::kGolden;
   m.where = doc.at(node);
   m.golden = doc.existing_file(node["golden"], doc.scalar(node["golden"], "golden"), "golden file");
-  if (!node["output"]) doc.fail(node, "a golden metric names the output it checks: output: FILE");
-  m.output = doc.scalar(node["output"], "output");
-  const bool known = std::any_of(spec.outputs.begin(), spec.outputs.end(),
-                                 [&](const OutputSpec& o) { return o.file == m.output; });
-  if (!known) doc.fail(node["output"], "output '" + m.output + "' is not among 'outputs:'");
+  m.output = metric_output(doc, node, spec, "a golden metric names the output it checks: output: FILE");
   const std::string measure = node["measure"] ? doc.scalar(node["measure"], "measure") : "exact_fraction";
   if (measure == "exact_fraction") m.measure = MetricDef::Measure::kExactFraction;
   else if (measure == "max_abs_error") m.measure = MetricDef::Measure::kMaxAbsError;
@@ -51,11 +57,7 @@ MetricDef accuracy_metric(const Doc& doc, const YAML::Node& node, const SweepSpe
   m.kind = MetricDef::Kind::kAccuracy;
   m.where = doc.at(node);
   m.labels = doc.existing_file(node["labels"], doc.scalar(node["labels"], "labels"), "labels file");
-  if (!node["output"]) doc.fail(node, "an accuracy metric names the output it classifies: output: FILE");
-  m.output = doc.scalar(node["output"], "output");
-  const bool known = std::any_of(spec.outputs.begin(), spec.outputs.end(),
-                                 [&](const OutputSpec& o) { return o.file == m.output; });
-  if (!known) doc.fail(node["output"], "output '" + m.output + "' is not among 'outputs:'");
+  m.output = metric_output(doc, node, spec, "an accuracy metric names the output it classifies: output: FILE");
   if (node["measure"]) doc.fail(node["measure"], "an accuracy metric has no 'measure'");
   m.name = m.output + ".accuracy";
   return m;

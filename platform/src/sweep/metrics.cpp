@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 #include "vp/sweep/files.h"
@@ -110,6 +111,26 @@ json top1_accuracy(const std::vector<double>& scores, const std::vector<double>&
   return static_cast<double>(right) / static_cast<double>(n);
 }
 
+namespace {
+
+// The point's output file the metric reads, as numbers of its dtype; null
+// when the file is missing or unreadable (the metric is then empty).
+json with_output(const SweepSpec& spec, const MetricDef& m, const std::string& point_dir,
+                 const std::function<json(const std::vector<double>&, const std::string& dtype)>& measure) {
+  std::string dtype = "int8";
+  for (const auto& o : spec.outputs)
+    if (o.file == m.output) dtype = o.dtype;
+  const std::string out = point_dir + "/" + m.output;
+  if (!file_exists(out)) return nullptr;
+  try {
+    return measure(read_numbers(out, dtype), dtype);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
 json evaluate_metric(const SweepSpec& spec, const MetricDef& m, const json& stats, const std::string& point_dir) {
   if (stats.is_null()) return nullptr;
   switch (m.kind) {
@@ -136,30 +157,14 @@ json evaluate_metric(const SweepSpec& spec, const MetricDef& m, const json& stat
       const double count = runs * spec.inferences_per_run;
       return e.is_null() ? json(nullptr) : json(e.get<double>() / count);
     }
-    case MetricDef::Kind::kGolden: {
-      std::string dtype = "int8";
-      for (const auto& o : spec.outputs)
-        if (o.file == m.output) dtype = o.dtype;
-      const std::string out = point_dir + "/" + m.output;
-      if (!file_exists(out)) return nullptr;
-      try {
-        return compare_tensors(read_numbers(out, dtype), read_numbers(m.golden, dtype), m.measure);
-      } catch (const std::exception&) {
-        return nullptr;
-      }
-    }
-    case MetricDef::Kind::kAccuracy: {
-      std::string dtype = "int8";
-      for (const auto& o : spec.outputs)
-        if (o.file == m.output) dtype = o.dtype;
-      const std::string out = point_dir + "/" + m.output;
-      if (!file_exists(out)) return nullptr;
-      try {
-        return top1_accuracy(read_numbers(out, dtype), read_numbers(m.labels, "<i8"));
-      } catch (const std::exception&) {
-        return nullptr;
-      }
-    }
+    case MetricDef::Kind::kGolden:
+      return with_output(spec, m, point_dir, [&](const std::vector<double>& got, const std::string& dtype) {
+        return compare_tensors(got, read_numbers(m.golden, dtype), m.measure);
+      });
+    case MetricDef::Kind::kAccuracy:
+      return with_output(spec, m, point_dir, [&](const std::vector<double>& scores, const std::string&) {
+        return top1_accuracy(scores, read_numbers(m.labels, "<i8"));
+      });
   }
   return nullptr;
 }
