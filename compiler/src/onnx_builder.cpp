@@ -116,6 +116,20 @@ std::string OnnxBuilder::conv(const std::string& x, int cin, int cout, int k, in
   return y;
 }
 
+std::string OnnxBuilder::conv_aliased_bias(const std::string& x, int cin, int cout, int k, int pad) {
+  const int fan_in = cin * k * k;
+  const std::string w = init("W", {cout, cin, k, k},
+                             normal(static_cast<std::size_t>(cout * fan_in), std::sqrt(2.f / float(fan_in))));
+  const std::string b0 = init("B", {cout}, normal(static_cast<std::size_t>(cout), 0.1f));
+  const std::string b = fresh("B_alias");
+  node(*model_, "Identity", b, {b0}, b);
+  const std::string y = fresh("conv");
+  auto* n = node(*model_, "Conv", y, {x, w, b}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "pads", {pad, pad, pad, pad});
+  return y;
+}
+
 std::string OnnxBuilder::batchnorm(const std::string& x, int c) {
   std::uniform_real_distribution<float> u(0.5f, 1.5f);
   std::vector<float> gamma(static_cast<std::size_t>(c)), var(static_cast<std::size_t>(c));

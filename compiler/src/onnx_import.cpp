@@ -245,6 +245,18 @@ Graph import_model(std::string_view bytes, const std::string& name) {
           throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): auto_pad " + a.s() + " is not supported");
       }
     }
+    // An Identity of a constant is that constant: PyTorch's exporter writes
+    // one initializer once and every other parameter equal to it (zero
+    // biases of MobileNetV3, SqueezeNet, EfficientNet) as an Identity of it.
+    if (n.op == OpKind::Identity && n.in.size() == 1 && n.in[0] >= 0 && g.val(n.in[0]).is_const &&
+        n.out.size() == 1 && std::find(g.outputs.begin(), g.outputs.end(), n.out[0]) == g.outputs.end()) {
+      const Value src = g.val(n.in[0]);
+      Value& v = g.val(n.out[0]);
+      v.is_const = true;
+      v.dims = src.dims;
+      v.data = src.data;
+      continue;
+    }
     g.nodes.push_back(std::move(n));
   }
   for (auto& v : g.values) {

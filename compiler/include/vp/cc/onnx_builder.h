@@ -29,6 +29,9 @@ class OnnxBuilder {
   // Weights ~ N(0, gain^2 * 2 / fan_in), bias ~ N(0, 0.1^2).
   std::string conv(const std::string& x, int cin, int cout, int k, int stride = 1, int pad = 0, int group = 1,
                    bool bias = true, int dilation = 1, float gain = 1.f);
+  // A Conv whose bias is an Identity of an initializer, as PyTorch's
+  // exporter writes a parameter equal to one it already wrote.
+  std::string conv_aliased_bias(const std::string& x, int cin, int cout, int k, int pad);
   std::string batchnorm(const std::string& x, int c);
   std::string relu(const std::string& x);
   std::string clip(const std::string& x, float lo, float hi);
