@@ -264,6 +264,13 @@ void fold_mul_by_input(Graph& g) {
   }
 }
 
+// A Mul's `gate` holds one value per channel of the map `x`.
+bool mul_broadcast(const Graph& g, int x, int gate) {
+  const Shape& a = g.val(x).shape;
+  const Shape& b = g.val(gate).shape;
+  return a.c == b.c && b.h == 1 && b.w == 1 && a.h * a.w > 1;
+}
+
 }  // namespace
 
 void canonicalize(Graph& g) {
@@ -368,7 +375,21 @@ void canonicalize(Graph& g) {
       throw CompileError("node '" + n.name + "': " + op_name(n.op) + " is left after canonicalization; not supported here");
     if (n.op == OpKind::Mul) {
       const bool c0 = g.val(n.in[0]).is_const, c1 = g.val(n.in[1]).is_const;
-      if (c0 == c1) throw CompileError("node '" + n.name + "': Mul is supported only by a constant");
+      if (c0 && c1) throw CompileError("node '" + n.name + "': Mul of two constants is not supported");
+      if (!c0 && !c1) {
+        // Of two activations: the same shape, or the second one value per
+        // channel (a squeeze-excitation gate, [1, C, 1, 1], over a map).
+        if (mul_broadcast(g, n.in[1], n.in[0]) && !mul_broadcast(g, n.in[0], n.in[1])) std::swap(n.in[0], n.in[1]);
+        const Shape& a = g.val(n.in[0]).shape;
+        const Shape& b = g.val(n.in[1]).shape;
+        if (!(a == b) && !mul_broadcast(g, n.in[0], n.in[1]))
+          throw CompileError("node '" + n.name + "': Mul of two activations needs the same shape or one value per channel; got " +
+                             std::to_string(a.c) + "x" + std::to_string(a.h) + "x" + std::to_string(a.w) + " and " +
+                             std::to_string(b.c) + "x" + std::to_string(b.h) + "x" + std::to_string(b.w));
+        if (!(g.val(n.out[0]).shape == a))
+          throw CompileError("node '" + n.name + "': Mul's output shape is not its inputs'");
+        continue;
+      }
       if (c0) std::swap(n.in[0], n.in[1]);
       const auto& k = g.val(n.in[1]);
       const auto C = static_cast<std::size_t>(g.val(n.in[0]).shape.c);
