@@ -305,8 +305,18 @@ void canonicalize(Graph& g) {
         const Shape& out = g.val(n.out[0]).shape;
         const auto floor_h = (in.h + n.geom.pt + n.geom.pb - ((n.geom.kh - 1) * n.geom.dh + 1)) / n.geom.sh + 1;
         const auto floor_w = (in.w + n.geom.pl + n.geom.pr - ((n.geom.kw - 1) * n.geom.dw + 1)) / n.geom.sw + 1;
-        if (out.h != floor_h || out.w != floor_w)
-          throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is not supported");
+        if (out.h != floor_h || out.w != floor_w) {
+          // A partial last window of a max pooling is the max over its
+          // part inside the tensor: the same window over a wider end pad
+          // of -infinity (the -128 border the plan gives a max pooling's
+          // input), which ONNX guarantees never covers a window wholly
+          // (the last one starts inside the input or its begin pad). An
+          // average would divide by the clipped count instead.
+          if (n.op != OpKind::MaxPool || out.h < floor_h || out.w < floor_w)
+            throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is supported for MaxPool only");
+          n.geom.pb += static_cast<int>((out.h - floor_h) * n.geom.sh);
+          n.geom.pr += static_cast<int>((out.w - floor_w) * n.geom.sw);
+        }
       }
     }
   }

@@ -194,6 +194,24 @@ std::string OnnxBuilder::mul_const(const std::string& x, const std::vector<float
   return y;
 }
 
+std::string OnnxBuilder::maxpool_ceil(const std::string& x, int k, int stride) {
+  const std::string y = fresh("maxpool");
+  auto* n = node(*model_, "MaxPool", y, {x}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "strides", {stride, stride});
+  attr_int(n, "ceil_mode", 1);
+  return y;
+}
+
+std::string OnnxBuilder::avgpool_ceil(const std::string& x, int k, int stride) {
+  const std::string y = fresh("avgpool");
+  auto* n = node(*model_, "AveragePool", y, {x}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "strides", {stride, stride});
+  attr_int(n, "ceil_mode", 1);
+  return y;
+}
+
 std::string OnnxBuilder::maxpool(const std::string& x, int k, int stride, int pad) {
   const std::string y = fresh("maxpool");
   auto* n = node(*model_, "MaxPool", y, {x}, y);

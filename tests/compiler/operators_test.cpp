@@ -406,6 +406,40 @@ TEST(MulOfActivations, GateOverChannelsAndSameShape) {
   }
 }
 
+// MaxPool with ceil_mode=1: the partial last windows as a wider end pad of
+// the -128 border; the golden model equals a max over the clipped windows
+// computed here.
+TEST(MaxPoolCeilMode, PartialWindowsAreMaxOverTheirInsidePart) {
+  OnnxBuilder b("ceil");
+  auto x = b.conv(b.input("x", {1, 3, 8, 8}), 3, 4, 3, 1, 0);  // 6x6, signed
+  b.output(b.maxpool_ceil(x, 3, 2));  // (6 - 3) / 2 + 1 = 2 by floor, 3 by ceil
+  Graph g = import_onnx_bytes(b.serialize(), "ceil");
+  canonicalize(g);
+  const Node& p = g.nodes.back();
+  ASSERT_EQ(p.op, OpKind::MaxPool);
+  EXPECT_EQ(g.val(p.out[0]).shape, (Shape{4, 3, 3}));
+  EXPECT_EQ(p.geom.pb, 2);
+  EXPECT_EQ(p.geom.pr, 2);
+  const auto calib = default_calibration(g);
+  quantize(g, calib);
+  const auto all = run_golden_all(g, {quantize_input(g, 0, calib[0][0])});
+  const auto& in = all[static_cast<std::size_t>(p.in[0])].data;
+  const auto& out = all[static_cast<std::size_t>(p.out[0])].data;
+  for (int c = 0; c < 4; ++c)
+    for (int oh = 0; oh < 3; ++oh)
+      for (int ow = 0; ow < 3; ++ow) {
+        int m = -128;
+        for (int h = oh * 2; h < std::min(6, oh * 2 + 3); ++h)
+          for (int w = ow * 2; w < std::min(6, ow * 2 + 3); ++w) m = std::max<int>(m, in[static_cast<std::size_t>((c * 6 + h) * 6 + w)]);
+        EXPECT_EQ(out[static_cast<std::size_t>((c * 3 + oh) * 3 + ow)], m) << c << " " << oh << " " << ow;
+      }
+  // An AveragePool's partial window divides by its clipped count: refused.
+  OnnxBuilder a("avg");
+  a.output(a.avgpool_ceil(a.input("x", {1, 3, 6, 6}), 3, 2));
+  Graph ga = import_onnx_bytes(a.serialize(), "avg");
+  EXPECT_THROW(canonicalize(ga), CompileError);
+}
+
 INSTANTIATE_TEST_SUITE_P(Table, OperatorThroughPasses, ::testing::ValuesIn(all_kinds()),
                          [](const ::testing::TestParamInfo<OpKind>& p) { return op_name(p.param); });
 
