@@ -264,6 +264,66 @@ void fold_mul_by_input(Graph& g) {
   }
 }
 
+// ReduceMean over the two spatial axes of a map (MNASNet's and ShuffleNet's
+// head, torch's x.mean([2, 3])) is a GlobalAveragePool: with keepdims=0 its
+// [1, C] is the same C x 1 x 1 activation.
+void reduce_mean_to_gap(const Graph& g, Node& n) {
+  const auto& dims = g.val(n.in[0]).dims;
+  const auto rank = static_cast<std::int64_t>(dims.size());
+  const auto it = n.ints.find("axes");
+  std::vector<std::int64_t> axes = it == n.ints.end() ? std::vector<std::int64_t>{} : it->second;
+  for (auto& a : axes)
+    if (a < 0) a += rank;
+  std::sort(axes.begin(), axes.end());
+  if (rank != 4 || axes != std::vector<std::int64_t>{2, 3})
+    throw CompileError("node '" + n.name + "': ReduceMean is supported over the two spatial axes of a 4-D map only");
+  n.op = OpKind::GlobalAveragePool;
+}
+
+// A constant-0 Pad of a map's H and W that only window operators averaging
+// or convolving read becomes their pads (an AveragePool then counts the
+// padded zeros: count_include_pad=1, as the explicit zeros were counted).
+// PyTorch exports AvgPool2d(count_include_pad=True) this way (Inception-v3,
+// DenseNet's transitions, whose Pad is all zeros).
+void fold_pad(Graph& g, Node& n) {
+  std::vector<std::int64_t> p;
+  if (n.in.size() > 1 && n.in[1] >= 0)
+    for (const float v : need_const(g, n, 1, "the pads").data) p.push_back(static_cast<std::int64_t>(v));
+  else if (n.ints.count("pads"))
+    p = n.ints.at("pads");
+  const auto mode = n.ints.find("mode");
+  float value = 0;
+  if (n.in.size() > 2 && n.in[2] >= 0) value = need_const(g, n, 2, "the constant value").data.at(0);
+  if (n.floats.count("value")) value = n.floats.at("value");
+  const auto fail = [&](const std::string& why) {
+    throw CompileError("node '" + n.name + "': Pad is supported only " + why);
+  };
+  if (mode != n.ints.end()) fail("in constant mode");
+  if (value != 0) fail("with the value 0");
+  if (p.size() != 8 || p[0] || p[1] || p[4] || p[5]) fail("of the H and W axes of a 4-D map");
+  for (auto v : p)
+    if (v < 0) fail("with pads >= 0");
+  const std::vector<int> readers = g.consumers(n.out[0]);
+  if (is_output(g, n.out[0]) || readers.empty()) fail("before a Conv or AveragePool");
+  for (int r : readers) {
+    const Node& c = g.nodes[static_cast<std::size_t>(r)];
+    const bool pads = c.geom.pt || c.geom.pl || c.geom.pb || c.geom.pr;
+    if ((c.op != OpKind::Conv && c.op != OpKind::AveragePool) || c.in[0] != n.out[0] ||
+        (c.op == OpKind::AveragePool && pads && attr_i(c, "count_include_pad", 0) == 0))
+      fail("before a Conv or AveragePool (that counts its own pads)");
+  }
+  for (int r : readers) {
+    Node& c = g.nodes[static_cast<std::size_t>(r)];
+    c.geom.pt += static_cast<int>(p[2]);
+    c.geom.pl += static_cast<int>(p[3]);
+    c.geom.pb += static_cast<int>(p[6]);
+    c.geom.pr += static_cast<int>(p[7]);
+    if (c.op == OpKind::AveragePool) c.ints["count_include_pad"] = {1};
+  }
+  replace_uses(g, n.out[0], n.in[0]);
+  n.out.clear();
+}
+
 // A Mul's `gate` holds one value per channel of the map `x`.
 bool mul_broadcast(const Graph& g, int x, int gate) {
   const Shape& a = g.val(x).shape;
@@ -319,6 +379,11 @@ void canonicalize(Graph& g) {
         }
       }
     }
+  }
+  // 2b. ReduceMean over H and W, zero Pads before a window operator.
+  for (auto& n : g.nodes) {
+    if (n.op == OpKind::ReduceMean) reduce_mean_to_gap(g, n);
+    else if (n.op == OpKind::Pad) fold_pad(g, n);
   }
   // 3. Remaining Flatten/Reshape must be byte no-ops in the channels-last layout.
   for (auto& n : g.nodes) {

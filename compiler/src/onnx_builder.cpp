@@ -194,6 +194,20 @@ std::string OnnxBuilder::mul_const(const std::string& x, const std::vector<float
   return y;
 }
 
+std::string OnnxBuilder::reduce_mean(const std::string& x, const std::vector<std::int64_t>& axes, bool keepdims) {
+  const std::string y = fresh("mean");
+  auto* n = node(*model_, "ReduceMean", y, {x}, y);
+  attr_ints(n, "axes", axes);
+  attr_int(n, "keepdims", keepdims ? 1 : 0);
+  return y;
+}
+
+std::string OnnxBuilder::pad(const std::string& x, const std::vector<std::int64_t>& pads) {
+  const std::string y = fresh("pad");
+  node(*model_, "Pad", y, {x, init_i64("pads", pads)}, y);
+  return y;
+}
+
 std::string OnnxBuilder::maxpool_ceil(const std::string& x, int k, int stride) {
   const std::string y = fresh("maxpool");
   auto* n = node(*model_, "MaxPool", y, {x}, y);

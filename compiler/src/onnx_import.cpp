@@ -236,7 +236,9 @@ Graph import_model(std::string_view bytes, const std::string& name) {
       if (a.type() == onnx::AttributeProto::INT) n.ints[a.name()] = {a.i()};
       else if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()].assign(a.ints().begin(), a.ints().end());
       else if (a.type() == onnx::AttributeProto::FLOAT) n.floats[a.name()] = a.f();
-      else if (a.type() == onnx::AttributeProto::STRING && a.name() == "auto_pad") {
+      else if (a.type() == onnx::AttributeProto::STRING && a.name() == "mode" && n.op == OpKind::Pad) {
+        if (a.s() != "constant") n.ints["mode"] = {1};  // reflect, edge: refused by canonicalize
+      } else if (a.type() == onnx::AttributeProto::STRING && a.name() == "auto_pad") {
         // Resolved into pads by canonicalize, from the inferred output shape.
         if (a.s() == "SAME_UPPER") n.ints["auto_pad"] = {kAutoPadSameUpper};
         else if (a.s() == "SAME_LOWER") n.ints["auto_pad"] = {kAutoPadSameLower};

@@ -109,7 +109,7 @@ Arity arity_of(OpKind op) {
   switch (op) {
     case OpKind::Conv: case OpKind::Gemm: return {2, 3};
     case OpKind::MatMul: case OpKind::Add: case OpKind::Mul: case OpKind::Reshape: return {2, 2};
-    case OpKind::Clip: return {1, 3};
+    case OpKind::Clip: case OpKind::Pad: return {1, 3};
     case OpKind::BatchNormalization: return {5, 5};
     case OpKind::Concat: return {1, 1 << 20};
     case OpKind::Constant: return {0, 0};

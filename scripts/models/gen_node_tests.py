@@ -44,12 +44,12 @@ import numpy as np
 SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid",
              "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
-             "Concat", "Identity", "Softmax"]
+             "Concat", "Identity", "Softmax", "ReduceMean", "Pad"]
 
 # Inputs that are weights/parameters rather than activations, per operator
 # (input indices): these become initializers in model.const.onnx.
 CONST_INPUTS = {"Conv": [1, 2], "Gemm": [1, 2], "MatMul": [1], "BatchNormalization": [1, 2, 3, 4],
-                "Mul": [1], "Clip": [1, 2], "Reshape": [1]}
+                "Mul": [1], "Clip": [1, 2], "Reshape": [1], "Pad": [1, 2]}
 
 
 def import_onnx_cases():

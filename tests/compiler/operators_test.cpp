@@ -116,6 +116,11 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
          b.output(b.concat({b.input("a", {1, 4, 6, 6}), b.input("b", {1, 2, 6, 6})}));
          return b.serialize();
        }},
+      {OpKind::ReduceMean,
+       image([](OnnxBuilder& b, const std::string& x) { return b.reduce_mean(x, {-1, 2}, false); })},
+      {OpKind::Pad, image([](OnnxBuilder& b, const std::string& x) {
+         return b.avgpool(b.pad(x, {0, 0, 1, 0, 0, 0, 2, 1}), 3, 1);
+       })},
       {OpKind::Identity, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.identity(x)); })},
       {OpKind::Softmax,
        [] {
@@ -194,6 +199,9 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
   EXPECT_EQ(count_kind(g, k), d.on_chip() ? 1 : 0);
   if (d.role == OpRole::to_conv) {
     EXPECT_EQ(count_kind(g, OpKind::Conv), 1);
+  }
+  if (d.role == OpRole::rewrite) {  // into a GlobalAveragePool, or the pads of the pooling
+    EXPECT_EQ(count_kind(g, OpKind::GlobalAveragePool) + count_kind(g, OpKind::AveragePool), 1);
   }
   if (d.role == OpRole::host) {
     EXPECT_TRUE(std::find(g.host_softmax.begin(), g.host_softmax.end(), true) != g.host_softmax.end());
@@ -404,6 +412,51 @@ TEST(MulOfActivations, GateOverChannelsAndSameShape) {
       EXPECT_NE(std::string(e.what()).find("same shape or one value per channel"), std::string::npos) << e.what();
     }
   }
+}
+
+// A zero Pad before an AveragePool: the pool's pads, the zeros counted.
+// FP32 against the average over the padded map computed here; ReduceMean
+// over H and W against the plain mean.
+TEST(Rewrites, PadIntoAveragePoolAndReduceMeanIntoGlobalPool) {
+  OnnxBuilder b("pad");
+  auto x = b.input("x", {1, 2, 5, 4});
+  b.output(b.avgpool(b.pad(x, {0, 0, 1, 2, 0, 0, 0, 1}), 3, 2));  // 6x7 padded -> 2x3
+  b.output(b.reduce_mean(x, {2, 3}, true));
+  Graph g = import_onnx_bytes(b.serialize(), "pad");
+  canonicalize(g);
+  ASSERT_EQ(g.nodes.size(), 2u);
+  const Node& p = g.nodes[0];
+  EXPECT_EQ(p.op, OpKind::AveragePool);
+  EXPECT_EQ(std::vector<int>({p.geom.pt, p.geom.pl, p.geom.pb, p.geom.pr}), std::vector<int>({1, 2, 0, 1}));
+  EXPECT_EQ(g.nodes[1].op, OpKind::GlobalAveragePool);
+  const auto calib = default_calibration(g);
+  const auto& in = calib[0][0].data;
+  const auto y = run_fp32(g, calib[0]);
+  ASSERT_EQ(y[0].data.size(), 2u * 2 * 3);
+  for (int c = 0; c < 2; ++c) {
+    double total = 0;
+    for (int i = 0; i < 20; ++i) total += in[static_cast<std::size_t>(c * 20 + i)];
+    EXPECT_NEAR(y[1].data[static_cast<std::size_t>(c)], total / 20, 1e-5);
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 3; ++ow) {
+        double s = 0;
+        for (int r = 0; r < 3; ++r)
+          for (int q = 0; q < 3; ++q) {
+            const int h = oh * 2 + r - 1, w = ow * 2 + q - 2;  // in the unpadded map
+            if (h >= 0 && h < 5 && w >= 0 && w < 4) s += in[static_cast<std::size_t>((c * 5 + h) * 4 + w)];
+          }
+        EXPECT_NEAR(y[0].data[static_cast<std::size_t>((c * 2 + oh) * 3 + ow)], s / 9, 1e-5);
+      }
+  }
+  // A Pad read by a MaxPool (0 is not its border) or reflecting: refused.
+  OnnxBuilder m("maxpad");
+  m.output(m.maxpool(m.pad(m.input("x", {1, 2, 5, 5}), {0, 0, 1, 1, 0, 0, 1, 1}), 3, 1, 0));
+  Graph gm = import_onnx_bytes(m.serialize(), "maxpad");
+  EXPECT_THROW(canonicalize(gm), CompileError);
+  OnnxBuilder r("mean");
+  r.output(r.reduce_mean(r.input("x", {1, 2, 5, 5}), {1}, true));
+  Graph gr = import_onnx_bytes(r.serialize(), "mean");
+  EXPECT_THROW(canonicalize(gr), CompileError);
 }
 
 // MaxPool with ceil_mode=1: the partial last windows as a wider end pad of

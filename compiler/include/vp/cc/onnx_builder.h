@@ -45,6 +45,8 @@ class OnnxBuilder {
   std::string mul(const std::string& a, const std::string& b);  // of two activations
   std::string mul_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
   std::string maxpool(const std::string& x, int k, int stride, int pad);
+  std::string reduce_mean(const std::string& x, const std::vector<std::int64_t>& axes, bool keepdims);
+  std::string pad(const std::string& x, const std::vector<std::int64_t>& pads);  // constant 0
   std::string maxpool_ceil(const std::string& x, int k, int stride);  // ceil_mode=1, no pads
   std::string avgpool_ceil(const std::string& x, int k, int stride);
   std::string avgpool(const std::string& x, int k, int stride, int pad = 0, bool count_include_pad = false);
