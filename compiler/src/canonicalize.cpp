@@ -324,6 +324,105 @@ void fold_pad(Graph& g, Node& n) {
   n.out.clear();
 }
 
+// Node n becomes a 1x1 Conv from value x to value y whose output channel k
+// is input channel src[k]: weights of 0 and 1, which quantize exactly (1 is
+// code 127 at a step of 1/127), so the copy only rounds to y's step.
+void channel_copy_conv(Graph& g, Node& n, int x, int y, const std::vector<std::int64_t>& src) {
+  const std::int64_t cin = g.val(x).shape.c, cout = static_cast<std::int64_t>(src.size());
+  Value w;
+  w.name = n.name + ".select";
+  w.is_const = true;
+  w.dims = {cout, cin, 1, 1};
+  w.data.assign(static_cast<std::size_t>(cout * cin), 0.f);
+  for (std::int64_t k = 0; k < cout; ++k) w.data[static_cast<std::size_t>(k * cin + src[static_cast<std::size_t>(k)])] = 1.f;
+  const int wid = g.add_value(std::move(w));
+  n.op = OpKind::Conv;
+  n.ints.clear();
+  n.floats.clear();
+  n.in = {x, wid};
+  n.out = {y};
+  n.geom = ConvGeom{};
+  conv_bias(g, n);
+}
+
+// Slice of the channel axis with step 1 (x.chunk(2, dim=1) of ShuffleNet V2,
+// its bounds folded at import): a Conv copying channels [start, end).
+void slice_to_conv(Graph& g, Node& n) {
+  const auto fail = [&](const std::string& why) {
+    throw CompileError("node '" + n.name + "': Slice is supported " + why);
+  };
+  const Value& x = g.val(n.in[0]);
+  const auto rank = static_cast<std::int64_t>(x.dims.size());
+  auto ints = [&](std::size_t i, std::int64_t dflt) {
+    if (n.in.size() <= i || n.in[i] < 0) return std::vector<std::int64_t>{dflt};
+    const Value& v = g.val(n.in[i]);
+    if (!v.is_const) fail("with constant starts, ends, axes and steps only");
+    std::vector<std::int64_t> r;
+    for (const float f : v.data) r.push_back(static_cast<std::int64_t>(f));
+    return r;
+  };
+  const auto starts = ints(1, 0), ends = ints(2, 0), axes = ints(3, 0), steps = ints(4, 1);
+  if (rank != 4 || starts.size() != 1 || ends.size() != 1 || axes.size() != 1 || steps.size() != 1 ||
+      (axes[0] != 1 && axes[0] != -3) || steps[0] != 1)
+    fail("along the channel axis of a 4-D map, with step 1, only");
+  const std::int64_t C = x.shape.c;
+  auto clampi = [&](std::int64_t v) { return std::clamp<std::int64_t>(v < 0 ? v + C : v, 0, C); };
+  const std::int64_t lo = clampi(starts[0]), hi = clampi(ends[0]);
+  if (hi <= lo) fail("when it keeps at least one channel");
+  std::vector<std::int64_t> src;
+  for (std::int64_t c = lo; c < hi; ++c) src.push_back(c);
+  channel_copy_conv(g, n, n.in[0], n.out[0], src);
+}
+
+// ShuffleNet's channel shuffle: Reshape [1, C, H, W] -> [1, g, C/g, H, W],
+// Transpose perm (0, 2, 1, 3, 4), Reshape back to [1, C, H, W]: output
+// channel j*g + i is input channel i*(C/g) + j, one Conv (the Reshapes go).
+void shuffle_to_conv(Graph& g, std::size_t ti) {
+  Node& t = g.nodes[ti];
+  const auto fail = [&]() {
+    throw CompileError("node '" + t.name +
+                       "': Transpose is supported only as a channel shuffle (Reshape to [1, g, C/g, H, W], perm "
+                       "0,2,1,3,4, Reshape back)");
+  };
+  const auto perm = t.ints.count("perm") ? t.ints.at("perm") : std::vector<std::int64_t>{};
+  const int p = g.producer(t.in[0]);
+  const auto readers = g.consumers(t.out[0]);
+  if (perm != std::vector<std::int64_t>{0, 2, 1, 3, 4} || p < 0 || readers.size() != 1 || is_output(g, t.out[0])) fail();
+  Node& r1 = g.nodes[static_cast<std::size_t>(p)];
+  Node& r2 = g.nodes[static_cast<std::size_t>(readers[0])];
+  if (r1.op != OpKind::Reshape || r2.op != OpKind::Reshape || g.consumers(r1.out[0]).size() != 1 ||
+      is_output(g, r1.out[0]))
+    fail();
+  const auto& in = g.val(r1.in[0]).dims;
+  const auto& mid = g.val(r1.out[0]).dims;
+  const auto& out = g.val(r2.out[0]).dims;
+  if (in.size() != 4 || mid.size() != 5 || out != in || mid[0] != 1 || mid[1] * mid[2] != in[1] || mid[3] != in[2] ||
+      mid[4] != in[3])
+    fail();
+  const std::int64_t groups = mid[1], per = mid[2];
+  std::vector<std::int64_t> src(static_cast<std::size_t>(in[1]));
+  for (std::int64_t i = 0; i < groups; ++i)
+    for (std::int64_t j = 0; j < per; ++j) src[static_cast<std::size_t>(j * groups + i)] = i * per + j;
+  const int x = r1.in[0], y = r2.out[0];
+  r1.out.clear();
+  r2.out.clear();
+  channel_copy_conv(g, t, x, y, src);
+}
+
+// Div by a constant is a Mul by its reciprocal.
+void div_to_mul(Graph& g, Node& n) {
+  if (!g.val(n.in[1]).is_const || g.val(n.in[0]).is_const)
+    throw CompileError("node '" + n.name + "': Div is supported only of an activation by a constant");
+  Value r = g.val(n.in[1]);
+  r.name += ".reciprocal";
+  for (float& v : r.data) {
+    if (v == 0) throw CompileError("node '" + n.name + "': Div by a constant 0");
+    v = 1.f / v;
+  }
+  n.in[1] = g.add_value(std::move(r));
+  n.op = OpKind::Mul;
+}
+
 // A Mul's `gate` holds one value per channel of the map `x`.
 bool mul_broadcast(const Graph& g, int x, int gate) {
   const Shape& a = g.val(x).shape;
@@ -380,14 +479,19 @@ void canonicalize(Graph& g) {
       }
     }
   }
-  // 2b. ReduceMean over H and W, zero Pads before a window operator.
-  for (auto& n : g.nodes) {
+  // 2b. ReduceMean over H and W, zero Pads before a window operator, Div
+  //     by a constant, channel Slices and shuffles.
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
     if (n.op == OpKind::ReduceMean) reduce_mean_to_gap(g, n);
     else if (n.op == OpKind::Pad) fold_pad(g, n);
+    else if (n.op == OpKind::Div) div_to_mul(g, n);
+    else if (n.op == OpKind::Slice) slice_to_conv(g, n);
+    else if (n.op == OpKind::Transpose) shuffle_to_conv(g, i);
   }
   // 3. Remaining Flatten/Reshape must be byte no-ops in the channels-last layout.
   for (auto& n : g.nodes) {
-    if (n.op != OpKind::Flatten && n.op != OpKind::Reshape) continue;
+    if ((n.op != OpKind::Flatten && n.op != OpKind::Reshape) || n.out.empty()) continue;  // (a shuffle's are gone)
     const Value& in = g.val(n.in[0]);
     const Value& out = g.val(n.out[0]);
     const bool used = !g.consumers(n.out[0]).empty() || is_output(g, n.out[0]);
@@ -504,6 +608,14 @@ void canonicalize(Graph& g) {
   }
   for (int in : g.inputs)
     if (g.val(in).shape.numel() <= 0) throw CompileError("graph input '" + g.val(in).name + "' has no shape");
+  // A 5-D view (import lets one through between a Reshape and a Transpose)
+  // must have gone with its channel shuffle.
+  for (const Node& n : g.nodes)
+    for (const int id : n.in)
+      if (id >= 0 && !g.val(id).is_const && g.val(id).dims.size() > 4)
+        throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads the " +
+                           std::to_string(g.val(id).dims.size()) + "-D tensor '" + g.val(id).name +
+                           "'; supported ranks are 1 to 4 (5-D only inside a channel shuffle)");
   // Output size from the window geometry against the inferred shape: a
   // model whose attributes contradict its shapes is refused here, not
   // indexed out of bounds later.

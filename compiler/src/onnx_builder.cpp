@@ -208,6 +208,47 @@ std::string OnnxBuilder::pad(const std::string& x, const std::vector<std::int64_
   return y;
 }
 
+std::string OnnxBuilder::div_const(const std::string& x, float k) {
+  const std::string y = fresh("div");
+  node(*model_, "Div", y, {x, init("k", {}, {k})}, y);
+  return y;
+}
+
+std::string OnnxBuilder::slice_channels(const std::string& x, std::int64_t start, std::int64_t end) {
+  const std::string y = fresh("slice");
+  node(*model_, "Slice", y, {x, init_i64("starts", {start}), init_i64("ends", {end}), init_i64("axes", {1})}, y);
+  return y;
+}
+
+std::string OnnxBuilder::channel_shuffle(const std::string& x, int c, int h, int w, int groups) {
+  return reshape(transpose(reshape(x, {1, groups, c / groups, h, w}), {0, 2, 1, 3, 4}), {1, c, h, w});
+}
+
+std::string OnnxBuilder::transpose(const std::string& x, const std::vector<std::int64_t>& perm) {
+  const std::string t = fresh("transpose");
+  auto* n = node(*model_, "Transpose", t, {x}, t);
+  attr_ints(n, "perm", perm);
+  return t;
+}
+
+std::string OnnxBuilder::second_half_by_shape(const std::string& x) {
+  auto op = [&](const char* type, const std::vector<std::string>& in) {
+    const std::string y = fresh(type);
+    node(*model_, type, y, in, y);
+    return y;
+  };
+  const std::string shape = op("Shape", {x});
+  const std::string c = op("Gather", {shape, init_i64("one", {1})});
+  // (C + 2 - 1) / 2 with integer division: C / 2 rounded up, then * 1 and * 2.
+  const std::string half = op("Div", {op("Sub", {op("Add", {c, init_i64("two", {2})}), init_i64("one", {1})}),
+                                      init_i64("two", {2})});
+  const std::string lo = op("Mul", {half, init_i64("one", {1})});
+  const std::string hi = op("Mul", {half, init_i64("two", {2})});
+  const std::string y = fresh("slice");
+  node(*model_, "Slice", y, {x, lo, hi, init_i64("axes", {1})}, y);
+  return y;
+}
+
 std::string OnnxBuilder::maxpool_ceil(const std::string& x, int k, int stride) {
   const std::string y = fresh("maxpool");
   auto* n = node(*model_, "MaxPool", y, {x}, y);

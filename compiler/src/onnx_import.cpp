@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string_view>
+#include <set>
 #include <unordered_map>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fold_constants.h"
 #include "onnx_validate.h"
 #include "vp/cc/passes.h"
 
@@ -146,6 +148,14 @@ Graph import_model(std::string_view bytes, const std::string& name) {
   }
   try {
     onnx::shape_inference::InferShapes(model);
+    // Shape arithmetic of fixed shapes: constants, then inference again
+    // (what read them gets its dimensions), until nothing more folds.
+    for (int round = 0; round < 8 && fold_shape_arithmetic(*model.mutable_graph()); ++round) {
+      model.mutable_graph()->clear_value_info();
+      onnx::shape_inference::InferShapes(model);
+    }
+  } catch (const CompileError&) {
+    throw;
   } catch (const std::exception& e) {
     throw CompileError(name + ": shape inference failed: " + e.what());
   }
@@ -247,6 +257,10 @@ Graph import_model(std::string_view bytes, const std::string& name) {
           throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): auto_pad " + a.s() + " is not supported");
       }
     }
+    // fold_shape_arithmetic computed every one it could.
+    if (op_def(n.op).role == OpRole::fold)
+      throw CompileError("node '" + n.name + "' (" + op_name(n.op) +
+                         "): supported only on constants and tensor shapes (computed at import); it reads an activation");
     // An Identity of a constant is that constant: PyTorch's exporter writes
     // one initializer once and every other parameter equal to it (zero
     // biases of MobileNetV3, SqueezeNet, EfficientNet) as an Identity of it.
@@ -266,6 +280,14 @@ Graph import_model(std::string_view bytes, const std::string& name) {
     if (v.dims.empty() && g.producer(static_cast<int>(&v - g.values.data())) < 0 &&
         std::find(g.inputs.begin(), g.inputs.end(), static_cast<int>(&v - g.values.data())) == g.inputs.end())
       continue;  // unused optional
+    // A 5-D view between a Reshape and a Transpose is a channel shuffle
+    // canonicalize makes one operator of (it checks none is left).
+    if (v.dims.size() == 5) {
+      const int p = g.producer(static_cast<int>(&v - g.values.data()));
+      if (p >= 0 && (g.nodes[static_cast<std::size_t>(p)].op == OpKind::Reshape ||
+                     g.nodes[static_cast<std::size_t>(p)].op == OpKind::Transpose))
+        continue;
+    }
     v.shape = shape_of_dims(v.dims, v.name);
     if (v.shape.numel() > kMaxTensorElements)
       throw CompileError("tensor '" + v.name + "' has " + std::to_string(v.shape.numel()) + " elements; at most " +

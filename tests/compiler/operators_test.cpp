@@ -121,6 +121,13 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
       {OpKind::Pad, image([](OnnxBuilder& b, const std::string& x) {
          return b.avgpool(b.pad(x, {0, 0, 1, 0, 0, 0, 2, 1}), 3, 1);
        })},
+      {OpKind::Div, image([](OnnxBuilder& b, const std::string& x) { return b.div_const(x, 4.f); })},
+      {OpKind::Slice, image([](OnnxBuilder& b, const std::string& x) { return b.slice_channels(x, 1, 3); })},
+      {OpKind::Transpose,
+       image([](OnnxBuilder& b, const std::string& x) { return b.channel_shuffle(x, 4, 6, 6, 2); })},
+      {OpKind::Shape, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
+      {OpKind::Gather, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
+      {OpKind::Sub, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
       {OpKind::Identity, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.identity(x)); })},
       {OpKind::Softmax,
        [] {
@@ -189,7 +196,7 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
   const auto it = tiny_graphs().find(k);
   ASSERT_NE(it, tiny_graphs().end());
   Graph g = import_onnx_bytes(it->second(), "tiny");
-  if (d.role == OpRole::constant) {
+  if (d.role == OpRole::constant || d.role == OpRole::fold) {
     EXPECT_EQ(count_kind(g, k), 0) << "a constant operator becomes a value, not a node";
     EXPECT_TRUE(std::any_of(g.values.begin(), g.values.end(), [](const Value& v) { return v.is_const && !v.data.empty(); }));
   } else {
@@ -200,8 +207,10 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
   if (d.role == OpRole::to_conv) {
     EXPECT_EQ(count_kind(g, OpKind::Conv), 1);
   }
-  if (d.role == OpRole::rewrite) {  // into a GlobalAveragePool, or the pads of the pooling
-    EXPECT_EQ(count_kind(g, OpKind::GlobalAveragePool) + count_kind(g, OpKind::AveragePool), 1);
+  if (d.role == OpRole::rewrite) {  // into a GlobalAveragePool, the pads of the pooling, a Mul or a Conv
+    EXPECT_EQ(count_kind(g, OpKind::GlobalAveragePool) + count_kind(g, OpKind::AveragePool) +
+                  count_kind(g, OpKind::Mul) + count_kind(g, OpKind::Conv),
+              1);
   }
   if (d.role == OpRole::host) {
     EXPECT_TRUE(std::find(g.host_softmax.begin(), g.host_softmax.end(), true) != g.host_softmax.end());
@@ -457,6 +466,54 @@ TEST(Rewrites, PadIntoAveragePoolAndReduceMeanIntoGlobalPool) {
   r.output(r.reduce_mean(r.input("x", {1, 2, 5, 5}), {1}, true));
   Graph gr = import_onnx_bytes(r.serialize(), "mean");
   EXPECT_THROW(canonicalize(gr), CompileError);
+}
+
+// Layout operators on the channel axis as 1x1 Convs of 0/1 weights: the
+// golden model's output codes equal its input codes, moved (the same scale:
+// a channel shuffle keeps every value), and Slice's bounds computed from
+// Shape at import.
+TEST(Rewrites, ChannelShuffleAndSliceMoveCodesExactly) {
+  OnnxBuilder b("shuffle");
+  auto x = b.conv(b.input("x", {1, 3, 5, 5}), 3, 6, 3, 1, 1);
+  b.output(b.channel_shuffle(x, 6, 5, 5, 2));   // channel j*2 + i <- i*3 + j
+  b.output(b.second_half_by_shape(x));         // channels [3, 6)
+  Graph g = import_onnx_bytes(b.serialize(), "shuffle");
+  EXPECT_EQ(count_kind(g, OpKind::Shape), 0);  // folded at import
+  EXPECT_EQ(count_kind(g, OpKind::Gather), 0);
+  canonicalize(g);
+  ASSERT_EQ(count_kind(g, OpKind::Conv), 3);
+  EXPECT_EQ(count_kind(g, OpKind::Reshape), 0);
+  const auto calib = default_calibration(g);
+  quantize(g, calib);
+  const auto all = run_golden_all(g, {quantize_input(g, 0, calib[0][0])});
+  const int xid = g.nodes[0].out[0];
+  const auto& qx = all[static_cast<std::size_t>(xid)].data;
+  const auto& qs = all[static_cast<std::size_t>(g.outputs[0])].data;
+  const auto& qh = all[static_cast<std::size_t>(g.outputs[1])].data;
+  EXPECT_EQ(g.val(g.outputs[0]).scale, g.val(xid).scale);
+  ASSERT_EQ(qs.size(), 150u);
+  ASSERT_EQ(qh.size(), 75u);
+  const double r = g.val(xid).scale / g.val(g.outputs[1]).scale;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int p = 0; p < 25; ++p) {
+        EXPECT_EQ(qs[static_cast<std::size_t>((j * 2 + i) * 25 + p)], qx[static_cast<std::size_t>((i * 3 + j) * 25 + p)]);
+        if (i == 1) {
+          EXPECT_EQ(qh[static_cast<std::size_t>(j * 25 + p)],
+                    std::clamp(std::round(qx[static_cast<std::size_t>((3 + j) * 25 + p)] * r), -128.0, 127.0));
+        }
+      }
+  // A Transpose that is not a channel shuffle is refused, naming the form.
+  OnnxBuilder t("transpose");
+  auto y = t.input("x", {1, 4, 6, 6});
+  t.output(t.relu(t.transpose(y, {0, 1, 3, 2})));  // H and W swapped
+  Graph gt = import_onnx_bytes(t.serialize(), "transpose");
+  try {
+    canonicalize(gt);
+    FAIL() << "a plain Transpose accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("channel shuffle"), std::string::npos) << e.what();
+  }
 }
 
 // MaxPool with ceil_mode=1: the partial last windows as a wider end pad of

@@ -47,6 +47,15 @@ class OnnxBuilder {
   std::string maxpool(const std::string& x, int k, int stride, int pad);
   std::string reduce_mean(const std::string& x, const std::vector<std::int64_t>& axes, bool keepdims);
   std::string pad(const std::string& x, const std::vector<std::int64_t>& pads);  // constant 0
+  std::string transpose(const std::string& x, const std::vector<std::int64_t>& perm);
+  std::string div_const(const std::string& x, float k);
+  std::string slice_channels(const std::string& x, std::int64_t start, std::int64_t end);
+  // ShuffleNet's channel shuffle of a [1, c, h, w] map: Reshape to
+  // [1, groups, c/groups, h, w], Transpose (0, 2, 1, 3, 4), Reshape back.
+  std::string channel_shuffle(const std::string& x, int c, int h, int w, int groups);
+  // The second half of x's channels, its bounds computed from Shape(x) as
+  // PyTorch exports x.chunk(2, dim=1): Gather, Add, Sub, Div, Mul.
+  std::string second_half_by_shape(const std::string& x);
   std::string maxpool_ceil(const std::string& x, int k, int stride);  // ceil_mode=1, no pads
   std::string avgpool_ceil(const std::string& x, int k, int stride);
   std::string avgpool(const std::string& x, int k, int stride, int pad = 0, bool count_include_pad = false);
