@@ -17,6 +17,7 @@
 // AveragePool, GlobalAveragePool and Concat.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "vp/cc/passes.h"
 
@@ -423,6 +424,37 @@ void div_to_mul(Graph& g, Node& n) {
   n.op = OpKind::Mul;
 }
 
+// DenseNet's chains: layer k concatenates every feature map so far,
+// Concat(f0, ..., fk), and layer k-1 already made Concat(f0, ..., fk-1).
+// Reading that one instead, Concat(c, fk) moves the same bytes with two
+// inputs, not k: the code and the parameters of a chain grow with its
+// length, not with its square.
+void chain_concats(Graph& g) {
+  std::map<std::vector<int>, int> made;  // inputs of a Concat -> its output
+  for (auto& n : g.nodes) {
+    if (n.op != OpKind::Concat || n.out.empty()) continue;
+    const int axis = static_cast<int>(attr_i(n, "axis", 1));
+    for (std::size_t k = n.in.size() - 1; k >= 2; --k) {
+      std::vector<int> head(n.in.begin(), n.in.begin() + static_cast<std::ptrdiff_t>(k));
+      head.push_back(axis);
+      const auto it = made.find(head);
+      if (it == made.end()) continue;
+      std::vector<int> in{it->second};
+      in.insert(in.end(), n.in.begin() + static_cast<std::ptrdiff_t>(k), n.in.end());
+      std::vector<int> key = n.in;
+      key.push_back(axis);
+      made[key] = n.out[0];
+      n.in = in;
+      break;
+    }
+    if (n.in.size() > 1) {
+      std::vector<int> key = n.in;
+      key.push_back(axis);
+      made.emplace(key, n.out[0]);
+    }
+  }
+}
+
 // A Mul's `gate` holds one value per channel of the map `x`.
 bool mul_broadcast(const Graph& g, int x, int gate) {
   const Shape& a = g.val(x).shape;
@@ -489,6 +521,7 @@ void canonicalize(Graph& g) {
     else if (n.op == OpKind::Slice) slice_to_conv(g, n);
     else if (n.op == OpKind::Transpose) shuffle_to_conv(g, i);
   }
+  chain_concats(g);
   // 3. Remaining Flatten/Reshape must be byte no-ops in the channels-last layout.
   for (auto& n : g.nodes) {
     if ((n.op != OpKind::Flatten && n.op != OpKind::Reshape) || n.out.empty()) continue;  // (a shuffle's are gone)

@@ -226,23 +226,30 @@ void emit_rescale(Ctx& e, const Node& n) {
       const std::int64_t C = x.shape.c;
       e.scratch_reset(c);
       const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
+      // One (M, S) for the whole input (a Concat's input, a Mul by a
+      // scalar): vrqs with M in a register, no parameters in the scratchpad
+      // (a DenseNet core holds many Concats); per-channel pairs: vrq.
+      const bool one = n.op == OpKind::Concat || n.q.mult.size() == 1;
+      const std::size_t i1 = n.op == OpKind::Concat ? k : 0;
       std::vector<std::int32_t> rq;
-      for (std::int64_t ch = 0; ch < C; ++ch) {
-        const std::size_t i = n.op == OpKind::Concat ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
-        rq.push_back(n.q.mult[i]);
-        rq.push_back(n.q.shift[i]);
+      for (std::int64_t ch = 0; ch < C && !one; ++ch) {
+        rq.push_back(n.q.mult[static_cast<std::size_t>(ch)]);
+        rq.push_back(n.q.shift[static_cast<std::size_t>(ch)]);
       }
       e.li(c, 1, in);
       e.li(c, 2, C);
       e.li(c, 3, x32);
       e.li(c, 4, o);
-      e.li(c, 5, e.words(c, rq));
+      e.li(c, 5, one ? n.q.mult[i1] : e.words(c, rq));
       share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
                  {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
                  [&] {
                    e.ins(c, "dma.gl r1, r24, r2");
                    e.ins(c, "vwiden r3, r1, r2");
-                   e.ins(c, "vrq r4, r3, r2, r5, 0");
+                   if (one)
+                     e.ins(c, "vrqs r4, r3, r2, r5, " + std::to_string(n.q.shift[i1]) + ", 0");
+                   else
+                     e.ins(c, "vrq r4, r3, r2, r5, 0");
                    e.ins(c, "dma.lg r25, r4, r2");
                  });
       coff += C;

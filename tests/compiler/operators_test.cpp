@@ -516,6 +516,39 @@ TEST(Rewrites, ChannelShuffleAndSliceMoveCodesExactly) {
   }
 }
 
+// DenseNet's Concat chain: Concat(f0, f1, f2) after Concat(f0, f1) reads
+// the first one, Concat(c01, f2); FP32 gives the same tensor as the Concat
+// of the three features, and the golden model stays within 3 steps of it.
+TEST(Rewrites, ConcatChainReadsThePreviousConcat) {
+  OnnxBuilder b("dense");
+  auto x = b.input("x", {1, 3, 5, 5});
+  auto f0 = b.relu(b.conv(x, 3, 4, 3, 1, 1, 1, true, 1, 3.f));
+  auto f1 = b.relu(b.conv(f0, 4, 2, 3, 1, 1));
+  auto c01 = b.concat({f0, f1});
+  auto f2 = b.relu(b.conv(c01, 6, 2, 1));
+  b.output(b.concat({f0, f1, f2}));
+  Graph raw = import_onnx_bytes(b.serialize(), "dense");
+  Graph g = raw;
+  canonicalize(g);
+  const Node& last = g.nodes.back();
+  ASSERT_EQ(last.op, OpKind::Concat);
+  ASSERT_EQ(last.in.size(), 2u);
+  const int c01_id = g.nodes[2].out[0];
+  EXPECT_EQ(g.nodes[2].op, OpKind::Concat);
+  EXPECT_EQ(last.in[0], c01_id);
+  const auto calib = default_calibration(g);
+  const auto all = run_fp32_all(g, calib[0]);
+  const auto& y = all[static_cast<std::size_t>(g.outputs[0])].data;
+  ASSERT_EQ(y.size(), 8u * 25);
+  std::vector<float> want;
+  for (int id : {g.nodes[0].out[0], g.nodes[1].out[0], g.nodes[3].out[0]}) {
+    const auto& d = all[static_cast<std::size_t>(id)].data;
+    want.insert(want.end(), d.begin(), d.end());
+  }
+  EXPECT_EQ(y, want);
+  EXPECT_LE(golden_steps(g), 3.0);
+}
+
 // MaxPool with ceil_mode=1: the partial last windows as a wider end pad of
 // the -128 border; the golden model equals a max over the clipped windows
 // computed here.
