@@ -1,7 +1,8 @@
 // Canonicalize and optimize: rewrite the imported graph into the few
 // operators the back end knows.
 //
-//   Identity, no-op Flatten/Reshape   -> dropped (consumers read the input)
+//   Identity, Dropout (inference), no-op Flatten/Reshape
+//                                     -> dropped (consumers read the input)
 //   Gemm, MatMul (constant weights)   -> Conv 1x1, or Conv with the spatial
 //                                        kernel when it reads a Flatten of a
 //                                        feature map (the Flatten vanishes)
@@ -295,7 +296,14 @@ void canonicalize(Graph& g) {
   // 1. Aliases: Identity always; Flatten/Reshape when the bytes do not move.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
-    if (n.op == OpKind::Identity) {
+    if (n.op == OpKind::Dropout) {
+      // At inference Dropout is the identity; in training mode it draws
+      // random masks, which no chip program reproduces.
+      const bool training = n.in.size() > 2 && n.in[2] >= 0 &&
+                            (!g.val(n.in[2]).is_const || g.val(n.in[2]).data.empty() || g.val(n.in[2]).data[0] != 0);
+      if (training) throw CompileError("node '" + n.name + "': Dropout in training mode is not supported (only inference)");
+    }
+    if (n.op == OpKind::Identity || n.op == OpKind::Dropout) {
       replace_uses(g, n.out[0], n.in[0]);
       n.out.clear();
     }

@@ -338,6 +338,21 @@ std::string OnnxBuilder::identity(const std::string& x) {
   return y;
 }
 
+std::string OnnxBuilder::dropout(const std::string& x, bool training) {
+  const std::string y = fresh("dropout");
+  std::vector<std::string> in{x};
+  if (training) {
+    in.push_back(init("ratio", {}, {0.5f}));
+    auto* t = model_->mutable_graph()->add_initializer();
+    t->set_name(fresh("training"));
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    in.push_back(t->name());
+  }
+  node(*model_, "Dropout", y, in, y);
+  return y;
+}
+
 std::string OnnxBuilder::custom(const std::string& op, const std::string& x) {
   const std::string y = fresh(op);
   node(*model_, op, y, {x}, y);

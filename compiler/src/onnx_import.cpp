@@ -63,13 +63,16 @@ std::vector<float> tensor_floats(const onnx::TensorProto& t) {
   } else if (dt == onnx::TensorProto::INT32) {
     if (!raw.empty()) from_raw(std::int32_t{});
     else from_typed(t.int32_data());
+  } else if (dt == onnx::TensorProto::BOOL) {  // Dropout's training_mode
+    if (!raw.empty()) from_raw(std::uint8_t{});
+    else from_typed(t.int32_data());
   } else if (dt == onnx::TensorProto::DOUBLE) {
     if (!raw.empty()) from_raw(double{});
     else from_typed(t.double_data());
   } else {
     throw CompileError("initializer '" + t.name() + "' has data type " +
                        onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(dt)) +
-                       "; supported: float, double, int32, int64");
+                       "; supported: float, double, int32, int64, bool");
   }
   return out;
 }

@@ -128,6 +128,7 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
       {OpKind::Shape, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
       {OpKind::Gather, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
       {OpKind::Sub, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
+      {OpKind::Dropout, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.dropout(x)); })},
       {OpKind::Identity, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.identity(x)); })},
       {OpKind::Softmax,
        [] {
@@ -547,6 +548,25 @@ TEST(Rewrites, ConcatChainReadsThePreviousConcat) {
   }
   EXPECT_EQ(y, want);
   EXPECT_LE(golden_steps(g), 3.0);
+}
+
+// Dropout at inference is dropped; in training mode (random masks) refused.
+TEST(Rewrites, DropoutIsTheIdentityAtInferenceOnly) {
+  OnnxBuilder b("drop");
+  b.output(b.relu(b.dropout(b.conv(b.input("x", {1, 3, 5, 5}), 3, 4, 3, 1, 1))));
+  Graph g = import_onnx_bytes(b.serialize(), "drop");
+  canonicalize(g);
+  ASSERT_EQ(g.nodes.size(), 1u);  // the ReLU fused into the Conv through the dropped Dropout
+  EXPECT_EQ(g.nodes[0].act, Act::relu);
+  OnnxBuilder t("train");
+  t.output(t.dropout(t.conv(t.input("x", {1, 3, 5, 5}), 3, 4, 3, 1, 1), true));
+  Graph gt = import_onnx_bytes(t.serialize(), "train");
+  try {
+    canonicalize(gt);
+    FAIL() << "training-mode Dropout accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("training mode"), std::string::npos) << e.what();
+  }
 }
 
 // MaxPool with ceil_mode=1: the partial last windows as a wider end pad of

@@ -67,6 +67,7 @@ class OnnxBuilder {
   std::string concat(const std::vector<std::string>& xs, int axis = 1);
   std::string softmax(const std::string& x);
   std::string identity(const std::string& x);
+  std::string dropout(const std::string& x, bool training = false);
   std::string custom(const std::string& op, const std::string& x);  // for error-path tests
 
   std::string serialize() const;
