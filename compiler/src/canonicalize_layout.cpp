@@ -7,6 +7,7 @@
 //   Slice of channels, channel shuffle -> 1x1 Conv of 0/1 weights (ShuffleNet V2)
 //   Concat(f0..fk) after Concat(f0..fk-1) -> Concat(that one, fk) (DenseNet)
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -15,6 +16,14 @@
 namespace vp::cc::canon {
 
 namespace {
+
+// An integer attribute held as float: saturated, since exporters write
+// INT64_MAX for "to the end" (a Slice's ends), beyond what a cast may take.
+std::int64_t to_i64(float v) {
+  if (!(v > -9.0e18f)) return std::numeric_limits<std::int64_t>::min() / 2;
+  if (!(v < 9.0e18f)) return std::numeric_limits<std::int64_t>::max() / 2;
+  return static_cast<std::int64_t>(v);
+}
 
 // Node n becomes a 1x1 Conv from value x to value y whose output channel k
 // is input channel src[k]: weights of 0 and 1, which quantize exactly (1 is
@@ -63,7 +72,7 @@ void reduce_mean_to_gap(const Graph& g, Node& n) {
 void fold_pad(Graph& g, Node& n) {
   std::vector<std::int64_t> p;
   if (n.in.size() > 1 && n.in[1] >= 0)
-    for (const float v : need_const(g, n, 1, "the pads").data) p.push_back(static_cast<std::int64_t>(v));
+    for (const float v : need_const(g, n, 1, "the pads").data) p.push_back(to_i64(v));
   else if (n.ints.count("pads"))
     p = n.ints.at("pads");
   const auto mode = n.ints.find("mode");
@@ -77,7 +86,7 @@ void fold_pad(Graph& g, Node& n) {
   if (value != 0) fail("with the value 0");
   if (p.size() != 8 || p[0] || p[1] || p[4] || p[5]) fail("of the H and W axes of a 4-D map");
   for (auto v : p)
-    if (v < 0) fail("with pads >= 0");
+    if (v < 0 || v > 65535) fail("with pads from 0 to 65535");
   const std::vector<int> readers = g.consumers(n.out[0]);
   if (is_output(g, n.out[0]) || readers.empty()) fail("before a Conv or AveragePool");
   for (int r : readers) {
@@ -112,7 +121,7 @@ void slice_to_conv(Graph& g, Node& n) {
     const Value& v = g.val(n.in[i]);
     if (!v.is_const) fail("with constant starts, ends, axes and steps only");
     std::vector<std::int64_t> r;
-    for (const float f : v.data) r.push_back(static_cast<std::int64_t>(f));
+    for (const float f : v.data) r.push_back(to_i64(f));
     return r;
   };
   const auto starts = ints(1, 0), ends = ints(2, 0), axes = ints(3, 0), steps = ints(4, 1);

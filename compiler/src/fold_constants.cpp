@@ -21,6 +21,10 @@ namespace {
 
 // Shape vectors and scalars only: a weight is never folded (nor copied).
 constexpr std::int64_t kMaxFolded = 64;
+// Integers folded stay well inside int64 (a product of two shape values
+// beyond this is a malformed model, not a shape): larger results are left
+// unfolded rather than converted with overflow.
+constexpr double kMaxInteger = 4.0e18;
 
 struct Const {
   std::vector<double> data;
@@ -103,6 +107,7 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     if (!d || !idx || d->dims.size() != 1 || (axis != 0 && axis != -1)) return false;
     const auto size = static_cast<std::int64_t>(d->data.size());
     for (const double f : idx->data) {
+      if (!(std::fabs(f) < kMaxInteger)) return false;
       auto i = static_cast<std::int64_t>(f);
       if (i < 0) i += size;
       if (i < 0 || i >= size)
@@ -128,6 +133,7 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
         if (y == 0 && out.integer) throw CompileError("node '" + n.name() + "' (Div): integer division by zero");
         r = out.integer ? std::trunc(x / y) : x / y;  // ONNX's integer Div truncates
       }
+      if (out.integer && !(std::fabs(r) < kMaxInteger)) return false;
       out.data.push_back(out.integer ? r : static_cast<double>(static_cast<float>(r)));
     }
     return true;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -548,6 +549,21 @@ TEST(Rewrites, ConcatChainReadsThePreviousConcat) {
   }
   EXPECT_EQ(y, want);
   EXPECT_LE(golden_steps(g), 3.0);
+}
+
+// A Slice to INT64_MAX (how exporters write "to the end") keeps the rest of
+// the channels.
+TEST(Rewrites, SliceToTheEnd) {
+  OnnxBuilder b("end");
+  b.output(b.slice_channels(b.input("x", {1, 5, 3, 3}), 2, std::numeric_limits<std::int64_t>::max()));
+  Graph g = import_onnx_bytes(b.serialize(), "end");
+  canonicalize(g);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op, OpKind::Conv);
+  EXPECT_EQ(g.val(g.outputs[0]).shape, (Shape{3, 3, 3}));
+  const auto calib = default_calibration(g);
+  const auto y = run_fp32(g, calib[0]);
+  for (std::size_t i = 0; i < 27; ++i) EXPECT_FLOAT_EQ(y[0].data[i], calib[0][0].data[18 + i]);
 }
 
 // Dropout at inference is dropped; in training mode (random masks) refused.
