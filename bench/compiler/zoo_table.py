@@ -4,7 +4,7 @@ scripts/models/export_zoo.py exports, through compiler/tools/check_model.py
 (compile, vp-run, platform equal to the golden model, cosine of the logits
 against ONNX Runtime), one row per model.
 
-  bench/compiler/zoo.py [--build BUILD] [--zoo DIR] [--tests N] [--models a,b]
+  bench/compiler/zoo_table.py [--build BUILD] [--zoo DIR] [--tests N] [--models a,b]
                         [--json FILE] [--out DIR]
 
 DIR (default out/zoo) is export_zoo.py's output; when its manifest.json is
@@ -55,7 +55,7 @@ def main():
         want = [m for m in a.models.split(",") if m]
         missing = [m for m in want if m not in models]
         if missing:
-            sys.exit(f"zoo.py: {missing} not in {manifest}")
+            sys.exit(f"zoo_table.py: {missing} not in {manifest}")
         models = want
     out = a.out or os.path.join(a.zoo, "check")
     os.makedirs(out, exist_ok=True)
@@ -82,7 +82,7 @@ def main():
         else:
             row.update(status="refused", reason=first_error(r.stdout))
         rows.append(row)
-        print(f"zoo: {m}: {row.get('status')} {row.get('reason', '')} ({row['seconds']} s)", file=sys.stderr)
+        print(f"zoo_table: {m}: {row.get('status')} {row.get('reason', '')} ({row['seconds']} s)", file=sys.stderr)
 
     print("| model | status | cycles per inference | crossbars | cosine vs ONNX Runtime |")
     print("|---|---|---:|---:|---:|")
