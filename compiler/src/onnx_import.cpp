@@ -283,6 +283,15 @@ Graph import_model(std::string_view bytes, const std::string& name) {
     if (v.dims.empty() && g.producer(static_cast<int>(&v - g.values.data())) < 0 &&
         std::find(g.inputs.begin(), g.inputs.end(), static_cast<int>(&v - g.values.data())) == g.inputs.end())
       continue;  // unused optional
+    // The element count, checked before anything multiplies the dims
+    // (inference follows a Pad's or Reshape's constants, whatever they hold).
+    long long count = 1;
+    for (const auto d : v.dims) {
+      if (d > 0 && count > kMaxTensorElements / d)
+        throw CompileError("tensor '" + v.name + "' has more than " + std::to_string(kMaxTensorElements) +
+                           " elements; at most " + std::to_string(kMaxTensorElements) + " are supported");
+      if (d > 0) count *= d;
+    }
     // A 5-D view between a Reshape and a Transpose is a channel shuffle
     // canonicalize makes one operator of (it checks none is left).
     if (v.dims.size() == 5) {
