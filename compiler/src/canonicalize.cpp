@@ -1,7 +1,8 @@
 // Canonicalize and optimize: rewrite the imported graph into the few
 // operators the back end knows.
 //
-//   Identity, no-op Flatten/Reshape   -> dropped (consumers read the input)
+//   Identity, Dropout (inference), no-op Flatten/Reshape
+//                                     -> dropped (consumers read the input)
 //   Gemm, MatMul (constant weights)   -> Conv 1x1, or Conv with the spatial
 //                                        kernel when it reads a Flatten of a
 //                                        feature map (the Flatten vanishes)
@@ -10,18 +11,21 @@
 //   Relu / Clip after Conv or Add     -> fused activation (ReLU6 is Clip 0..6)
 //   Mul(x, f(x)), f a table operator  -> one table of x * f(x) (SiLU is
 //                                        Mul(x, Sigmoid(x)))
+//   ReduceMean, Pad, Div, Slice, the
+//   channel shuffle, Concat chains    -> canonicalize_layout.cpp
 //
 // Afterwards only the operators whose role in operators.def is `chip` remain:
-// Conv, Add, Mul (by a constant), Relu, Clip, the table operators
+// Conv, Add, Mul (by a constant or of two activations), Relu, Clip, the table operators
 // (LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Erf), MaxPool,
 // AveragePool, GlobalAveragePool and Concat.
 #include <algorithm>
 #include <cmath>
 
+#include "canonicalize_util.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
-namespace {
+namespace canon {
 
 std::int64_t attr_i(const Node& n, const char* key, std::int64_t dflt) {
   auto it = n.ints.find(key);
@@ -54,6 +58,26 @@ const Value& need_const(const Graph& g, const Node& n, std::size_t i, const char
     throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): " + what + " must be a constant initializer");
   return g.val(n.in[i]);
 }
+
+// Conv with bias always present (zeros when ONNX had none).
+void conv_bias(Graph& g, Node& n) {
+  if (n.in.size() > 2 && n.in[2] >= 0) return;
+  const std::int64_t N = g.val(n.in[1]).dims[0];
+  Value bv;
+  bv.name = n.name + ".bias";
+  bv.is_const = true;
+  bv.dims = {N};
+  bv.data.assign(static_cast<std::size_t>(N), 0.f);
+  const int bid = g.add_value(std::move(bv));
+  n.in.resize(3);
+  n.in[2] = bid;
+}
+
+}  // namespace canon
+
+namespace {
+
+using namespace canon;
 
 void read_geom(Node& n, const Graph& g) {
   ConvGeom& c = n.geom;
@@ -158,20 +182,6 @@ void gemm_to_conv(Graph& g, Node& n) {
   n.geom.kw = kw;
 }
 
-// Conv with bias always present (zeros when ONNX had none).
-void conv_bias(Graph& g, Node& n) {
-  if (n.in.size() > 2 && n.in[2] >= 0) return;
-  const std::int64_t N = g.val(n.in[1]).dims[0];
-  Value bv;
-  bv.name = n.name + ".bias";
-  bv.is_const = true;
-  bv.dims = {N};
-  bv.data.assign(static_cast<std::size_t>(N), 0.f);
-  const int bid = g.add_value(std::move(bv));
-  n.in.resize(3);
-  n.in[2] = bid;
-}
-
 // y = gamma * (x - mean) / sqrt(var + eps) + beta, per channel.
 void bn_coeffs(const Graph& g, const Node& bn, std::vector<float>& scale, std::vector<float>& shift) {
   const auto& gamma = need_const(g, bn, 1, "scale").data;
@@ -264,6 +274,13 @@ void fold_mul_by_input(Graph& g) {
   }
 }
 
+// A Mul's `gate` holds one value per channel of the map `x`.
+bool mul_broadcast(const Graph& g, int x, int gate) {
+  const Shape& a = g.val(x).shape;
+  const Shape& b = g.val(gate).shape;
+  return a.c == b.c && b.h == 1 && b.w == 1 && a.h * a.w > 1;
+}
+
 }  // namespace
 
 void canonicalize(Graph& g) {
@@ -279,7 +296,14 @@ void canonicalize(Graph& g) {
   // 1. Aliases: Identity always; Flatten/Reshape when the bytes do not move.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
-    if (n.op == OpKind::Identity) {
+    if (n.op == OpKind::Dropout) {
+      // At inference Dropout is the identity; in training mode it draws
+      // random masks, which no chip program reproduces.
+      const bool training = n.in.size() > 2 && n.in[2] >= 0 &&
+                            (!g.val(n.in[2]).is_const || g.val(n.in[2]).data.empty() || g.val(n.in[2]).data[0] != 0);
+      if (training) throw CompileError("node '" + n.name + "': Dropout in training mode is not supported (only inference)");
+    }
+    if (n.op == OpKind::Identity || n.op == OpKind::Dropout) {
       replace_uses(g, n.out[0], n.in[0]);
       n.out.clear();
     }
@@ -298,14 +322,35 @@ void canonicalize(Graph& g) {
         const Shape& out = g.val(n.out[0]).shape;
         const auto floor_h = (in.h + n.geom.pt + n.geom.pb - ((n.geom.kh - 1) * n.geom.dh + 1)) / n.geom.sh + 1;
         const auto floor_w = (in.w + n.geom.pl + n.geom.pr - ((n.geom.kw - 1) * n.geom.dw + 1)) / n.geom.sw + 1;
-        if (out.h != floor_h || out.w != floor_w)
-          throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is not supported");
+        if (out.h != floor_h || out.w != floor_w) {
+          // A partial last window of a max pooling is the max over its
+          // part inside the tensor: the same window over a wider end pad
+          // of -infinity (the -128 border the plan gives a max pooling's
+          // input), which ONNX guarantees never covers a window wholly
+          // (the last one starts inside the input or its begin pad). An
+          // average would divide by the clipped count instead.
+          if (n.op != OpKind::MaxPool || out.h < floor_h || out.w < floor_w)
+            throw CompileError("node '" + n.name + "': ceil_mode=1 that adds a partial window is supported for MaxPool only");
+          n.geom.pb += static_cast<int>((out.h - floor_h) * n.geom.sh);
+          n.geom.pr += static_cast<int>((out.w - floor_w) * n.geom.sw);
+        }
       }
     }
   }
+  // 2b. ReduceMean over H and W, zero Pads before a window operator, Div
+  //     by a constant, channel Slices and shuffles.
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    Node& n = g.nodes[i];
+    if (n.op == OpKind::ReduceMean) reduce_mean_to_gap(g, n);
+    else if (n.op == OpKind::Pad) fold_pad(g, n);
+    else if (n.op == OpKind::Div) div_to_mul(g, n);
+    else if (n.op == OpKind::Slice) slice_to_conv(g, n);
+    else if (n.op == OpKind::Transpose) shuffle_to_conv(g, i);
+  }
+  chain_concats(g);
   // 3. Remaining Flatten/Reshape must be byte no-ops in the channels-last layout.
   for (auto& n : g.nodes) {
-    if (n.op != OpKind::Flatten && n.op != OpKind::Reshape) continue;
+    if ((n.op != OpKind::Flatten && n.op != OpKind::Reshape) || n.out.empty()) continue;  // (a shuffle's are gone)
     const Value& in = g.val(n.in[0]);
     const Value& out = g.val(n.out[0]);
     const bool used = !g.consumers(n.out[0]).empty() || is_output(g, n.out[0]);
@@ -368,7 +413,21 @@ void canonicalize(Graph& g) {
       throw CompileError("node '" + n.name + "': " + op_name(n.op) + " is left after canonicalization; not supported here");
     if (n.op == OpKind::Mul) {
       const bool c0 = g.val(n.in[0]).is_const, c1 = g.val(n.in[1]).is_const;
-      if (c0 == c1) throw CompileError("node '" + n.name + "': Mul is supported only by a constant");
+      if (c0 && c1) throw CompileError("node '" + n.name + "': Mul of two constants is not supported");
+      if (!c0 && !c1) {
+        // Of two activations: the same shape, or the second one value per
+        // channel (a squeeze-excitation gate, [1, C, 1, 1], over a map).
+        if (mul_broadcast(g, n.in[1], n.in[0]) && !mul_broadcast(g, n.in[0], n.in[1])) std::swap(n.in[0], n.in[1]);
+        const Shape& a = g.val(n.in[0]).shape;
+        const Shape& b = g.val(n.in[1]).shape;
+        if (!(a == b) && !mul_broadcast(g, n.in[0], n.in[1]))
+          throw CompileError("node '" + n.name + "': Mul of two activations needs the same shape or one value per channel; got " +
+                             std::to_string(a.c) + "x" + std::to_string(a.h) + "x" + std::to_string(a.w) + " and " +
+                             std::to_string(b.c) + "x" + std::to_string(b.h) + "x" + std::to_string(b.w));
+        if (!(g.val(n.out[0]).shape == a))
+          throw CompileError("node '" + n.name + "': Mul's output shape is not its inputs'");
+        continue;
+      }
       if (c0) std::swap(n.in[0], n.in[1]);
       const auto& k = g.val(n.in[1]);
       const auto C = static_cast<std::size_t>(g.val(n.in[0]).shape.c);
@@ -408,6 +467,14 @@ void canonicalize(Graph& g) {
   }
   for (int in : g.inputs)
     if (g.val(in).shape.numel() <= 0) throw CompileError("graph input '" + g.val(in).name + "' has no shape");
+  // A 5-D view (import lets one through between a Reshape and a Transpose)
+  // must have gone with its channel shuffle.
+  for (const Node& n : g.nodes)
+    for (const int id : n.in)
+      if (id >= 0 && !g.val(id).is_const && g.val(id).dims.size() > 4)
+        throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads the " +
+                           std::to_string(g.val(id).dims.size()) + "-D tensor '" + g.val(id).name +
+                           "'; supported ranks are 1 to 4 (5-D only inside a channel shuffle)");
   // Output size from the window geometry against the inferred shape: a
   // model whose attributes contradict its shapes is refused here, not
   // indexed out of bounds later.

@@ -106,6 +106,7 @@ void emit_conv(Ctx& e, const Node& n);
 void emit_pool(Ctx& e, const Node& n);
 void emit_global_pool(Ctx& e, const Node& n);
 void emit_add(Ctx& e, const Node& n);
+void emit_mul(Ctx& e, const Node& n);
 void emit_unary(Ctx& e, const Node& n);      // Relu, Clip, the op_table operators (vlut)
 void emit_rescale(Ctx& e, const Node& n);    // Mul by a constant, Concat
 // Rows of a graph input shared among `cores`.

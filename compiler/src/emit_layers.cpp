@@ -149,6 +149,44 @@ void emit_add(Ctx& e, const Node& n) {
   }
 }
 
+// Mul of two activations, pixel by pixel: the second is a map of the same
+// shape, or one value per channel (a squeeze-excitation gate) that every
+// pixel reads again, so its pointer does not move.
+void emit_mul(Ctx& e, const Node& n) {
+  const Value& a = e.g.val(n.in[0]);
+  const Value& b = e.g.val(n.in[1]);
+  const Value& y = e.g.val(n.out[0]);
+  const std::int64_t C = y.shape.c;
+  const bool gate = !(b.shape == a.shape);
+  if (11 * C > e.t.spad_bytes / 2)
+    throw CompileError("node '" + n.name + "': a pixel of " + std::to_string(C) + " channels does not fit the scratchpad");
+  for (int c : n.cores) {
+    e.scratch_reset(c);
+    const std::int64_t A = e.scratch(c, C), B = e.scratch(c, C), A32 = e.scratch(c, 4 * C), B32 = e.scratch(c, 4 * C),
+                       O = e.scratch(c, C);
+    e.li(c, 1, A);
+    e.li(c, 2, B);
+    e.li(c, 3, A32);
+    e.li(c, 4, B32);
+    e.li(c, 5, O);
+    e.li(c, 6, C);
+    e.li(c, 7, n.q.mult[0]);
+    share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
+               {{interior(a), C, a.buf.wp(a.shape) * C},
+                {interior(b), gate ? 0 : C, gate ? 0 : b.buf.wp(b.shape) * C},
+                {interior(y), C, y.buf.wp(y.shape) * C}},
+               [&] {
+                 e.ins(c, "dma.gl r1, r24, r6");
+                 e.ins(c, "dma.gl r2, r25, r6");
+                 e.ins(c, "vwiden r3, r1, r6");
+                 e.ins(c, "vwiden r4, r2, r6");
+                 e.ins(c, "vmul r3, r3, r4, r6, i32");
+                 e.ins(c, "vrqs r5, r3, r6, r7, " + std::to_string(n.q.shift[0]) + ", 0");
+                 e.ins(c, "dma.lg r27, r5, r6");
+               });
+  }
+}
+
 void emit_unary(Ctx& e, const Node& n) {
   const Value& x = e.g.val(n.in[0]);
   const Value& y = e.g.val(n.out[0]);
@@ -188,23 +226,30 @@ void emit_rescale(Ctx& e, const Node& n) {
       const std::int64_t C = x.shape.c;
       e.scratch_reset(c);
       const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
+      // One (M, S) for the whole input (a Concat's input, a Mul by a
+      // scalar): vrqs with M in a register, no parameters in the scratchpad
+      // (a DenseNet core holds many Concats); per-channel pairs: vrq.
+      const bool one = n.op == OpKind::Concat || n.q.mult.size() == 1;
+      const std::size_t i1 = n.op == OpKind::Concat ? k : 0;
       std::vector<std::int32_t> rq;
-      for (std::int64_t ch = 0; ch < C; ++ch) {
-        const std::size_t i = n.op == OpKind::Concat ? k : (n.q.mult.size() == 1 ? 0 : static_cast<std::size_t>(ch));
-        rq.push_back(n.q.mult[i]);
-        rq.push_back(n.q.shift[i]);
+      for (std::int64_t ch = 0; ch < C && !one; ++ch) {
+        rq.push_back(n.q.mult[static_cast<std::size_t>(ch)]);
+        rq.push_back(n.q.shift[static_cast<std::size_t>(ch)]);
       }
       e.li(c, 1, in);
       e.li(c, 2, C);
       e.li(c, 3, x32);
       e.li(c, 4, o);
-      e.li(c, 5, e.words(c, rq));
+      e.li(c, 5, one ? n.q.mult[i1] : e.words(c, rq));
       share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
                  {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
                  [&] {
                    e.ins(c, "dma.gl r1, r24, r2");
                    e.ins(c, "vwiden r3, r1, r2");
-                   e.ins(c, "vrq r4, r3, r2, r5, 0");
+                   if (one)
+                     e.ins(c, "vrqs r4, r3, r2, r5, " + std::to_string(n.q.shift[i1]) + ", 0");
+                   else
+                     e.ins(c, "vrq r4, r3, r2, r5, 0");
                    e.ins(c, "dma.lg r25, r4, r2");
                  });
       coff += C;

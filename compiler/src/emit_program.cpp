@@ -278,6 +278,14 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         break;
       case OpKind::MaxPool:
       case OpKind::AveragePool: in = window(n.in[0], n.geom); break;
+      case OpKind::Mul:
+        in = rows(n.in[0]);
+        for (auto& i : rows(n.in[1])) {  // a per-channel gate is its one row
+          if (g.val(n.in[1]).shape.h == 1 && g.val(n.in[0]).shape.h > 1)
+            i.rows = [](std::int64_t) { return std::make_pair(std::int64_t{0}, std::int64_t{0}); };
+          in.push_back(i);
+        }
+        break;
       default:
         for (int v : n.in)
           for (auto& i : rows(v)) in.push_back(i);
@@ -292,6 +300,12 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       case OpKind::Relu:
       case OpKind::Clip: emit::emit_unary(e, n); break;
       case OpKind::Mul:
+        if (!g.val(n.in[1]).is_const) {
+          emit::emit_mul(e, n);
+          break;
+        }
+        emit::emit_rescale(e, n);
+        break;
       case OpKind::Concat: emit::emit_rescale(e, n); break;
       default:
         if (op_has(n.op, op_table)) {  // a table (operators.def): emit_unary's vlut

@@ -87,10 +87,16 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       break;
     }
     case OpKind::Mul: {
-      const auto& k = g.val(n.in[1]).data;
+      // By a constant (a scalar or one per channel), or by an activation of
+      // the same shape or of one value per channel (canonicalize).
+      const Value& kv = g.val(n.in[1]);
+      const auto& k = kv.is_const ? kv.data : v[static_cast<std::size_t>(n.in[1])].data;
       const std::size_t hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
       y.data.resize(x.data.size());
-      for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[k.size() == 1 ? 0 : i / hw];
+      if (k.size() == x.data.size())
+        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[i];
+      else
+        for (std::size_t i = 0; i < x.data.size(); ++i) y.data[i] = x.data[i] * k[k.size() == 1 ? 0 : i / hw];
       break;
     }
     case OpKind::Relu:

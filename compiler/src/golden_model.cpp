@@ -97,6 +97,16 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
         break;
       }
       case OpKind::Mul:
+        if (!g.val(n.in[1]).is_const) {
+          // Of two activations: the exact product (at most 2^14), then one
+          // requantization (vwiden, vmul, vrqs).
+          const auto& b = v[static_cast<std::size_t>(n.in[1])].data;
+          const bool each = b.size() == x.data.size();
+          for (std::size_t i = 0; i < x.data.size(); ++i)
+            y.data.push_back(static_cast<std::int8_t>(
+                requant(I{x.data[i]} * b[each ? i : i / hw], n.q.mult[0], n.q.shift[0])));
+          break;
+        }
         for (std::size_t i = 0; i < x.data.size(); ++i) {
           const std::size_t k = n.q.mult.size() == 1 ? 0 : i / hw;
           y.data.push_back(static_cast<std::int8_t>(requant(x.data[i], n.q.mult[k], n.q.shift[k])));

@@ -116,6 +116,20 @@ std::string OnnxBuilder::conv(const std::string& x, int cin, int cout, int k, in
   return y;
 }
 
+std::string OnnxBuilder::conv_aliased_bias(const std::string& x, int cin, int cout, int k, int pad) {
+  const int fan_in = cin * k * k;
+  const std::string w = init("W", {cout, cin, k, k},
+                             normal(static_cast<std::size_t>(cout * fan_in), std::sqrt(2.f / float(fan_in))));
+  const std::string b0 = init("B", {cout}, normal(static_cast<std::size_t>(cout), 0.1f));
+  const std::string b = fresh("B_alias");
+  node(*model_, "Identity", b, {b0}, b);
+  const std::string y = fresh("conv");
+  auto* n = node(*model_, "Conv", y, {x, w, b}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "pads", {pad, pad, pad, pad});
+  return y;
+}
+
 std::string OnnxBuilder::batchnorm(const std::string& x, int c) {
   std::uniform_real_distribution<float> u(0.5f, 1.5f);
   std::vector<float> gamma(static_cast<std::size_t>(c)), var(static_cast<std::size_t>(c));
@@ -177,6 +191,79 @@ std::string OnnxBuilder::mul_const(const std::string& x, const std::vector<float
                                    const std::vector<std::int64_t>& dims) {
   const std::string y = fresh("mul");
   node(*model_, "Mul", y, {x, init("k", dims, k)}, y);
+  return y;
+}
+
+std::string OnnxBuilder::reduce_mean(const std::string& x, const std::vector<std::int64_t>& axes, bool keepdims) {
+  const std::string y = fresh("mean");
+  auto* n = node(*model_, "ReduceMean", y, {x}, y);
+  attr_ints(n, "axes", axes);
+  attr_int(n, "keepdims", keepdims ? 1 : 0);
+  return y;
+}
+
+std::string OnnxBuilder::pad(const std::string& x, const std::vector<std::int64_t>& pads) {
+  const std::string y = fresh("pad");
+  node(*model_, "Pad", y, {x, init_i64("pads", pads)}, y);
+  return y;
+}
+
+std::string OnnxBuilder::div_const(const std::string& x, float k) {
+  const std::string y = fresh("div");
+  node(*model_, "Div", y, {x, init("k", {}, {k})}, y);
+  return y;
+}
+
+std::string OnnxBuilder::slice_channels(const std::string& x, std::int64_t start, std::int64_t end) {
+  const std::string y = fresh("slice");
+  node(*model_, "Slice", y, {x, init_i64("starts", {start}), init_i64("ends", {end}), init_i64("axes", {1})}, y);
+  return y;
+}
+
+std::string OnnxBuilder::channel_shuffle(const std::string& x, int c, int h, int w, int groups) {
+  return reshape(transpose(reshape(x, {1, groups, c / groups, h, w}), {0, 2, 1, 3, 4}), {1, c, h, w});
+}
+
+std::string OnnxBuilder::transpose(const std::string& x, const std::vector<std::int64_t>& perm) {
+  const std::string t = fresh("transpose");
+  auto* n = node(*model_, "Transpose", t, {x}, t);
+  attr_ints(n, "perm", perm);
+  return t;
+}
+
+std::string OnnxBuilder::second_half_by_shape(const std::string& x) {
+  auto op = [&](const char* type, const std::vector<std::string>& in) {
+    const std::string y = fresh(type);
+    node(*model_, type, y, in, y);
+    return y;
+  };
+  const std::string shape = op("Shape", {x});
+  const std::string c = op("Gather", {shape, init_i64("one", {1})});
+  // (C + 2 - 1) / 2 with integer division: C / 2 rounded up, then * 1 and * 2.
+  const std::string half = op("Div", {op("Sub", {op("Add", {c, init_i64("two", {2})}), init_i64("one", {1})}),
+                                      init_i64("two", {2})});
+  const std::string lo = op("Mul", {half, init_i64("one", {1})});
+  const std::string hi = op("Mul", {half, init_i64("two", {2})});
+  const std::string y = fresh("slice");
+  node(*model_, "Slice", y, {x, lo, hi, init_i64("axes", {1})}, y);
+  return y;
+}
+
+std::string OnnxBuilder::maxpool_ceil(const std::string& x, int k, int stride) {
+  const std::string y = fresh("maxpool");
+  auto* n = node(*model_, "MaxPool", y, {x}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "strides", {stride, stride});
+  attr_int(n, "ceil_mode", 1);
+  return y;
+}
+
+std::string OnnxBuilder::avgpool_ceil(const std::string& x, int k, int stride) {
+  const std::string y = fresh("avgpool");
+  auto* n = node(*model_, "AveragePool", y, {x}, y);
+  attr_ints(n, "kernel_shape", {k, k});
+  attr_ints(n, "strides", {stride, stride});
+  attr_int(n, "ceil_mode", 1);
   return y;
 }
 
@@ -248,6 +335,21 @@ std::string OnnxBuilder::softmax(const std::string& x) {
 std::string OnnxBuilder::identity(const std::string& x) {
   const std::string y = fresh("identity");
   node(*model_, "Identity", y, {x}, y);
+  return y;
+}
+
+std::string OnnxBuilder::dropout(const std::string& x, bool training) {
+  const std::string y = fresh("dropout");
+  std::vector<std::string> in{x};
+  if (training) {
+    in.push_back(init("ratio", {}, {0.5f}));
+    auto* t = model_->mutable_graph()->add_initializer();
+    t->set_name(fresh("training"));
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_int32_data(1);
+    in.push_back(t->name());
+  }
+  node(*model_, "Dropout", y, in, y);
   return y;
 }
 

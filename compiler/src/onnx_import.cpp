@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string_view>
+#include <set>
 #include <unordered_map>
 
 #include <google/protobuf/io/coded_stream.h>
@@ -18,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fold_constants.h"
 #include "onnx_validate.h"
 #include "vp/cc/passes.h"
 
@@ -61,13 +63,16 @@ std::vector<float> tensor_floats(const onnx::TensorProto& t) {
   } else if (dt == onnx::TensorProto::INT32) {
     if (!raw.empty()) from_raw(std::int32_t{});
     else from_typed(t.int32_data());
+  } else if (dt == onnx::TensorProto::BOOL) {  // Dropout's training_mode
+    if (!raw.empty()) from_raw(std::uint8_t{});
+    else from_typed(t.int32_data());
   } else if (dt == onnx::TensorProto::DOUBLE) {
     if (!raw.empty()) from_raw(double{});
     else from_typed(t.double_data());
   } else {
     throw CompileError("initializer '" + t.name() + "' has data type " +
                        onnx::TensorProto::DataType_Name(static_cast<onnx::TensorProto::DataType>(dt)) +
-                       "; supported: float, double, int32, int64");
+                       "; supported: float, double, int32, int64, bool");
   }
   return out;
 }
@@ -146,6 +151,14 @@ Graph import_model(std::string_view bytes, const std::string& name) {
   }
   try {
     onnx::shape_inference::InferShapes(model);
+    // Shape arithmetic of fixed shapes: constants, then inference again
+    // (what read them gets its dimensions), until nothing more folds.
+    for (int round = 0; round < 8 && fold_shape_arithmetic(*model.mutable_graph()); ++round) {
+      model.mutable_graph()->clear_value_info();
+      onnx::shape_inference::InferShapes(model);
+    }
+  } catch (const CompileError&) {
+    throw;
   } catch (const std::exception& e) {
     throw CompileError(name + ": shape inference failed: " + e.what());
   }
@@ -236,7 +249,9 @@ Graph import_model(std::string_view bytes, const std::string& name) {
       if (a.type() == onnx::AttributeProto::INT) n.ints[a.name()] = {a.i()};
       else if (a.type() == onnx::AttributeProto::INTS) n.ints[a.name()].assign(a.ints().begin(), a.ints().end());
       else if (a.type() == onnx::AttributeProto::FLOAT) n.floats[a.name()] = a.f();
-      else if (a.type() == onnx::AttributeProto::STRING && a.name() == "auto_pad") {
+      else if (a.type() == onnx::AttributeProto::STRING && a.name() == "mode" && n.op == OpKind::Pad) {
+        if (a.s() != "constant") n.ints["mode"] = {1};  // reflect, edge: refused by canonicalize
+      } else if (a.type() == onnx::AttributeProto::STRING && a.name() == "auto_pad") {
         // Resolved into pads by canonicalize, from the inferred output shape.
         if (a.s() == "SAME_UPPER") n.ints["auto_pad"] = {kAutoPadSameUpper};
         else if (a.s() == "SAME_LOWER") n.ints["auto_pad"] = {kAutoPadSameLower};
@@ -245,6 +260,22 @@ Graph import_model(std::string_view bytes, const std::string& name) {
           throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): auto_pad " + a.s() + " is not supported");
       }
     }
+    // fold_shape_arithmetic computed every one it could.
+    if (op_def(n.op).role == OpRole::fold)
+      throw CompileError("node '" + n.name + "' (" + op_name(n.op) +
+                         "): supported only on constants and tensor shapes (computed at import); it reads an activation");
+    // An Identity of a constant is that constant: PyTorch's exporter writes
+    // one initializer once and every other parameter equal to it (zero
+    // biases of MobileNetV3, SqueezeNet, EfficientNet) as an Identity of it.
+    if (n.op == OpKind::Identity && n.in.size() == 1 && n.in[0] >= 0 && g.val(n.in[0]).is_const &&
+        n.out.size() == 1 && std::find(g.outputs.begin(), g.outputs.end(), n.out[0]) == g.outputs.end()) {
+      const Value src = g.val(n.in[0]);
+      Value& v = g.val(n.out[0]);
+      v.is_const = true;
+      v.dims = src.dims;
+      v.data = src.data;
+      continue;
+    }
     g.nodes.push_back(std::move(n));
   }
   for (auto& v : g.values) {
@@ -252,6 +283,23 @@ Graph import_model(std::string_view bytes, const std::string& name) {
     if (v.dims.empty() && g.producer(static_cast<int>(&v - g.values.data())) < 0 &&
         std::find(g.inputs.begin(), g.inputs.end(), static_cast<int>(&v - g.values.data())) == g.inputs.end())
       continue;  // unused optional
+    // The element count, checked before anything multiplies the dims
+    // (inference follows a Pad's or Reshape's constants, whatever they hold).
+    long long count = 1;
+    for (const auto d : v.dims) {
+      if (d > 0 && count > kMaxTensorElements / d)
+        throw CompileError("tensor '" + v.name + "' has more than " + std::to_string(kMaxTensorElements) +
+                           " elements; at most " + std::to_string(kMaxTensorElements) + " are supported");
+      if (d > 0) count *= d;
+    }
+    // A 5-D view between a Reshape and a Transpose is a channel shuffle
+    // canonicalize makes one operator of (it checks none is left).
+    if (v.dims.size() == 5) {
+      const int p = g.producer(static_cast<int>(&v - g.values.data()));
+      if (p >= 0 && (g.nodes[static_cast<std::size_t>(p)].op == OpKind::Reshape ||
+                     g.nodes[static_cast<std::size_t>(p)].op == OpKind::Transpose))
+        continue;
+    }
     v.shape = shape_of_dims(v.dims, v.name);
     if (v.shape.numel() > kMaxTensorElements)
       throw CompileError("tensor '" + v.name + "' has " + std::to_string(v.shape.numel()) + " elements; at most " +

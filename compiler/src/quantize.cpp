@@ -156,7 +156,13 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
         break;
       }
       case OpKind::Mul: {
-        const auto& k = g.val(n.in[1]).data;
+        const Value& b = g.val(n.in[1]);
+        if (!b.is_const) {  // of two activations: s_a * s_b / s_y
+          push_fixed(n.q, x.scale * b.scale / y.scale);
+          y.nonneg = x.nonneg && b.nonneg;
+          break;
+        }
+        const auto& k = b.data;
         for (float c : k) push_fixed(n.q, x.scale * c / y.scale);
         y.nonneg = x.nonneg && std::all_of(k.begin(), k.end(), [](float c) { return c >= 0; });
         break;

@@ -181,6 +181,15 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       c.gmem_bytes = 3 * out.shape.numel();
       break;
     case OpKind::Mul:
+      c.units = out.shape.h * W;
+      if (!g.val(n.in[1]).is_const) {  // of two activations (emit_mul)
+        c.pixel_cycles = 3 * dma(C) + 4 * vec(C) + kPixelFixed;
+        c.gmem_bytes = 3 * out.shape.numel();
+        break;
+      }
+      c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
+      c.gmem_bytes = 2 * out.shape.numel();
+      break;
     case OpKind::Concat:
       c.units = out.shape.h * W;
       c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;

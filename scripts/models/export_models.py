@@ -72,9 +72,11 @@ def export_one(name, out_dir, args):
     import zoo
 
     t0 = time.monotonic()
-    model = zoo.build_model(name, seed=args.seed)
-    shape = zoo.MODELS[name][1]
-    dummy = torch.from_numpy(zoo.make_input(name, args.seed, zoo.TEST_STREAM, 0))
+    shape = list(zoo.spec(name)[1])
+    if getattr(args, "size", 0):  # export_zoo.py --size: a smaller square image
+        shape = shape[:2] + [args.size, args.size]
+    model = zoo.build_model(name, seed=args.seed, shape=shape)
+    dummy = torch.from_numpy(zoo.make_input(name, args.seed, zoo.TEST_STREAM, 0, shape))
     t_build = time.monotonic() - t0
 
     final = os.path.join(out_dir, name + ".onnx")
@@ -108,13 +110,13 @@ def export_one(name, out_dir, args):
     os.makedirs(in_dir, exist_ok=True)
     for i in range(args.calib):
         save_npy(os.path.join(in_dir, f"calib_{i:03d}.npy"),
-                 zoo.make_input(name, args.seed, zoo.CALIB_STREAM, i))
+                 zoo.make_input(name, args.seed, zoo.CALIB_STREAM, i, shape))
     for i in range(args.test):
         save_npy(os.path.join(in_dir, f"test_{i:03d}.npy"),
-                 zoo.make_input(name, args.seed, zoo.TEST_STREAM, i))
+                 zoo.make_input(name, args.seed, zoo.TEST_STREAM, i, shape))
     t_total = time.monotonic() - t0
     out_shape = [d.dim_value for d in m.graph.output[0].type.tensor_type.shape.dim]
-    print(f"export_models: {name}: {len(m.graph.node)} nodes {ops}, "
+    print(f"{os.path.basename(sys.argv[0])}: {name}: {len(m.graph.node)} nodes {ops}, "
           f"build {t_build:.1f} s, export+check {t_export:.1f} s, total {t_total:.1f} s")
     return {
         "onnx": name + ".onnx",
@@ -130,12 +132,15 @@ def export_one(name, out_dir, args):
     }
 
 
-def main():
+def main(models=None, default_out="build/models", doc=__doc__, extra_args=None):
+    """The command line of export_models.py, and of export_zoo.py with the
+    zoo's models, its default directory and its own options (extra_args)."""
     import zoo
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("out_dir", nargs="?", default="build/models")
-    p.add_argument("--models", default=",".join(zoo.MODELS),
-                   help="comma-separated subset of: " + ", ".join(zoo.MODELS))
+    models = zoo.MODELS if models is None else models
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("out_dir", nargs="?", default=default_out)
+    p.add_argument("--models", default=",".join(models),
+                   help="comma-separated subset of: " + ", ".join(models))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--opset", type=int, default=13)
     p.add_argument("--calib", type=int, default=8, help="calibration inputs per model")
@@ -143,12 +148,15 @@ def main():
     p.add_argument("--bn", choices=["keep", "fold"], default="keep",
                    help="keep BatchNormalization nodes (default) or let the exporter fold them")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch default)")
+    if extra_args:
+        extra_args(p)
     args = p.parse_args()
 
     names = [n for n in args.models.split(",") if n]
-    unknown = [n for n in names if n not in zoo.MODELS]
+    unknown = [n for n in names if n not in models]
     if unknown:
-        sys.exit(f"export_models: unknown model(s) {unknown}; known: {', '.join(zoo.MODELS)}")
+        sys.exit(f"{os.path.basename(sys.argv[0])}: unknown model(s) {unknown}; "
+                 f"known: {', '.join(models)}")
     import torch
     if args.threads:
         torch.set_num_threads(args.threads)

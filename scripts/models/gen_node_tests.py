@@ -44,12 +44,14 @@ import numpy as np
 SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid",
              "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
-             "Concat", "Identity", "Softmax"]
+             "Concat", "Identity", "Softmax", "ReduceMean", "Pad", "Div", "Slice", "Transpose",
+             "Shape", "Gather", "Sub", "Dropout"]
 
 # Inputs that are weights/parameters rather than activations, per operator
 # (input indices): these become initializers in model.const.onnx.
 CONST_INPUTS = {"Conv": [1, 2], "Gemm": [1, 2], "MatMul": [1], "BatchNormalization": [1, 2, 3, 4],
-                "Mul": [1], "Clip": [1, 2], "Reshape": [1]}
+                "Mul": [1], "Clip": [1, 2], "Reshape": [1], "Pad": [1, 2], "Div": [1],
+                "Slice": [1, 2, 3, 4]}
 
 
 def import_onnx_cases():
@@ -158,14 +160,78 @@ def extra_activation_cases():
     return cases
 
 
+def extra_layout_cases():
+    """Batch-1 cases of the patterns torchvision's CNNs export (onnx 1.12's
+    own Slice, Transpose, ReduceMean, Div and Mul cases have a batch > 1 or
+    integer inputs): a channel Slice, ShuffleNet's channel shuffle
+    (Reshape, Transpose, Reshape) and its x.chunk(2, 1) with bounds computed
+    from Shape, a zero Pad before an AveragePool (count_include_pad=True),
+    ReduceMean over H and W, a squeeze-excitation Mul of a map by a
+    [1, C, 1, 1] gate, Div by a constant, an inference Dropout. Constants
+    are initializers.
+    Expected outputs from PyTorch in float64."""
+    import onnx
+    import torch
+    from onnx import helper, TensorProto, numpy_helper
+    F = torch.nn.functional
+    i64 = lambda name, v: numpy_helper.from_array(np.asarray(v, dtype=np.int64), name)
+    f32 = lambda name, v: numpy_helper.from_array(np.asarray(v, dtype=np.float32), name)
+    specs = [  # name, nodes, initializers, extra graph inputs {name: shape}, reference(x, *extra), opset
+        ("extra_slice_channels", [("Slice", ["x", "st", "en", "ax"], "y", {})],
+         [i64("st", [2]), i64("en", [5]), i64("ax", [1])], {}, lambda x: x[:, 2:5], 13),
+        ("extra_channel_shuffle",
+         [("Reshape", ["x", "s5"], "r", {}), ("Transpose", ["r"], "t", {"perm": [0, 2, 1, 3, 4]}),
+          ("Reshape", ["t", "s4"], "y", {})],
+         [i64("s5", [1, 2, 3, 4, 5]), i64("s4", [1, 6, 4, 5])], {},
+         lambda x: x.reshape(1, 2, 3, 4, 5).transpose(1, 2).reshape(1, 6, 4, 5), 13),
+        ("extra_chunk_by_shape",
+         [("Shape", ["x"], "sh", {}), ("Gather", ["sh", "one"], "c", {"axis": 0}),
+          ("Add", ["c", "one"], "c1", {}), ("Div", ["c1", "two"], "half", {}),
+          ("Mul", ["half", "two"], "end", {}), ("Slice", ["x", "half", "end", "one"], "y", {})],
+         [i64("one", [1]), i64("two", [2])], {}, lambda x: x[:, 3:6], 13),
+        ("extra_pad_averagepool",
+         [("Pad", ["x", "pads"], "p", {}), ("AveragePool", ["p"], "y", {"kernel_shape": [3, 3]})],
+         [i64("pads", [0, 0, 1, 1, 0, 0, 1, 1])], {},
+         lambda x: F.avg_pool2d(x, 3, 1, padding=1, count_include_pad=True), 13),
+        ("extra_reducemean_hw", [("ReduceMean", ["x"], "y", {"axes": [2, 3], "keepdims": 0})], [], {},
+         lambda x: x.mean((2, 3)), 13),
+        ("extra_mul_gate", [("Mul", ["x", "g"], "y", {})], [], {"g": (1, 6, 1, 1)}, lambda x, g: x * g, 13),
+        ("extra_div_const", [("Div", ["x", "k"], "y", {})], [f32("k", [4.0])], {}, lambda x: x / 4.0, 13),
+        ("extra_dropout_relu", [("Dropout", ["x"], "d", {}), ("Relu", ["d"], "y", {})], [], {},
+         torch.relu, 13),
+    ]
+    rng = np.random.Generator(np.random.PCG64(20242))
+    cases = []
+    for name, nodes, inits, extra, ref, opset in specs:
+        x = rng.uniform(-3, 3, (1, 6, 4, 5)).astype(np.float32)
+        more = [rng.uniform(0, 1, s).astype(np.float32) for s in extra.values()]
+        y = ref(*[torch.from_numpy(a.astype(np.float64)) for a in [x] + more]).numpy().astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node(op, ins, [out], **attrs) for op, ins, out, attrs in nodes], name,
+            [helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape)
+             for n, a in zip(["x"] + list(extra), [x] + more)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)], initializer=inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                                  producer_name="gen_node_tests")
+        model.ir_version = 7
+        onnx.checker.check_model(model)
+        cases.append(ExtraCase(name, model, [x] + more, [y], source="torch (float64)"))
+    return cases
+
+
 def is_tensor_io(model):
     return all(v.type.HasField("tensor_type") for v in list(model.graph.input) + list(model.graph.output))
+
+
+# Cases whose expected outputs come from a random draw (Dropout in training
+# mode: numpy's masks), which no other implementation reproduces.
+RANDOM_CASES = ("test_training_dropout",)
 
 
 def select(cases, ops):
     keep, skipped = [], []
     for c in cases:
-        if c.kind != "node" or c.model is None:
+        if c.kind != "node" or c.model is None or c.name.startswith(RANDOM_CASES):
             continue
         used = {n.op_type for n in c.model.graph.node}
         if not used <= ops:
@@ -289,6 +355,7 @@ def all_cases(args):
         cases += extra_conv_cases()
     if args.extra:
         cases += extra_activation_cases()  # select() keeps those of the chosen operators
+        cases += extra_layout_cases()
     return select(cases, parse_ops(args.ops))
 
 

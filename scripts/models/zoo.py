@@ -112,7 +112,51 @@ MODELS = {
 }
 
 
-def make_input(name, seed, stream, index):
+def _zoo_model(name, **kwargs):
+    import torchvision.models as tvm
+    return lambda: getattr(tvm, name)(weights=None, **kwargs)
+
+
+# torchvision's classification CNNs (export_zoo.py), each at the input size it
+# is exported with. 224x224 is every model's native size except Inception-v3's
+# (299); it takes 224 (it accepts anything from 75 up) so that all the zoo
+# shares one image size. GoogLeNet and Inception-v3 without their auxiliary
+# classifiers (eval mode never runs them) and with transform_input=False (the
+# inputs are already ImageNet-normalised). export_zoo.py --size N exports at
+# a smaller N where a model allows it.
+ZOO = {
+    "mobilenet_v3_small": (_zoo_model("mobilenet_v3_small"), (1, 3, 224, 224), "image"),
+    "mobilenet_v3_large": (_zoo_model("mobilenet_v3_large"), (1, 3, 224, 224), "image"),
+    "shufflenet_v2_x0_5": (_zoo_model("shufflenet_v2_x0_5"), (1, 3, 224, 224), "image"),
+    "shufflenet_v2_x1_0": (_zoo_model("shufflenet_v2_x1_0"), (1, 3, 224, 224), "image"),
+    "squeezenet1_0": (_zoo_model("squeezenet1_0"), (1, 3, 224, 224), "image"),
+    "squeezenet1_1": (_zoo_model("squeezenet1_1"), (1, 3, 224, 224), "image"),
+    "googlenet": (_zoo_model("googlenet", aux_logits=False, transform_input=False, init_weights=True),
+                  (1, 3, 224, 224), "image"),
+    "inception_v3": (_zoo_model("inception_v3", aux_logits=False, transform_input=False,
+                                init_weights=True), (1, 3, 224, 224), "image"),
+    "densenet121": (_zoo_model("densenet121"), (1, 3, 224, 224), "image"),
+    "resnext50_32x4d": (_zoo_model("resnext50_32x4d"), (1, 3, 224, 224), "image"),
+    "regnet_x_400mf": (_zoo_model("regnet_x_400mf"), (1, 3, 224, 224), "image"),
+    "regnet_y_400mf": (_zoo_model("regnet_y_400mf"), (1, 3, 224, 224), "image"),
+    "mnasnet0_5": (_zoo_model("mnasnet0_5"), (1, 3, 224, 224), "image"),
+    "efficientnet_b0": (_zoo_model("efficientnet_b0"), (1, 3, 224, 224), "image"),
+    "convnext_tiny": (_zoo_model("convnext_tiny"), (1, 3, 224, 224), "image"),
+    "alexnet": (_zoo_model("alexnet"), (1, 3, 224, 224), "image"),
+    "vgg11": (_zoo_model("vgg11"), (1, 3, 224, 224), "image"),
+}
+
+
+def spec(name):
+    """(constructor, input shape, kind) of a reference or zoo model."""
+    if name in MODELS:
+        return MODELS[name]
+    if name in ZOO:
+        return ZOO[name]
+    raise KeyError(f"unknown model '{name}' (known: {', '.join(list(MODELS) + list(ZOO))})")
+
+
+def make_input(name, seed, stream, index, shape=None):
     """One seeded input for model `name` as float32 numpy, batch 1.
 
     Images: low-frequency colour noise (8x8-pixel blocks, bilinear-ish by a
@@ -121,7 +165,8 @@ def make_input(name, seed, stream, index):
     images and neighbouring pixels correlate. Vectors: standard normal.
     Generated with numpy's PCG64 so they do not depend on the torch version.
     """
-    _, shape, kind = MODELS[name]
+    _, default_shape, kind = spec(name)
+    shape = tuple(shape or default_shape)
     rng = np.random.Generator(np.random.PCG64([seed, stream, index]))
     if kind == "vector":
         return rng.standard_normal(shape).astype(np.float32)
@@ -147,7 +192,7 @@ def _randomize_bn_affine(model):
                 m.bias.normal_(0.0, 0.1)
 
 
-def _estimate_bn_stats(model, name, seed, batches, batch_size):
+def _estimate_bn_stats(model, name, seed, batches, batch_size, shape):
     bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
     if not bns:
         return
@@ -157,7 +202,7 @@ def _estimate_bn_stats(model, name, seed, batches, batch_size):
     model.train()
     with torch.no_grad():
         for b in range(batches):
-            x = np.concatenate([make_input(name, seed, BNSTAT_STREAM, b * batch_size + i)
+            x = np.concatenate([make_input(name, seed, BNSTAT_STREAM, b * batch_size + i, shape)
                                 for i in range(batch_size)])
             model(torch.from_numpy(x))
     # Round the statistics to 16 significant bits so that float reduction
@@ -173,14 +218,13 @@ def _round_mantissa(a, bits):
     return np.ldexp(np.round(m * (1 << bits)) / (1 << bits), e).astype(np.float32)
 
 
-def build_model(name, seed=0, bn_batches=1, bn_batch_size=8):
-    """The model `name` in eval mode, deterministic for a given seed."""
-    if name not in MODELS:
-        raise KeyError(f"unknown model '{name}' (known: {', '.join(MODELS)})")
-    ctor = MODELS[name][0]
+def build_model(name, seed=0, bn_batches=1, bn_batch_size=8, shape=None):
+    """The model `name` in eval mode, deterministic for a given seed; `shape`
+    is the input shape its BN statistics are estimated at (default its own)."""
+    ctor = spec(name)[0]
     torch.manual_seed(seed)
     model = ctor()
     _randomize_bn_affine(model)
-    _estimate_bn_stats(model, name, seed, bn_batches, bn_batch_size)
+    _estimate_bn_stats(model, name, seed, bn_batches, bn_batch_size, shape)
     model.eval()
     return model

@@ -36,6 +36,27 @@ TEST(Frontend, ParsesShapesAndConstants) {
   EXPECT_EQ(g.val(g.nodes[0].in[1]).data.size(), 4u * 3 * 3 * 3);
 }
 
+TEST(Frontend, IdentityOfAConstantIsThatConstant) {
+  OnnxBuilder b("m");
+  auto x = b.input("x", {1, 3, 6, 6});
+  b.output(b.conv_aliased_bias(x, 3, 4, 3, 1));
+  Graph g = import_onnx_bytes(b.serialize(), "m");
+  ASSERT_EQ(g.nodes.size(), 1u);  // the Identity is gone
+  const Node& conv = g.nodes[0];
+  ASSERT_EQ(conv.in.size(), 3u);
+  const Value& bias = g.val(conv.in[2]);
+  EXPECT_TRUE(bias.is_const);
+  EXPECT_EQ(bias.dims, (std::vector<std::int64_t>{4}));
+  ASSERT_EQ(bias.data.size(), 4u);
+  // The same numbers as the initializer the Identity read.
+  bool found = false;
+  for (const auto& v : g.values)
+    if (v.is_const && &v != &bias && v.data == bias.data) found = true;
+  EXPECT_TRUE(found);
+  canonicalize(g);
+  EXPECT_EQ(count_op(g, "Conv"), 1);
+}
+
 TEST(Frontend, FoldsBatchNormFusesReluAbsorbsFlatten) {
   OnnxBuilder b("m");
   auto x = b.input("x", {1, 2, 5, 5});

@@ -417,6 +417,19 @@ TEST(HostileModel, ASecondOutputThatIsReadIsRefused) {
   EXPECT_NE(e.find("'second'"), std::string::npos) << e;
 }
 
+// Shape inference follows a Pad's constants: dims whose product overflows
+// int64 are refused by their element count before anything multiplies them
+// (found by onnx_import_fuzz: regress_pad_overflowing_dims.onnx).
+TEST(HostileModel, PadToOverflowingDimsIsRefused) {
+  OnnxBuilder b("pad");
+  auto x = b.input("x", {1, 4, 6, 6});
+  const std::int64_t huge = std::int64_t{1} << 61;
+  b.output(b.avgpool(b.pad(x, {0, 0, huge, huge, 0, 0, 1, 1}), 3, 1));
+  onnx::ModelProto m;
+  ASSERT_TRUE(m.ParseFromString(b.serialize()));
+  EXPECT_REFUSED(m, "elements; at most");
+}
+
 TEST(HostileModel, UntypedWeightBeforeShapeInference) {
   auto m = base_model();
   auto* conv = first(m, "Conv");

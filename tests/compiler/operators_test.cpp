@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -116,6 +117,19 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
          b.output(b.concat({b.input("a", {1, 4, 6, 6}), b.input("b", {1, 2, 6, 6})}));
          return b.serialize();
        }},
+      {OpKind::ReduceMean,
+       image([](OnnxBuilder& b, const std::string& x) { return b.reduce_mean(x, {-1, 2}, false); })},
+      {OpKind::Pad, image([](OnnxBuilder& b, const std::string& x) {
+         return b.avgpool(b.pad(x, {0, 0, 1, 0, 0, 0, 2, 1}), 3, 1);
+       })},
+      {OpKind::Div, image([](OnnxBuilder& b, const std::string& x) { return b.div_const(x, 4.f); })},
+      {OpKind::Slice, image([](OnnxBuilder& b, const std::string& x) { return b.slice_channels(x, 1, 3); })},
+      {OpKind::Transpose,
+       image([](OnnxBuilder& b, const std::string& x) { return b.channel_shuffle(x, 4, 6, 6, 2); })},
+      {OpKind::Shape, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
+      {OpKind::Gather, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
+      {OpKind::Sub, image([](OnnxBuilder& b, const std::string& x) { return b.second_half_by_shape(x); })},
+      {OpKind::Dropout, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.dropout(x)); })},
       {OpKind::Identity, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.identity(x)); })},
       {OpKind::Softmax,
        [] {
@@ -184,7 +198,7 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
   const auto it = tiny_graphs().find(k);
   ASSERT_NE(it, tiny_graphs().end());
   Graph g = import_onnx_bytes(it->second(), "tiny");
-  if (d.role == OpRole::constant) {
+  if (d.role == OpRole::constant || d.role == OpRole::fold) {
     EXPECT_EQ(count_kind(g, k), 0) << "a constant operator becomes a value, not a node";
     EXPECT_TRUE(std::any_of(g.values.begin(), g.values.end(), [](const Value& v) { return v.is_const && !v.data.empty(); }));
   } else {
@@ -194,6 +208,11 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
   EXPECT_EQ(count_kind(g, k), d.on_chip() ? 1 : 0);
   if (d.role == OpRole::to_conv) {
     EXPECT_EQ(count_kind(g, OpKind::Conv), 1);
+  }
+  if (d.role == OpRole::rewrite) {  // into a GlobalAveragePool, the pads of the pooling, a Mul or a Conv
+    EXPECT_EQ(count_kind(g, OpKind::GlobalAveragePool) + count_kind(g, OpKind::AveragePool) +
+                  count_kind(g, OpKind::Mul) + count_kind(g, OpKind::Conv),
+              1);
   }
   if (d.role == OpRole::host) {
     EXPECT_TRUE(std::find(g.host_softmax.begin(), g.host_softmax.end(), true) != g.host_softmax.end());
@@ -307,17 +326,16 @@ TEST(TableOperators, MulOfInputAndItsFunctionIsOneTable) {
     EXPECT_NE(ir_json(g, "1-canonical").find("\"times_input\": true"), std::string::npos);
   }
   {
+    // Of f of another tensor: no table, the Mul of two activations stays.
     OnnxBuilder b("other");
     auto x = b.input("x", {1, 4, 6, 6});
     auto y = b.conv(x, 4, 4, 1);
     b.output(b.mul(b.sigmoid(y), b.relu(y)));
     Graph g = import_onnx_bytes(b.serialize(), "other");
-    try {
-      canonicalize(g);
-      FAIL() << "Mul of two different activations accepted";
-    } catch (const CompileError& e) {
-      EXPECT_NE(std::string(e.what()).find("Mul is supported only by a constant"), std::string::npos) << e.what();
-    }
+    canonicalize(g);
+    EXPECT_EQ(count_kind(g, OpKind::Mul), 1);
+    EXPECT_EQ(count_kind(g, OpKind::Sigmoid), 1);
+    for (const Node& n : g.nodes) EXPECT_FALSE(n.times_input);
   }
   {
     OnnxBuilder b("shared");
@@ -326,8 +344,279 @@ TEST(TableOperators, MulOfInputAndItsFunctionIsOneTable) {
     b.output(b.mul(s, x));
     b.output(s);
     Graph g = import_onnx_bytes(b.serialize(), "shared");
-    EXPECT_THROW(canonicalize(g), CompileError);
+    canonicalize(g);  // the Sigmoid has another reader: a Mul of two activations
+    EXPECT_EQ(count_kind(g, OpKind::Mul), 1);
+    for (const Node& n : g.nodes) EXPECT_FALSE(n.times_input);
   }
+}
+
+// Quantize, golden model and FP32 of a graph; the golden model's worst
+// distance from FP32 on output 0, in output steps.
+double golden_steps(Graph& g) {
+  const auto calib = default_calibration(g);
+  quantize(g, calib);
+  const Target t = load_target("sidra-y1");
+  map_crossbars(g, t);
+  plan_memory(g, t);
+  std::vector<QTensor> q;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) q.push_back(quantize_input(g, static_cast<int>(i), calib[0][i]));
+  const auto ref = run_fp32(g, calib[0]);
+  const auto got = run_golden(g, q);
+  const FTensor y = dequantize(g, g.outputs[0], got[0]);
+  double worst = 0;
+  for (std::size_t i = 0; i < y.data.size(); ++i) worst = std::max(worst, std::fabs(double(y.data[i]) - ref[0].data[i]));
+  return worst / g.val(g.outputs[0]).scale;
+}
+
+// Mul of two activations: a squeeze-excitation gate (one value per channel,
+// either operand order) and two maps of the same shape; FP32 against the
+// products computed here, the golden model within a step of it (the two
+// inputs' rounding, each at most half a step times the other's largest
+// value, 127 steps: 127.25 s_a s_b / s_y, plus the output's own half step).
+TEST(MulOfActivations, GateOverChannelsAndSameShape) {
+  for (int form = 0; form < 3; ++form) {
+    SCOPED_TRACE(form);
+    OnnxBuilder b("se");
+    auto x = b.relu(b.conv(b.input("x", {1, 4, 6, 6}), 4, 8, 3, 1, 1));
+    auto gate = form == 2 ? b.sigmoid(b.conv(x, 8, 8, 1)) : b.hard_sigmoid(b.conv(b.global_avgpool(x), 8, 8, 1), 1 / 6.f, 0.5f);
+    b.output(form == 1 ? b.mul(gate, x) : b.mul(x, gate));
+    Graph g = import_onnx_bytes(b.serialize(), "se");
+    canonicalize(g);
+    ASSERT_EQ(count_kind(g, OpKind::Mul), 1);
+    const Node& mul = g.nodes.back();
+    EXPECT_EQ(g.val(mul.in[0]).shape, (Shape{8, 6, 6}));  // the map first
+    const auto calib = default_calibration(g);
+    const auto all = run_fp32_all(g, calib[0]);
+    const auto& a = all[static_cast<std::size_t>(mul.in[0])].data;
+    const auto& s = all[static_cast<std::size_t>(mul.in[1])].data;
+    const auto& y = all[static_cast<std::size_t>(mul.out[0])].data;
+    ASSERT_EQ(y.size(), a.size());
+    for (std::size_t i = 0; i < y.size(); ++i)
+      EXPECT_FLOAT_EQ(y[i], a[i] * s[form == 2 ? i : i / 36]) << i;
+    // The whole chain against FP32: the convolutions' weight rounding too.
+    EXPECT_LE(golden_steps(g), 3.0);
+    // The Mul alone: its output is the product of its int8 inputs' values
+    // rounded to its step (the fixed-point multiplier's error is far below
+    // a step).
+    const double sa = g.val(mul.in[0]).scale, sb = g.val(mul.in[1]).scale, sy = g.val(mul.out[0]).scale;
+    const auto q = run_golden_all(g, {quantize_input(g, 0, calib[0][0])});
+    const auto& qa = q[static_cast<std::size_t>(mul.in[0])].data;
+    const auto& qb = q[static_cast<std::size_t>(mul.in[1])].data;
+    const auto& qy = q[static_cast<std::size_t>(mul.out[0])].data;
+    int codes = 0;
+    for (std::size_t i = 0; i < qy.size(); ++i) {
+      const double want = std::clamp(qa[i] * sa * qb[form == 2 ? i : i / 36] * sb / sy, -128.0, 127.0);
+      EXPECT_LE(std::fabs(qy[i] - want), 0.5 + 1e-6) << i;
+      codes += qy[i] != 0;
+    }
+    EXPECT_GT(codes, 100);
+  }
+  {
+    OnnxBuilder b("bad");
+    auto x = b.input("x", {1, 4, 6, 6});
+    b.output(b.mul(b.conv(x, 4, 4, 1), b.conv(x, 4, 4, 3, 2, 1)));  // 6x6 by 3x3
+    Graph g = import_onnx_bytes(b.serialize(), "bad");
+    try {
+      canonicalize(g);
+      FAIL() << "Mul of 6x6 by 3x3 accepted";
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find("same shape or one value per channel"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A zero Pad before an AveragePool: the pool's pads, the zeros counted.
+// FP32 against the average over the padded map computed here; ReduceMean
+// over H and W against the plain mean.
+TEST(Rewrites, PadIntoAveragePoolAndReduceMeanIntoGlobalPool) {
+  OnnxBuilder b("pad");
+  auto x = b.input("x", {1, 2, 5, 4});
+  b.output(b.avgpool(b.pad(x, {0, 0, 1, 2, 0, 0, 0, 1}), 3, 2));  // 6x7 padded -> 2x3
+  b.output(b.reduce_mean(x, {2, 3}, true));
+  Graph g = import_onnx_bytes(b.serialize(), "pad");
+  canonicalize(g);
+  ASSERT_EQ(g.nodes.size(), 2u);
+  const Node& p = g.nodes[0];
+  EXPECT_EQ(p.op, OpKind::AveragePool);
+  EXPECT_EQ(std::vector<int>({p.geom.pt, p.geom.pl, p.geom.pb, p.geom.pr}), std::vector<int>({1, 2, 0, 1}));
+  EXPECT_EQ(g.nodes[1].op, OpKind::GlobalAveragePool);
+  const auto calib = default_calibration(g);
+  const auto& in = calib[0][0].data;
+  const auto y = run_fp32(g, calib[0]);
+  ASSERT_EQ(y[0].data.size(), 2u * 2 * 3);
+  for (int c = 0; c < 2; ++c) {
+    double total = 0;
+    for (int i = 0; i < 20; ++i) total += in[static_cast<std::size_t>(c * 20 + i)];
+    EXPECT_NEAR(y[1].data[static_cast<std::size_t>(c)], total / 20, 1e-5);
+    for (int oh = 0; oh < 2; ++oh)
+      for (int ow = 0; ow < 3; ++ow) {
+        double s = 0;
+        for (int r = 0; r < 3; ++r)
+          for (int q = 0; q < 3; ++q) {
+            const int h = oh * 2 + r - 1, w = ow * 2 + q - 2;  // in the unpadded map
+            if (h >= 0 && h < 5 && w >= 0 && w < 4) s += in[static_cast<std::size_t>((c * 5 + h) * 4 + w)];
+          }
+        EXPECT_NEAR(y[0].data[static_cast<std::size_t>((c * 2 + oh) * 3 + ow)], s / 9, 1e-5);
+      }
+  }
+  // A Pad read by a MaxPool (0 is not its border) or reflecting: refused.
+  OnnxBuilder m("maxpad");
+  m.output(m.maxpool(m.pad(m.input("x", {1, 2, 5, 5}), {0, 0, 1, 1, 0, 0, 1, 1}), 3, 1, 0));
+  Graph gm = import_onnx_bytes(m.serialize(), "maxpad");
+  EXPECT_THROW(canonicalize(gm), CompileError);
+  OnnxBuilder r("mean");
+  r.output(r.reduce_mean(r.input("x", {1, 2, 5, 5}), {1}, true));
+  Graph gr = import_onnx_bytes(r.serialize(), "mean");
+  EXPECT_THROW(canonicalize(gr), CompileError);
+}
+
+// Layout operators on the channel axis as 1x1 Convs of 0/1 weights: the
+// golden model's output codes equal its input codes, moved (the same scale:
+// a channel shuffle keeps every value), and Slice's bounds computed from
+// Shape at import.
+TEST(Rewrites, ChannelShuffleAndSliceMoveCodesExactly) {
+  OnnxBuilder b("shuffle");
+  auto x = b.conv(b.input("x", {1, 3, 5, 5}), 3, 6, 3, 1, 1);
+  b.output(b.channel_shuffle(x, 6, 5, 5, 2));   // channel j*2 + i <- i*3 + j
+  b.output(b.second_half_by_shape(x));         // channels [3, 6)
+  Graph g = import_onnx_bytes(b.serialize(), "shuffle");
+  EXPECT_EQ(count_kind(g, OpKind::Shape), 0);  // folded at import
+  EXPECT_EQ(count_kind(g, OpKind::Gather), 0);
+  canonicalize(g);
+  ASSERT_EQ(count_kind(g, OpKind::Conv), 3);
+  EXPECT_EQ(count_kind(g, OpKind::Reshape), 0);
+  const auto calib = default_calibration(g);
+  quantize(g, calib);
+  const auto all = run_golden_all(g, {quantize_input(g, 0, calib[0][0])});
+  const int xid = g.nodes[0].out[0];
+  const auto& qx = all[static_cast<std::size_t>(xid)].data;
+  const auto& qs = all[static_cast<std::size_t>(g.outputs[0])].data;
+  const auto& qh = all[static_cast<std::size_t>(g.outputs[1])].data;
+  EXPECT_EQ(g.val(g.outputs[0]).scale, g.val(xid).scale);
+  ASSERT_EQ(qs.size(), 150u);
+  ASSERT_EQ(qh.size(), 75u);
+  const double r = g.val(xid).scale / g.val(g.outputs[1]).scale;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int p = 0; p < 25; ++p) {
+        EXPECT_EQ(qs[static_cast<std::size_t>((j * 2 + i) * 25 + p)], qx[static_cast<std::size_t>((i * 3 + j) * 25 + p)]);
+        if (i == 1) {
+          EXPECT_EQ(qh[static_cast<std::size_t>(j * 25 + p)],
+                    std::clamp(std::round(qx[static_cast<std::size_t>((3 + j) * 25 + p)] * r), -128.0, 127.0));
+        }
+      }
+  // A Transpose that is not a channel shuffle is refused, naming the form.
+  OnnxBuilder t("transpose");
+  auto y = t.input("x", {1, 4, 6, 6});
+  t.output(t.relu(t.transpose(y, {0, 1, 3, 2})));  // H and W swapped
+  Graph gt = import_onnx_bytes(t.serialize(), "transpose");
+  try {
+    canonicalize(gt);
+    FAIL() << "a plain Transpose accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("channel shuffle"), std::string::npos) << e.what();
+  }
+}
+
+// DenseNet's Concat chain: Concat(f0, f1, f2) after Concat(f0, f1) reads
+// the first one, Concat(c01, f2); FP32 gives the same tensor as the Concat
+// of the three features, and the golden model stays within 3 steps of it.
+TEST(Rewrites, ConcatChainReadsThePreviousConcat) {
+  OnnxBuilder b("dense");
+  auto x = b.input("x", {1, 3, 5, 5});
+  auto f0 = b.relu(b.conv(x, 3, 4, 3, 1, 1, 1, true, 1, 3.f));
+  auto f1 = b.relu(b.conv(f0, 4, 2, 3, 1, 1));
+  auto c01 = b.concat({f0, f1});
+  auto f2 = b.relu(b.conv(c01, 6, 2, 1));
+  b.output(b.concat({f0, f1, f2}));
+  Graph raw = import_onnx_bytes(b.serialize(), "dense");
+  Graph g = raw;
+  canonicalize(g);
+  const Node& last = g.nodes.back();
+  ASSERT_EQ(last.op, OpKind::Concat);
+  ASSERT_EQ(last.in.size(), 2u);
+  const int c01_id = g.nodes[2].out[0];
+  EXPECT_EQ(g.nodes[2].op, OpKind::Concat);
+  EXPECT_EQ(last.in[0], c01_id);
+  const auto calib = default_calibration(g);
+  const auto all = run_fp32_all(g, calib[0]);
+  const auto& y = all[static_cast<std::size_t>(g.outputs[0])].data;
+  ASSERT_EQ(y.size(), 8u * 25);
+  std::vector<float> want;
+  for (int id : {g.nodes[0].out[0], g.nodes[1].out[0], g.nodes[3].out[0]}) {
+    const auto& d = all[static_cast<std::size_t>(id)].data;
+    want.insert(want.end(), d.begin(), d.end());
+  }
+  EXPECT_EQ(y, want);
+  EXPECT_LE(golden_steps(g), 3.0);
+}
+
+// A Slice to INT64_MAX (how exporters write "to the end") keeps the rest of
+// the channels.
+TEST(Rewrites, SliceToTheEnd) {
+  OnnxBuilder b("end");
+  b.output(b.slice_channels(b.input("x", {1, 5, 3, 3}), 2, std::numeric_limits<std::int64_t>::max()));
+  Graph g = import_onnx_bytes(b.serialize(), "end");
+  canonicalize(g);
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op, OpKind::Conv);
+  EXPECT_EQ(g.val(g.outputs[0]).shape, (Shape{3, 3, 3}));
+  const auto calib = default_calibration(g);
+  const auto y = run_fp32(g, calib[0]);
+  for (std::size_t i = 0; i < 27; ++i) EXPECT_FLOAT_EQ(y[0].data[i], calib[0][0].data[18 + i]);
+}
+
+// Dropout at inference is dropped; in training mode (random masks) refused.
+TEST(Rewrites, DropoutIsTheIdentityAtInferenceOnly) {
+  OnnxBuilder b("drop");
+  b.output(b.relu(b.dropout(b.conv(b.input("x", {1, 3, 5, 5}), 3, 4, 3, 1, 1))));
+  Graph g = import_onnx_bytes(b.serialize(), "drop");
+  canonicalize(g);
+  ASSERT_EQ(g.nodes.size(), 1u);  // the ReLU fused into the Conv through the dropped Dropout
+  EXPECT_EQ(g.nodes[0].act, Act::relu);
+  OnnxBuilder t("train");
+  t.output(t.dropout(t.conv(t.input("x", {1, 3, 5, 5}), 3, 4, 3, 1, 1), true));
+  Graph gt = import_onnx_bytes(t.serialize(), "train");
+  try {
+    canonicalize(gt);
+    FAIL() << "training-mode Dropout accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("training mode"), std::string::npos) << e.what();
+  }
+}
+
+// MaxPool with ceil_mode=1: the partial last windows as a wider end pad of
+// the -128 border; the golden model equals a max over the clipped windows
+// computed here.
+TEST(MaxPoolCeilMode, PartialWindowsAreMaxOverTheirInsidePart) {
+  OnnxBuilder b("ceil");
+  auto x = b.conv(b.input("x", {1, 3, 8, 8}), 3, 4, 3, 1, 0);  // 6x6, signed
+  b.output(b.maxpool_ceil(x, 3, 2));  // (6 - 3) / 2 + 1 = 2 by floor, 3 by ceil
+  Graph g = import_onnx_bytes(b.serialize(), "ceil");
+  canonicalize(g);
+  const Node& p = g.nodes.back();
+  ASSERT_EQ(p.op, OpKind::MaxPool);
+  EXPECT_EQ(g.val(p.out[0]).shape, (Shape{4, 3, 3}));
+  EXPECT_EQ(p.geom.pb, 2);
+  EXPECT_EQ(p.geom.pr, 2);
+  const auto calib = default_calibration(g);
+  quantize(g, calib);
+  const auto all = run_golden_all(g, {quantize_input(g, 0, calib[0][0])});
+  const auto& in = all[static_cast<std::size_t>(p.in[0])].data;
+  const auto& out = all[static_cast<std::size_t>(p.out[0])].data;
+  for (int c = 0; c < 4; ++c)
+    for (int oh = 0; oh < 3; ++oh)
+      for (int ow = 0; ow < 3; ++ow) {
+        int m = -128;
+        for (int h = oh * 2; h < std::min(6, oh * 2 + 3); ++h)
+          for (int w = ow * 2; w < std::min(6, ow * 2 + 3); ++w) m = std::max<int>(m, in[static_cast<std::size_t>((c * 6 + h) * 6 + w)]);
+        EXPECT_EQ(out[static_cast<std::size_t>((c * 3 + oh) * 3 + ow)], m) << c << " " << oh << " " << ow;
+      }
+  // An AveragePool's partial window divides by its clipped count: refused.
+  OnnxBuilder a("avg");
+  a.output(a.avgpool_ceil(a.input("x", {1, 3, 6, 6}), 3, 2));
+  Graph ga = import_onnx_bytes(a.serialize(), "avg");
+  EXPECT_THROW(canonicalize(ga), CompileError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, OperatorThroughPasses, ::testing::ValuesIn(all_kinds()),

@@ -6,6 +6,8 @@ inputs are float32 in the normalized image range, and a second export with
 the same seed is byte-identical.
 
   check_exports.py MODELS_DIR NAME [NAME ...]
+  check_exports.py --zoo ZOO_DIR NAME [NAME ...]   (export_zoo.py's models: the
+      operators torchvision's CNNs add, which vp-cc folds or rewrites)
 """
 import hashlib
 import json
@@ -22,6 +24,7 @@ ALLOWED = {"Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Ta
            "HardSwish", "Erf", "Add", "Mul", "MaxPool",
            "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
            "Concat", "Identity", "Softmax", "Constant"}
+ZOO_ALLOWED = ALLOWED | {"ReduceMean", "Pad", "Div", "Slice", "Transpose", "Shape", "Gather", "Sub"}
 
 errors = []
 
@@ -38,7 +41,13 @@ def sha(path):
 
 
 def main():
-    models_dir, names = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    zoo = args[:1] == ["--zoo"]
+    if zoo:
+        args = args[1:]
+    models_dir, names = args[0], args[1:]
+    allowed = ZOO_ALLOWED if zoo else ALLOWED
+    exporter = "export_zoo.py" if zoo else "export_models.py"
     with open(os.path.join(models_dir, "manifest.json")) as f:
         manifest = json.load(f)["models"]
     for name in names:
@@ -50,7 +59,7 @@ def main():
         dims = [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]
         check(dims == e["input"]["shape"], f"{name}: input shape {dims} vs manifest {e['input']['shape']}")
         ops = {n.op_type for n in m.graph.node}
-        check(ops <= ALLOWED, f"{name}: operators outside the supported set: {sorted(ops - ALLOWED)}")
+        check(ops <= allowed, f"{name}: operators outside the supported set: {sorted(ops - allowed)}")
         check(e["calib"] and e["test"], f"{name}: no calibration or test inputs")
         for rel in e["calib"] + e["test"]:
             x = np.load(os.path.join(models_dir, rel))
@@ -64,7 +73,7 @@ def main():
         check(not np.array_equal(calib0, test0), f"{name}: calibration and test inputs coincide")
     # Reproducibility: export again elsewhere, byte-compare.
     with tempfile.TemporaryDirectory(prefix="export-again-") as tmp:
-        subprocess.run([sys.executable, os.path.join(TOOLS, "export_models.py"), tmp,
+        subprocess.run([sys.executable, os.path.join(TOOLS, exporter), tmp,
                         "--models", ",".join(names), "--calib", "1", "--test", "1",
                         "--seed", str(manifest[names[0]]["seed"])], check=True, stdout=subprocess.DEVNULL)
         for name in names:

@@ -17,7 +17,8 @@ from onnx import numpy_helper
 SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid",
              "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
-             "Concat", "Identity", "Softmax"]
+             "Concat", "Identity", "Softmax", "ReduceMean", "Pad", "Div", "Slice", "Transpose",
+             "Shape", "Gather", "Sub", "Dropout"]
 # Cases python3-onnx 1.12 is known to provide, one or more per operator,
 # plus the extra Conv cases of gen_node_tests.py.
 EXPECTED = [
@@ -32,6 +33,10 @@ EXPECTED = [
     "test_softmax_axis_1", "test_softmax_large_number",
     "extra_conv_depthwise", "extra_conv_grouped", "extra_conv_dilated",
     "extra_hardswish_batch1", "extra_silu_mul_sigmoid", "extra_hardswish_mul_hardsigmoid",
+    "test_slice", "test_transpose_default", "test_shape", "test_gather_0", "test_div_example", "test_sub",
+    "test_reduce_mean_keepdims_example", "test_constant_pad", "extra_slice_channels", "extra_channel_shuffle",
+    "extra_chunk_by_shape", "extra_pad_averagepool", "extra_reducemean_hw", "extra_mul_gate", "extra_div_const",
+    "extra_dropout_relu", "test_dropout_default",
 ]
 errors = []
 

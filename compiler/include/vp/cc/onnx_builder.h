@@ -29,6 +29,9 @@ class OnnxBuilder {
   // Weights ~ N(0, gain^2 * 2 / fan_in), bias ~ N(0, 0.1^2).
   std::string conv(const std::string& x, int cin, int cout, int k, int stride = 1, int pad = 0, int group = 1,
                    bool bias = true, int dilation = 1, float gain = 1.f);
+  // A Conv whose bias is an Identity of an initializer, as PyTorch's
+  // exporter writes a parameter equal to one it already wrote.
+  std::string conv_aliased_bias(const std::string& x, int cin, int cout, int k, int pad);
   std::string batchnorm(const std::string& x, int c);
   std::string relu(const std::string& x);
   std::string clip(const std::string& x, float lo, float hi);
@@ -42,6 +45,19 @@ class OnnxBuilder {
   std::string mul(const std::string& a, const std::string& b);  // of two activations
   std::string mul_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
   std::string maxpool(const std::string& x, int k, int stride, int pad);
+  std::string reduce_mean(const std::string& x, const std::vector<std::int64_t>& axes, bool keepdims);
+  std::string pad(const std::string& x, const std::vector<std::int64_t>& pads);  // constant 0
+  std::string transpose(const std::string& x, const std::vector<std::int64_t>& perm);
+  std::string div_const(const std::string& x, float k);
+  std::string slice_channels(const std::string& x, std::int64_t start, std::int64_t end);
+  // ShuffleNet's channel shuffle of a [1, c, h, w] map: Reshape to
+  // [1, groups, c/groups, h, w], Transpose (0, 2, 1, 3, 4), Reshape back.
+  std::string channel_shuffle(const std::string& x, int c, int h, int w, int groups);
+  // The second half of x's channels, its bounds computed from Shape(x) as
+  // PyTorch exports x.chunk(2, dim=1): Gather, Add, Sub, Div, Mul.
+  std::string second_half_by_shape(const std::string& x);
+  std::string maxpool_ceil(const std::string& x, int k, int stride);  // ceil_mode=1, no pads
+  std::string avgpool_ceil(const std::string& x, int k, int stride);
   std::string avgpool(const std::string& x, int k, int stride, int pad = 0, bool count_include_pad = false);
   std::string global_avgpool(const std::string& x);
   std::string flatten(const std::string& x);
@@ -51,6 +67,7 @@ class OnnxBuilder {
   std::string concat(const std::vector<std::string>& xs, int axis = 1);
   std::string softmax(const std::string& x);
   std::string identity(const std::string& x);
+  std::string dropout(const std::string& x, bool training = false);
   std::string custom(const std::string& op, const std::string& x);  // for error-path tests
 
   std::string serialize() const;

@@ -28,7 +28,7 @@ enum class OpKind : std::uint8_t {
 #undef VP_OP
 };
 
-enum class OpRole : std::uint8_t { chip, to_conv, alias, host, constant };
+enum class OpRole : std::uint8_t { chip, to_conv, alias, rewrite, fold, host, constant };
 
 // Properties (OpDef::flags).
 // Weights stay on crossbars (MVM); every other chip operator runs on the

@@ -1,0 +1,32 @@
+// What canonicalize.cpp and canonicalize_layout.cpp share: attribute and
+// constant access, value rewiring, and the layout rewrites the former calls.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vp/cc/graph.h"
+
+namespace vp::cc::canon {
+
+std::int64_t attr_i(const Node& n, const char* key, std::int64_t dflt);
+float attr_f(const Node& n, const char* key, float dflt);
+// Every use of value `from` (node inputs, graph outputs) now reads `to`.
+void replace_uses(Graph& g, int from, int to);
+bool is_output(const Graph& g, int v);
+// The single consumer of `v`, or -1 if it has several or is a graph output.
+int sole_consumer(const Graph& g, int v);
+const Value& need_const(const Graph& g, const Node& n, std::size_t i, const char* what);
+// Conv with bias always present (zeros when ONNX had none).
+void conv_bias(Graph& g, Node& n);
+
+// canonicalize_layout.cpp: the layout and shape operators torchvision's
+// CNNs export, rewritten into chip operators.
+void reduce_mean_to_gap(const Graph& g, Node& n);
+void fold_pad(Graph& g, Node& n);
+void slice_to_conv(Graph& g, Node& n);
+void shuffle_to_conv(Graph& g, std::size_t transpose_node);
+void div_to_mul(Graph& g, Node& n);
+void chain_concats(Graph& g);
+
+}  // namespace vp::cc::canon
