@@ -3,7 +3,7 @@
 
   vp-eval MODEL.onnx --data X.npy --labels Y.npy [--calib C.npy]...
           [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
-          [--mitigate adc-range] [--adc-headroom H]
+          [--mitigate adc-range,encoding | --auto [--target-drop P]] [--adc-headroom H]
           [--no-deploy] [--json FILE] [--work DIR] [-q]
 
 X.npy holds N float32 images stacked along its first dimension (the model's
@@ -31,6 +31,15 @@ Mitigations (--mitigate, comma-separated):
              other device model as configured) with vp-run --adc-profile;
              vp-cc --adc-ranges then gives every crossbar the finest ADC range
              that covers the largest column sum measured (x --adc-headroom)
+  encoding   signed weights as differential pairs (xbar.signed_encoding =
+             differential) instead of offset slices: a weight's cells then
+             carry only their own programming error, at twice the columns
+             per weight (more crossbars where a layer is wide).
+             Chip-wide: the chip has one encoding for every crossbar
+
+--auto tries no mitigation, then adc-range, then adc-range and encoding,
+and keeps the first within --target-drop points (default 1) of FP32 (or
+the last); the JSON's "auto" lists each try.
 
 Energy per inference is the run's energy after deployment over N: the ISPP
 energy and the leakage of the deploy phase (its share of the run's cycles)
@@ -51,7 +60,10 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MITIGATIONS = ("adc-range",)
+MITIGATIONS = ("adc-range", "encoding")
+# --auto's order: cheapest first (ranges cost one xadc per crossbar; the
+# differential encoding doubles the columns per weight).
+AUTO_LADDER = ((), ("adc-range",), ("adc-range", "encoding"))
 
 
 class EvalError(Exception):
@@ -96,55 +108,21 @@ def write_atomically(path, text):
         raise
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(prog="vp-eval", description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("model", help="ONNX classifier")
-    ap.add_argument("--data", required=True, help="float32 .npy, N images stacked")
-    ap.add_argument("--labels", required=True, help="integer .npy, N labels")
-    ap.add_argument("--calib", action="append", default=[], help="calibration image .npy (repeatable)")
-    ap.add_argument("--chip", default="sidra-y1", help="preset name or file")
-    ap.add_argument("--set", action="append", default=[], dest="sets", help="parameter=value (repeatable)")
-    ap.add_argument("--config", action="append", default=[], help="configuration file (repeatable)")
-    ap.add_argument("--seed", help="seed of every random model (vp-run --seed)")
-    ap.add_argument("--no-deploy", action="store_true", help="crossbars assumed programmed (vp-run --no-deploy)")
-    ap.add_argument("--mitigate", default="", help="comma-separated: " + ", ".join(MITIGATIONS))
-    ap.add_argument("--adc-headroom", default="1", help="adc-range: measured sums x this (vp-cc --adc-headroom)")
-    ap.add_argument("--json", help="write the figures as JSON")
-    ap.add_argument("--work", help="keep the compiled model and outputs in this folder (default: a temporary one)")
-    ap.add_argument("--bin", default=HERE, help="folder of vp-cc and vp-run (default: this tool's own)")
-    ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
-    a = ap.parse_args(argv)
-
-    mitigations = [m for m in a.mitigate.split(",") if m]
-    for m in mitigations:
-        if m not in MITIGATIONS:
-            ap.error(f"--mitigate: unknown mitigation '{m}'; known: {', '.join(MITIGATIONS)}")
-    if "adc-range" in mitigations and not a.calib:
-        ap.error("--mitigate adc-range measures the ADC ranges on the --calib images: give at least one")
-    t0 = time.monotonic()
-    progress = (lambda msg: sys.stderr.write(f"vp-eval: {msg}\n")) if not a.quiet and sys.stderr.isatty() else (lambda msg: None)
-    vp_cc, vp_run = tool("vp-cc", a.bin), tool("vp-run", a.bin)
-
-    x = load_array(a.data, "data")
-    labels = load_array(a.labels, "labels")
-    if x.dtype != np.float32:
-        raise EvalError(f"{a.data}: dtype {x.dtype}, expected float32 images")
-    if x.ndim < 2 or x.shape[0] < 1:
-        raise EvalError(f"{a.data}: shape {list(x.shape)}, expected N images stacked along the first dimension")
+def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
+    """Compiles with `mitigations`, then classifies the images three ways."""
     n = x.shape[0]
-    if labels.ndim != 1 or not np.issubdtype(labels.dtype, np.integer):
-        raise EvalError(f"{a.labels}: shape {list(labels.shape)} of {labels.dtype}, expected one integer label per image")
-    if labels.shape[0] != n:
-        raise EvalError(f"{a.labels}: {labels.shape[0]} labels for {n} images in {a.data}")
-
     work = a.work or tempfile.mkdtemp(prefix="vp-eval-")
     os.makedirs(work, exist_ok=True)
     try:
         common = []
         for c in a.calib:
             common += ["--calib", c]
-        sets = [arg for s in a.sets for arg in ("--set", s)]
+        sets = list(a.sets)
+        if "encoding" in mitigations:
+            # Differential pairs: a weight's two cells carry only their own
+            # programming error (offset slices add the offset's to every weight).
+            sets.append("xbar.signed_encoding=differential")
+        sets = [arg for s in sets for arg in ("--set", s)]
         cc_params = ["--chip", a.chip] + sets
         run_params = ["--chip", a.chip] + sets
         for c in a.config:
@@ -189,7 +167,7 @@ def main(argv):
         after_deploy_pj = energy["total"] - energy.get("ispp", 0.0) - energy.get("leakage", 0.0) * deploy_share
         exact = (y_chip.reshape(n, -1) == y_golden.reshape(n, -1)).all(axis=1)
         chip_top1, golden_top1, fp32_top1 = top1(y_chip, n), top1(y_golden, n), top1(y_fp32, n)
-        result = {
+        return {
             "model": a.model, "data": a.data, "images": int(n), "chip_preset": a.chip, "sets": a.sets,
             "configs": a.config, "seed": a.seed, "deployed": not a.no_deploy,
             "accuracy": {"chip": float((chip_top1 == labels).mean()),
@@ -201,6 +179,7 @@ def main(argv):
             "chip_top1_equals_golden": int((chip_top1 == golden_top1).sum()),
             "cycles_per_inference": fw["inference_cycles_mean"],
             "energy_uj_per_inference": after_deploy_pj / n / 1e6,
+            "crossbars": stats["crossbar"]["crossbars_used"],
             "deploy": {"cycles": fw["deploy_cycles"], "pulses": fw["pulses"], "failed_cells": fw["failed_cells"]},
             "host_seconds": {"total": round(time.monotonic() - t0, 3), "vp_run": round(t_run, 3)},
         }
@@ -208,20 +187,96 @@ def main(argv):
         if not a.work:
             shutil.rmtree(work, ignore_errors=True)
 
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="vp-eval", description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", help="ONNX classifier")
+    ap.add_argument("--data", required=True, help="float32 .npy, N images stacked")
+    ap.add_argument("--labels", required=True, help="integer .npy, N labels")
+    ap.add_argument("--calib", action="append", default=[], help="calibration image .npy (repeatable)")
+    ap.add_argument("--chip", default="sidra-y1", help="preset name or file")
+    ap.add_argument("--set", action="append", default=[], dest="sets", help="parameter=value (repeatable)")
+    ap.add_argument("--config", action="append", default=[], help="configuration file (repeatable)")
+    ap.add_argument("--seed", help="seed of every random model (vp-run --seed)")
+    ap.add_argument("--no-deploy", action="store_true", help="crossbars assumed programmed (vp-run --no-deploy)")
+    ap.add_argument("--mitigate", default="", help="comma-separated: " + ", ".join(MITIGATIONS))
+    ap.add_argument("--adc-headroom", default="1", help="adc-range: measured sums x this (vp-cc --adc-headroom)")
+    ap.add_argument("--auto", action="store_true",
+                    help="try no mitigation, then adc-range, then adc-range and encoding, until within --target-drop")
+    ap.add_argument("--target-drop", type=float, default=1.0, help="--auto: points of accuracy below FP32 allowed (default 1)")
+    ap.add_argument("--json", help="write the figures as JSON")
+    ap.add_argument("--work", help="keep the compiled model and outputs in this folder (default: a temporary one)")
+    ap.add_argument("--bin", default=HERE, help="folder of vp-cc and vp-run (default: this tool's own)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    a = ap.parse_args(argv)
+
+    mitigations = [m for m in a.mitigate.split(",") if m]
+    for m in mitigations:
+        if m not in MITIGATIONS:
+            ap.error(f"--mitigate: unknown mitigation '{m}'; known: {', '.join(MITIGATIONS)}")
+    if "adc-range" in mitigations and not a.calib:
+        ap.error("--mitigate adc-range measures the ADC ranges on the --calib images: give at least one")
+    if a.auto and mitigations:
+        ap.error("--auto chooses the mitigations itself: leave out --mitigate")
+    if not (a.target_drop >= 0 and a.target_drop <= 100):
+        ap.error("--target-drop: expected points from 0 to 100")
+    t0 = time.monotonic()
+    progress = (lambda msg: sys.stderr.write(f"vp-eval: {msg}\n")) if not a.quiet and sys.stderr.isatty() else (lambda msg: None)
+    vp_cc, vp_run = tool("vp-cc", a.bin), tool("vp-run", a.bin)
+
+    x = load_array(a.data, "data")
+    labels = load_array(a.labels, "labels")
+    if x.dtype != np.float32:
+        raise EvalError(f"{a.data}: dtype {x.dtype}, expected float32 images")
+    if x.ndim < 2 or x.shape[0] < 1:
+        raise EvalError(f"{a.data}: shape {list(x.shape)}, expected N images stacked along the first dimension")
+    n = x.shape[0]
+    if labels.ndim != 1 or not np.issubdtype(labels.dtype, np.integer):
+        raise EvalError(f"{a.labels}: shape {list(labels.shape)} of {labels.dtype}, expected one integer label per image")
+    if labels.shape[0] != n:
+        raise EvalError(f"{a.labels}: {labels.shape[0]} labels for {n} images in {a.data}")
+
+    if a.auto:
+        # SIDRA's simulator loop: the mitigations in order of cost, until the
+        # chip is within --target-drop points of FP32.
+        tried = []
+        for ladder in AUTO_LADDER:
+            if "adc-range" in ladder and not a.calib:
+                continue
+            progress(f"--auto: trying {', '.join(ladder) or 'no mitigation'}")
+            result = evaluate(a, vp_cc, vp_run, x, labels, list(ladder), progress, t0)
+            acc = result["accuracy"]
+            tried.append({"mitigations": list(ladder), "accuracy": acc["chip"],
+                          "crossbars": result["crossbars"], "cycles_per_inference": result["cycles_per_inference"]})
+            if 100 * (acc["fp32"] - acc["chip"]) <= a.target_drop:
+                break
+        result["auto"] = {"target_drop_points": a.target_drop, "tried": tried,
+                          "met": 100 * (result["accuracy"]["fp32"] - result["accuracy"]["chip"]) <= a.target_drop}
+    else:
+        result = evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0)
+
     if a.json:
         write_atomically(a.json, json.dumps(result, indent=1) + "\n")
     if not a.quiet:
         acc = result["accuracy"]
+        chosen = result["mitigations"]
         print(f"vp-eval: {a.model} on {n} images of {a.data}, chip {a.chip}"
               + "".join(f" --set {s}" for s in a.sets)
-              + (f", mitigations: {', '.join(mitigations)}" if mitigations else ""))
+              + (f", mitigations: {', '.join(chosen)}" if chosen else ""))
         print(f"  accuracy   chip {100 * acc['chip']:.2f} %   golden {100 * acc['golden']:.2f} %   "
               f"fp32 {100 * acc['fp32']:.2f} %")
         print(f"  chip equals the golden model on {result['chip_equals_golden']} of {n} images "
               f"(same top-1 on {result['chip_top1_equals_golden']})")
+        d = result["deploy"]
         print(f"  {result['cycles_per_inference']:.0f} cycles and {result['energy_uj_per_inference']:.3f} uJ "
-              f"per inference; deployment {fw['deploy_cycles']} cycles, {fw['pulses']} pulses, "
-              f"{fw['failed_cells']} failed cells")
+              f"per inference, {result['crossbars']} crossbars; deployment {d['cycles']} cycles, "
+              f"{d['pulses']} pulses, {d['failed_cells']} failed cells")
+        if "auto" in result:
+            au = result["auto"]
+            steps = "; ".join(f"{', '.join(t['mitigations']) or 'none'} {100 * t['accuracy']:.2f} %" for t in au["tried"])
+            print(f"  --auto ({'met' if au['met'] else 'not met'}: within {au['target_drop_points']:g} points "
+                  f"of FP32): {steps}")
     return 0
 
 

@@ -100,6 +100,21 @@ def main():
     asm = open(os.path.join(ranged_work, "model.asm")).read()
     check(asm.count("xadc ") > 0, "the program sets ADC ranges with xadc")
 
+    # --auto on the measured-device preset: tries in order of cost, keeps the
+    # first within the target (or the last), and says which.
+    out = os.path.join(work, "auto.json")
+    code, stdout, err = vp_eval(bin_dir, base + ["--chip", "sidra-y1-analog", "--no-deploy", "--auto",
+                                                 "--target-drop", "1", "--json", out])
+    check(code == 0, f"--auto exits 0: {err}")
+    auto = json.load(open(out))
+    tried = auto["auto"]["tried"]
+    print("auto:", [(t["mitigations"], t["accuracy"]) for t in tried])
+    check(tried[0]["mitigations"] == [] and len(tried) >= 2, "--auto starts without mitigations and goes on")
+    check(auto["mitigations"] == tried[-1]["mitigations"], "the result is the last try's")
+    check(all(100 * (auto["accuracy"]["fp32"] - t["accuracy"]) > 1 for t in tried[:-1]), "earlier tries missed")
+    check(auto["auto"]["met"] == (100 * (auto["accuracy"]["fp32"] - auto["accuracy"]["chip"]) <= 1), "met is honest")
+    check("--auto (" in stdout, "the summary says what --auto chose")
+
     # vp-cc --adc-ranges on profiles that are not: named errors.
     vp_cc = os.path.join(bin_dir, "vp-cc")
     head = '{"format": "vp-adc-profile", "version": 1, "crossbars_per_cu": 16, "crossbars": '
