@@ -46,8 +46,9 @@ class VpRun : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(tmp_); }
 
-  Result run(const std::string& args) {
-    const std::string cmd = "cd '" + src_ + "' && '" + bin_ + "/vp-run' " + args + " >'" + (tmp_ / "out").string() +
+  // `env`: VAR=value assignments for vp-run alone (not the shell).
+  Result run(const std::string& args, const std::string& env = "") {
+    const std::string cmd = "cd '" + src_ + "' && " + env + " '" + bin_ + "/vp-run' " + args + " >'" + (tmp_ / "out").string() +
                             "' 2>'" + (tmp_ / "err").string() + "'";
     const int st = std::system(cmd.c_str());
     Result r;
