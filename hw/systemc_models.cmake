@@ -21,7 +21,7 @@ add_library(vp_hw_core STATIC
   src/cu/executors/control.cpp)
 target_include_directories(vp_hw_core PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
                                       PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/cu)
-target_link_libraries(vp_hw_core PUBLIC vp_isa vp_config PRIVATE vp_isa_operands)
+target_link_libraries(vp_hw_core PUBLIC vp_isa vp_config PRIVATE vp_isa_operands vp_common)
 vp_target_defaults(vp_hw_core)
 
 add_library(vp_hw STATIC

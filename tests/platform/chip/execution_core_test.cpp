@@ -206,6 +206,14 @@ TEST(ExecutionCore, ADependentInstructionWaitsForItsOperand) {
   EXPECT_EQ(r.reg(4), 43);
 }
 
+TEST(ExecutionCore, ReciprocalSquareRootTakesItsOwnLatency) {
+  CoreRun r("li r1, 1000000\nrsqrt r2, r1\nrsqrt r3, r0\nhalt\n");
+  const Retired& rs = r.at("rsqrt");
+  EXPECT_EQ(rs.end - rs.start, 11u);  // cu.scalar.rsqrt_cycles
+  EXPECT_EQ(r.reg(2), 2147483);       // floor(2^31 / 1000)
+  EXPECT_EQ(r.reg(3), INT32_MAX);
+}
+
 TEST(ExecutionCore, ABranchStallsIssueUntilItResolves) {
   CoreRun r("li r1, 1\nbeq r1, r0, 3\nli r2, 5\nhalt\n");
   const Retired& br = r.at("beq");

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "executors/issue.h"
+#include "vp/common/rsqrt.h"
 
 namespace vp::hw {
 
@@ -27,6 +28,8 @@ void exec_MIN(Issue& is, const isa::ops::MIN& o) {
 void exec_MAX(Issue& is, const isa::ops::MAX& o) {
   is.write(o.rd, static_cast<uint32_t>(std::max(is.sreg(o.rs1), is.sreg(o.rs2))));
 }
+
+void exec_RSQRT(Issue& is, const isa::ops::RSQRT& o) { is.write(o.rd, vp::common::rsqrt_q31(is.reg(o.rs1))); }
 
 void exec_LI(Issue& is, const isa::ops::LI& o) { is.write(o.rd, static_cast<uint32_t>(o.imm)); }
 void exec_ADDI(Issue& is, const isa::ops::ADDI& o) { is.write(o.rd, is.reg(o.rs1) + static_cast<uint32_t>(o.imm)); }
