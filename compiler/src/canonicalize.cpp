@@ -13,11 +13,14 @@
 //                                        Mul(x, Sigmoid(x)))
 //   ReduceMean, Pad, Div, Slice, the
 //   channel shuffle, Concat chains    -> canonicalize_layout.cpp
+//   channels-last regions, LayerNorm,
+//   GELU, per-channel constants
+//   after a Conv                      -> canonicalize_norm.cpp
 //
 // Afterwards only the operators whose role in operators.def is `chip` remain:
 // Conv, Add, Mul (by a constant or of two activations), Relu, Clip, the table operators
-// (LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Erf), MaxPool,
-// AveragePool, GlobalAveragePool and Concat.
+// (LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Erf, Gelu), MaxPool,
+// AveragePool, GlobalAveragePool, Concat and LayerNormalization.
 #include <algorithm>
 #include <cmath>
 
@@ -308,6 +311,9 @@ void canonicalize(Graph& g) {
       n.out.clear();
     }
   }
+  // 1b. Transpose(0,2,3,1) ... Transpose(0,3,1,2) around per-pixel operators:
+  //     the operators on the map itself (canonicalize_norm.cpp).
+  channels_last_regions(g);
   // 2. Gemm/MatMul -> Conv (may absorb a Flatten), Conv geometry and bias.
   for (auto& n : g.nodes) {
     if (n.op == OpKind::Gemm || n.op == OpKind::MatMul) gemm_to_conv(g, n);
@@ -337,6 +343,8 @@ void canonicalize(Graph& g) {
       }
     }
   }
+  // 2a. LayerNorm, GELU, per-channel constants after a Conv.
+  fold_norm_patterns(g);
   // 2b. ReduceMean over H and W, zero Pads before a window operator, Div
   //     by a constant, channel Slices and shuffles.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {

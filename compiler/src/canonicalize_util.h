@@ -29,4 +29,10 @@ void shuffle_to_conv(Graph& g, std::size_t transpose_node);
 void div_to_mul(Graph& g, Node& n);
 void chain_concats(Graph& g);
 
+// canonicalize_norm.cpp: channels-last regions (PyTorch's permutes around a
+// LayerNorm or Linear on a map), LayerNorm, GELU and per-channel affine
+// constants folded into the Conv before them.
+void channels_last_regions(Graph& g);
+void fold_norm_patterns(Graph& g);
+
 }  // namespace vp::cc::canon

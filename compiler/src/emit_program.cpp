@@ -307,6 +307,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         emit::emit_rescale(e, n);
         break;
       case OpKind::Concat: emit::emit_rescale(e, n); break;
+      case OpKind::LayerNormalization: emit::emit_layer_norm(e, n); break;
       default:
         if (op_has(n.op, op_table)) {  // a table (operators.def): emit_unary's vlut
           emit::emit_unary(e, n);

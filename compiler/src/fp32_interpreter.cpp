@@ -122,6 +122,24 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       }
       break;
     }
+    case OpKind::LayerNormalization: {
+      // Per pixel over the channels, in double as the definition reads.
+      const auto C = static_cast<std::size_t>(x.shape.c), hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+      const auto& gamma = g.val(n.in[1]).data;
+      const auto& beta = g.val(n.in[2]).data;
+      const double eps = n.floats.count("epsilon") ? double(n.floats.at("epsilon")) : 1e-5;
+      y.data.resize(x.data.size());
+      for (std::size_t p = 0; p < hw; ++p) {
+        double mean = 0, var = 0;
+        for (std::size_t c = 0; c < C; ++c) mean += x.data[c * hw + p];
+        mean /= double(C);
+        for (std::size_t c = 0; c < C; ++c) var += (x.data[c * hw + p] - mean) * (x.data[c * hw + p] - mean);
+        const double inv = 1.0 / std::sqrt(var / double(C) + eps);
+        for (std::size_t c = 0; c < C; ++c)
+          y.data[c * hw + p] = static_cast<float>((x.data[c * hw + p] - mean) * inv * gamma[c] + beta[c]);
+      }
+      break;
+    }
     case OpKind::Concat:
       for (int in : n.in) {
         const auto& d = v[static_cast<std::size_t>(in)].data;

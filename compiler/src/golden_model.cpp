@@ -9,6 +9,7 @@
 #include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
 #include "vp/common/host_threads.h"
+#include "vp/common/rsqrt.h"
 
 namespace vp::cc {
 namespace {
@@ -38,6 +39,39 @@ QTensor conv(const Graph& g, const Node& n, const QTensor& x, unsigned threads) 
     for (I i = oc * hw; i < (oc + 1) * hw; ++i) {
       const I v = sat32(sat32(acc[static_cast<std::size_t>(i)]) + n.q.bias[uoc]);
       y.data[static_cast<std::size_t>(i)] = clamp_q(n, requant(v, n.q.mult[uoc], n.q.shift[uoc]));
+    }
+  }
+  return y;
+}
+
+// LayerNormalization per pixel, the steps of emit_norm.cpp: the sum by
+// vpsum, the mean by muli/addi/srai, d by vmuls/vadds, sum(d^2) by vmul and
+// vpsum (saturating int32), rsqrt, d * r by vmuls (saturating), vrq, then
+// beta's codes by a saturating int8 vadd.
+QTensor layer_norm(const Node& n, const QTensor& x) {
+  QTensor y;
+  y.shape = x.shape;
+  y.data.resize(x.data.size());
+  const I C = x.shape.c, hw = x.shape.h * x.shape.w;
+  const auto& p = n.q.norm;
+  for (I px = 0; px < hw; ++px) {
+    const auto at = [&](I c) { return static_cast<std::size_t>(c * hw + px); };
+    I s1 = 0;
+    for (I c = 0; c < C; ++c) s1 += x.data[at(c)];
+    const I mean = (sat32(s1) * p.mean_mult + (I{1} << (p.mean_shift - 1))) >> p.mean_shift;
+    I q = 0;
+    for (I c = 0; c < C; ++c) {
+      const I d = x.data[at(c)] * (I{1} << p.frac) - mean;
+      q += d * d;
+    }
+    const auto v = static_cast<std::uint32_t>(static_cast<std::uint32_t>(sat32(q)) + static_cast<std::uint32_t>(p.eps));
+    const I r = vp::common::rsqrt_q31(v);
+    for (I c = 0; c < C; ++c) {
+      const I d = x.data[at(c)] * (I{1} << p.frac) - mean;
+      const auto k = static_cast<std::size_t>(c);
+      const I t = sat32(d * r);
+      const I o = std::clamp<I>(round_shift(t * n.q.mult[k], n.q.shift[k]), -128, 127);
+      y.data[at(c)] = static_cast<std::int8_t>(std::clamp<I>(o + n.q.bias[k], -128, 127));
     }
   }
   return y;
@@ -126,6 +160,9 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
           for (std::size_t i = 0; i < hw; ++i) s += x.data[c * hw + i];
           y.data.push_back(static_cast<std::int8_t>(requant(sat32(s), n.q.mult[0], n.q.shift[0])));
         }
+        break;
+      case OpKind::LayerNormalization:
+        y = layer_norm(n, x);
         break;
       case OpKind::Concat:
         for (std::size_t k = 0; k < n.in.size(); ++k)

@@ -167,6 +167,41 @@ std::string OnnxBuilder::tanh(const std::string& x) { return custom("Tanh", x); 
 std::string OnnxBuilder::hard_swish(const std::string& x) { return custom("HardSwish", x); }
 std::string OnnxBuilder::erf(const std::string& x) { return custom("Erf", x); }
 
+std::string OnnxBuilder::gelu(const std::string& x) {
+  auto op = [&](const char* type, const std::vector<std::string>& in) {
+    const std::string y = fresh(type);
+    node(*model_, type, y, in, y);
+    return y;
+  };
+  const std::string e = erf(op("Div", {x, init("sqrt2", {}, {std::sqrt(2.f)})}));
+  const std::string m = op("Mul", {x, op("Add", {e, init("one", {}, {1.f})})});
+  return op("Mul", {m, init("half", {}, {0.5f})});
+}
+
+std::string OnnxBuilder::layer_norm_channels(const std::string& x, int c, bool decomposed, float eps) {
+  auto op = [&](const char* type, const std::vector<std::string>& in) {
+    const std::string y = fresh(type);
+    node(*model_, type, y, in, y);
+    return y;
+  };
+  const std::string t = transpose(x, {0, 2, 3, 1});
+  const std::string gamma = init("gamma", {c}, normal(static_cast<std::size_t>(c), 0.2f, 1.f));
+  const std::string beta = init("beta", {c}, normal(static_cast<std::size_t>(c), 0.2f));
+  std::string y;
+  if (decomposed) {
+    const std::string d = op("Sub", {t, reduce_mean(t, {-1}, true)});
+    const std::string var = reduce_mean(op("Pow", {d, init("two", {}, {2.f})}), {-1}, true);
+    const std::string sd = op("Sqrt", {op("Add", {var, init("eps", {}, {eps})})});
+    y = op("Add", {op("Mul", {op("Div", {d, sd}), gamma}), beta});
+  } else {
+    y = fresh("layernorm");
+    auto* n = node(*model_, "LayerNormalization", y, {t, gamma, beta}, y);
+    attr_int(n, "axis", -1);
+    attr_float(n, "epsilon", eps);
+  }
+  return transpose(y, {0, 3, 1, 2});
+}
+
 std::string OnnxBuilder::hard_sigmoid(const std::string& x, float alpha, float beta) {
   const std::string y = fresh("hardsigmoid");
   auto* n = node(*model_, "HardSigmoid", y, {x}, y);

@@ -260,6 +260,9 @@ Graph import_model(std::string_view bytes, const std::string& name) {
           throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): auto_pad " + a.s() + " is not supported");
       }
     }
+    if (n.op == OpKind::Gelu)
+      throw CompileError("node '" + n.name + "' (Gelu): an opset-20 operator; opsets 11 to 17 are supported, where "
+                         "GELU is written with Erf (as PyTorch exports it)");
     // fold_shape_arithmetic computed every one it could.
     if (op_def(n.op).role == OpRole::fold)
       throw CompileError("node '" + n.name + "' (" + op_name(n.op) +

@@ -109,7 +109,8 @@ Arity arity_of(OpKind op) {
   switch (op) {
     case OpKind::Conv: case OpKind::Gemm: return {2, 3};
     case OpKind::MatMul: case OpKind::Add: case OpKind::Mul: case OpKind::Reshape: return {2, 2};
-    case OpKind::Div: case OpKind::Sub: case OpKind::Gather: return {2, 2};
+    case OpKind::Div: case OpKind::Sub: case OpKind::Gather: case OpKind::Pow: return {2, 2};
+    case OpKind::LayerNormalization: return {2, 3};
     case OpKind::Slice: return {3, 5};
     case OpKind::Clip: case OpKind::Pad: case OpKind::Dropout: return {1, 3};
     case OpKind::BatchNormalization: return {5, 5};

@@ -66,6 +66,37 @@ void quantize_conv(Graph& g, Node& n) {
   y.nonneg = n.q.lo >= 0;
 }
 
+// LayerNormalization over the C channels of each pixel (QuantParams::Norm).
+// frac is the most fraction bits that keep sum(d^2) < 2^31 (|d| < 2^(8 +
+// frac)); mean_shift keeps |sum(x) * mean_mult| < 2^31. The output step is
+// the calibrated one; gamma * sqrt(C) / (2^31 * s_y) per channel turns
+// d * r into output codes, as d * r = 2^31 * d / sqrt(sum(d^2) + eps) and
+// the normalized value is sqrt(C) * d / sqrt(sum(d^2) + eps).
+void quantize_layer_norm(Graph& g, Node& n) {
+  const Value& x = g.val(n.in[0]);
+  Value& y = g.val(n.out[0]);
+  const std::int64_t C = x.shape.c;
+  if (C > 32768)
+    throw CompileError("node '" + n.name + "': LayerNormalization over " + std::to_string(C) +
+                       " channels; at most 32768 are supported (the sum of squares is 32-bit)");
+  int f = 0;
+  while (f < 6 && (C << (16 + 2 * (f + 1))) <= (std::int64_t{1} << 31)) ++f;
+  n.q.norm.frac = f;
+  n.q.norm.mean_shift = 23 - f;
+  n.q.norm.mean_mult = static_cast<std::int32_t>(std::llround(std::ldexp(1.0, 23) / double(C)));
+  const double eps = n.floats.count("epsilon") ? double(n.floats.at("epsilon")) : 1e-5;
+  const double e = eps / (x.scale * x.scale) * std::ldexp(1.0, 2 * f) * double(C);
+  n.q.norm.eps = static_cast<std::int32_t>(std::min(std::ldexp(1.0, 30), std::round(e)));
+  const auto& gamma = g.val(n.in[1]).data;
+  const auto& beta = g.val(n.in[2]).data;
+  for (std::int64_t c = 0; c < C; ++c) {
+    const auto i = static_cast<std::size_t>(c);
+    push_fixed(n.q, double(gamma[i]) * std::sqrt(double(C)) / (std::ldexp(1.0, 31) * y.scale));
+    n.q.bias.push_back(static_cast<std::int32_t>(sat8(std::llround(double(beta[i]) / y.scale))));
+  }
+  y.nonneg = false;
+}
+
 // The largest |x| of a tensor: 16 running maxima, then theirs (a maximum
 // is the same in any order; a NaN is passed over as std::max passes it).
 float max_abs(const std::vector<float>& d) {
@@ -183,7 +214,8 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
       case OpKind::Tanh:
       case OpKind::HardSigmoid:
       case OpKind::HardSwish:
-      case OpKind::Erf: {
+      case OpKind::Erf:
+      case OpKind::Gelu: {
         // One entry per input code: the function at the code's real value,
         // rounded to the output's calibrated step. Non-negative when every
         // code the input can hold maps to a non-negative entry.
@@ -195,6 +227,9 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
         }
         break;
       }
+      case OpKind::LayerNormalization:
+        quantize_layer_norm(g, n);
+        break;
       case OpKind::MaxPool:
         y.scale = x.scale;
         y.nonneg = x.nonneg;

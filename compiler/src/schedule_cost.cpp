@@ -24,6 +24,9 @@ constexpr int kMeanHops = 3;            // mean XY hops to the memory's router o
 constexpr std::int64_t kDmaExtra = 0;   // fitted: arbitration and packet headers
 constexpr double kPortLinks = 1.33;     // 10.7 B/cycle: XY routing sends 12 of 16 clusters' responses over one link
 constexpr std::int64_t kPixelFixed = 12;   // loop and address arithmetic per pixel
+// LayerNormalization per pixel: two loads, muli, addi, srai, sub, addi on the
+// scalar unit (about 8 cycles with the multiply) and rsqrt (cu.scalar.rsqrt_cycles).
+constexpr std::int64_t kNormScalarCycles = 8 + 11;
 constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
 constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
 // Fitted on the firmware's inference phase (mlp on one core, tiny_cnn on 342).
@@ -188,6 +191,11 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         break;
       }
       c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
+      c.gmem_bytes = 2 * out.shape.numel();
+      break;
+    case OpKind::LayerNormalization:  // emit_norm.cpp: 9 vector operations over C, 8 scalar and rsqrt
+      c.units = out.shape.h * W;
+      c.pixel_cycles = 2 * dma(C) + 9 * vec(C) + kNormScalarCycles + kPixelFixed;
       c.gmem_bytes = 2 * out.shape.numel();
       break;
     case OpKind::Concat:

@@ -18,7 +18,7 @@ SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "
              "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
              "Concat", "Identity", "Softmax", "ReduceMean", "Pad", "Div", "Slice", "Transpose",
-             "Shape", "Gather", "Sub", "Dropout"]
+             "Shape", "Gather", "Sub", "Dropout", "LayerNormalization", "Pow", "Sqrt"]
 # Cases python3-onnx 1.12 is known to provide, one or more per operator,
 # plus the extra Conv cases of gen_node_tests.py.
 EXPECTED = [
@@ -37,6 +37,8 @@ EXPECTED = [
     "test_reduce_mean_keepdims_example", "test_constant_pad", "extra_slice_channels", "extra_channel_shuffle",
     "extra_chunk_by_shape", "extra_pad_averagepool", "extra_reducemean_hw", "extra_mul_gate", "extra_div_const",
     "extra_dropout_relu", "test_dropout_default",
+    "test_layer_normalization_2d_axis1", "test_layer_normalization_4d_axis_negative_1", "test_pow_example",
+    "test_sqrt_example",
 ]
 errors = []
 

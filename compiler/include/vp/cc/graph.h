@@ -74,6 +74,16 @@ struct QuantParams {
   std::vector<std::int32_t> shift;   // requant shifts
   std::vector<std::int8_t> lut;      // op_table operators: 256 entries, code -128 first
   int lo = -128, hi = 127;           // output clamp (fused activation)
+  // LayerNormalization, per pixel over its C channels (quantize.cpp; the
+  // golden model and emit_norm.cpp compute it the same way): codes x scaled
+  // by 2^frac, mean m = (sum(x) * mean_mult + 2^(mean_shift - 1)) >>
+  // mean_shift, d = x * 2^frac - m, r = rsqrt(sum(d^2) + eps), then per
+  // channel sat8(sat8((d * r * mult + round) >> shift) + bias) (bias: beta's
+  // codes).
+  struct Norm {
+    int frac = 0, mean_shift = 0;
+    std::int32_t mean_mult = 0, eps = 0;
+  } norm;
 };
 
 // One block of a weight matrix on one crossbar (map_crossbars.cpp).

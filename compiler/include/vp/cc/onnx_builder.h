@@ -41,6 +41,12 @@ class OnnxBuilder {
   std::string hard_sigmoid(const std::string& x, float alpha = 0.2f, float beta = 0.5f);
   std::string hard_swish(const std::string& x);
   std::string erf(const std::string& x);
+  // GELU as PyTorch exports it at opsets below 20: x * (1 + erf(x / sqrt 2)) * 0.5.
+  std::string gelu(const std::string& x);
+  // LayerNorm over the c channels of a map as PyTorch writes it: permute to
+  // NHWC, normalize the last axis (decomposed into ReduceMean, Sub, Pow,
+  // Sqrt, Div, Mul, Add; or one LayerNormalization, opset 17), permute back.
+  std::string layer_norm_channels(const std::string& x, int c, bool decomposed, float eps = 1e-6f);
   std::string add(const std::string& a, const std::string& b);
   std::string mul(const std::string& a, const std::string& b);  // of two activations
   std::string mul_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
