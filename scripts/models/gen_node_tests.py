@@ -219,6 +219,61 @@ def extra_layout_cases():
     return cases
 
 
+def extra_norm_cases():
+    """ConvNeXt's operators as PyTorch exports them at opsets 13 and 17 (no
+    onnx 1.12 case is batch 1): LayerNorm over the channels of a map
+    between permutes, as ONNX's LayerNormalization and decomposed into
+    ReduceMean, Sub, Pow, Sqrt and Div; GELU through Erf. Expected outputs
+    from PyTorch in float64."""
+    import onnx
+    import torch
+    from onnx import helper, TensorProto, numpy_helper
+    F = torch.nn.functional
+    f32 = lambda name, v: numpy_helper.from_array(np.asarray(v, dtype=np.float32), name)
+    rng = np.random.Generator(np.random.PCG64(20243))
+    C = 16
+    gamma = rng.uniform(0.5, 1.5, C).astype(np.float32)
+    beta = rng.uniform(-0.5, 0.5, C).astype(np.float32)
+    eps = 1e-6
+
+    def layer_norm(x):
+        y = F.layer_norm(x.permute(0, 2, 3, 1), (C,), torch.from_numpy(gamma.astype(np.float64)),
+                         torch.from_numpy(beta.astype(np.float64)), eps)
+        return y.permute(0, 3, 1, 2)
+
+    to_nhwc = ("Transpose", ["x"], "t", {"perm": [0, 2, 3, 1]})
+    to_nchw = ("Transpose", ["n"], "y", {"perm": [0, 3, 1, 2]})
+    specs = [  # name, nodes, initializers, reference, opset
+        ("extra_layer_norm_channels",
+         [to_nhwc, ("LayerNormalization", ["t", "g", "b"], "n", {"axis": -1, "epsilon": eps}), to_nchw],
+         [f32("g", gamma), f32("b", beta)], layer_norm, 17),
+        ("extra_layer_norm_channels_decomposed",
+         [to_nhwc, ("ReduceMean", ["t"], "m", {"axes": [-1]}), ("Sub", ["t", "m"], "d", {}),
+          ("Pow", ["d", "two"], "d2", {}), ("ReduceMean", ["d2"], "v", {"axes": [-1]}),
+          ("Add", ["v", "eps"], "ve", {}), ("Sqrt", ["ve"], "sd", {}), ("Div", ["d", "sd"], "z", {}),
+          ("Mul", ["z", "g"], "zg", {}), ("Add", ["zg", "b"], "n", {}), to_nchw],
+         [f32("two", 2.0), f32("eps", eps), f32("g", gamma), f32("b", beta)], layer_norm, 13),
+        ("extra_gelu_erf",
+         [("Div", ["x", "sqrt2"], "a", {}), ("Erf", ["a"], "e", {}), ("Add", ["e", "one"], "e1", {}),
+          ("Mul", ["x", "e1"], "m", {}), ("Mul", ["m", "half"], "y", {})],
+         [f32("sqrt2", np.sqrt(2.0)), f32("one", 1.0), f32("half", 0.5)], F.gelu, 13),
+    ]
+    cases = []
+    for name, nodes, inits, ref, opset in specs:
+        x = rng.uniform(-3, 3, (1, C, 4, 5)).astype(np.float32)
+        y = ref(torch.from_numpy(x.astype(np.float64))).numpy().astype(np.float32)
+        graph = helper.make_graph(
+            [helper.make_node(op, ins, [out], **attrs) for op, ins, out, attrs in nodes], name,
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)], initializer=inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                                  producer_name="gen_node_tests")
+        model.ir_version = 8 if opset >= 17 else 7
+        onnx.checker.check_model(model)
+        cases.append(ExtraCase(name, model, [x], [y], source="torch (float64)"))
+    return cases
+
+
 def is_tensor_io(model):
     return all(v.type.HasField("tensor_type") for v in list(model.graph.input) + list(model.graph.output))
 
@@ -359,6 +414,7 @@ def all_cases(args):
     if args.extra:
         cases += extra_activation_cases()  # select() keeps those of the chosen operators
         cases += extra_layout_cases()
+        cases += extra_norm_cases()
     return select(cases, parse_ops(args.ops))
 
 

@@ -25,6 +25,15 @@
 //     inputs summed over the patch; it grows with the patch length, and is
 //     1.8 steps at most on these cases (a 7x7x3 patch). 3 steps is 2.4% of
 //     a calibrated output's range.
+//   * LayerNormalization over C channels: 1 + 0.5 * L * s_in / s_out steps,
+//     L = max |gamma| * (2 + sqrt(C)) / sigma_min. The derivative of output c
+//     by input j is gamma_c / sigma * (delta_cj - 1/C - n_c n_j / C), whose
+//     absolute values sum to at most 2 + |n_c| <= 2 + sqrt(C); sigma_min is
+//     the smallest standard deviation over the channels of any pixel of the
+//     case's input. The chip adds its own roundings of the mean (to 2^-f),
+//     of the output and of beta's codes: one step instead of half.
+//   * Gelu (Erf written out, one table): L = 1.129, the largest slope of
+//     x * Phi(x) (at x = 1.414...).
 // Any real arithmetic error (a wrong tap, channel, pad, stride, scale or
 // layout) moves outputs by many steps. The case's own inputs calibrate it,
 // so the output step is its range / 127.
@@ -252,6 +261,7 @@ double input_gain(const Graph& g) {
     if (n.op == OpKind::Sigmoid) gain = n.times_input ? 1.0998 : 0.25;
     if (n.op == OpKind::HardSwish) gain = 1.5;
     if (n.op == OpKind::Erf) gain = 2 / std::sqrt(std::acos(-1.0));
+    if (n.op == OpKind::Gelu) gain = 1.129;
     if (n.op == OpKind::HardSigmoid) {
       const double beta = attr("beta", 0.5);
       gain = n.times_input ? std::max({1.0, 2 - beta, beta}) : std::fabs(attr("alpha", 0.2));
@@ -363,7 +373,23 @@ Outcome run_case(const fs::path& root, const nlohmann::json& c, const fs::path& 
   for (const Node& n : g.nodes) weights = weights || n.op == OpKind::Conv || n.op == OpKind::Mul;
   double s_in = 0;
   for (int id : g.inputs) s_in = std::max(s_in, g.val(id).scale);
-  const double tol = (weights ? kStepsWeights : 0.5 + 0.5 * input_gain(g) * s_in / out.scale) + 1e-6;
+  double tol = (weights ? kStepsWeights : 0.5 + 0.5 * input_gain(g) * s_in / out.scale) + 1e-6;
+  for (const Node& n : g.nodes) {
+    if (n.op != OpKind::LayerNormalization || n.in[0] != g.inputs[0]) continue;
+    const FTensor& x = xs[0];
+    const auto C = static_cast<std::size_t>(x.shape.c), hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+    double sigma_min = 1e300, gamma_max = 0;
+    for (std::size_t p = 0; p < hw; ++p) {
+      double m = 0, v = 0;
+      for (std::size_t ch = 0; ch < C; ++ch) m += x.data[ch * hw + p];
+      m /= double(C);
+      for (std::size_t ch = 0; ch < C; ++ch) v += (x.data[ch * hw + p] - m) * (x.data[ch * hw + p] - m);
+      sigma_min = std::min(sigma_min, std::sqrt(v / double(C)));
+    }
+    for (float gm : g.val(n.in[1]).data) gamma_max = std::max(gamma_max, std::fabs(double(gm)));
+    const double gain = gamma_max * (2 + std::sqrt(double(C))) / sigma_min;
+    tol = 1.0 + 0.5 * gain * s_in / out.scale + 1e-6;
+  }
   const double steps = err / out.scale;
   Outcome o{steps <= tol ? "pass" : "fail", "", steps, mx > 0 ? err / mx : err};
   if (o.status == "fail")

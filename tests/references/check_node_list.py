@@ -38,7 +38,7 @@ EXPECTED = [
     "extra_chunk_by_shape", "extra_pad_averagepool", "extra_reducemean_hw", "extra_mul_gate", "extra_div_const",
     "extra_dropout_relu", "test_dropout_default",
     "test_layer_normalization_2d_axis1", "test_layer_normalization_4d_axis_negative_1", "test_pow_example",
-    "test_sqrt_example",
+    "test_sqrt_example", "extra_layer_norm_channels", "extra_layer_norm_channels_decomposed", "extra_gelu_erf",
 ]
 errors = []
 
