@@ -150,7 +150,7 @@ json run_statistics(const hw::Chip& chip, const hw::RunResult& result, const Loa
       {"dac", static_cast<double>(xs.dac_steps) * cfg.xbar.rows * e.dac_pj},
       {"crossbar_read", static_cast<double>(xs.dac_steps) * cells_per_step * e.xbar_read_pj_per_cell},
       {"sample_hold", static_cast<double>(xs.dac_steps) * cfg.xbar.cols * e.sample_hold_pj},
-      {"adc", static_cast<double>(xs.adc_conversions) * e.adc_pj},
+      {"adc", static_cast<double>(xs.adc_conversions) * e.adc_pj_at(cfg.xbar.adc_bits)},
       {"shift_add", static_cast<double>(xs.adc_conversions) * e.shift_add_pj},
       {"ispp", xs.ispp_energy_pj},
       {"vector", static_cast<double>(vector_elements) * e.vector_pj_per_element},

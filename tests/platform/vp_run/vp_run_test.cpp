@@ -49,6 +49,24 @@ TEST_F(VpRun, MlpBatchEqualsItsIntegerReference) {
   EXPECT_GT(stats["energy_pj"]["total"].get<double>(), 0.0);
 }
 
+TEST_F(VpRun, AdcEnergyDoublesWithEachBitOfResolution) {
+  // The same conversions at 8, 10 and 6 bits (ideal ADCs: the outputs and
+  // counts do not change): energy.adc_pj x 2^(adc.bits - energy.adc_ref_bits).
+  const std::string common = "-q --chip small examples/mlp.s --input examples/data/mlp.x.bin@0 --stats ";
+  ASSERT_EQ(run(common + path("b8.json")).code, 0);
+  ASSERT_EQ(run(common + path("b10.json") + " --set adc.bits=10").code, 0);
+  ASSERT_EQ(run(common + path("b6.json") + " --set adc.bits=6 --set energy.adc_ref_bits=6").code, 0);
+  const auto b8 = nlohmann::json::parse(slurp(path("b8.json")));
+  const auto b10 = nlohmann::json::parse(slurp(path("b10.json")));
+  const auto b6 = nlohmann::json::parse(slurp(path("b6.json")));
+  const double conversions = b8["crossbar"]["adc_conversions"].get<double>();
+  ASSERT_GT(conversions, 0.0);
+  EXPECT_EQ(b10["crossbar"]["adc_conversions"].get<double>(), conversions);
+  EXPECT_NEAR(b8["energy_pj"]["adc"].get<double>(), conversions * 1.67, 1e-6 * conversions);
+  EXPECT_NEAR(b10["energy_pj"]["adc"].get<double>(), 4 * b8["energy_pj"]["adc"].get<double>(), 1e-6 * conversions);
+  EXPECT_NEAR(b6["energy_pj"]["adc"].get<double>(), b8["energy_pj"]["adc"].get<double>(), 1e-6 * conversions);
+}
+
 TEST_F(VpRun, TheSameRunGivesTheSameTraceByteForByte) {
   const std::string common = "-q --chip small examples/mlp.s --input examples/data/mlp.x.bin@0 --trace ";
   ASSERT_EQ(run(common + path("a.trace")).code, 0);

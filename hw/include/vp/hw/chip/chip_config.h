@@ -4,6 +4,7 @@
 // the parameter table's (vp/config/params.def via hw/param_defaults.h).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -40,7 +41,11 @@ struct MemoryConfig {
 // Energy per event, in pJ (energy.*); totals are counts times these.
 struct EnergyConfig {
   double dac_pj = param_default::energy_dac_pj;  // per DAC conversion
-  double adc_pj = param_default::energy_adc_pj;  // per ADC conversion
+  double adc_pj = param_default::energy_adc_pj;  // per ADC conversion at adc_ref_bits
+  int adc_ref_bits = param_default::energy_adc_ref_bits;  // energy.adc_ref_bits
+  // One conversion at `bits` (adc.bits): adc_pj doubled per bit above
+  // adc_ref_bits, halved per bit below (Walden's figure of merit).
+  double adc_pj_at(int bits) const { return adc_pj * std::ldexp(1.0, bits - adc_ref_bits); }
   double xbar_read_pj_per_cell = param_default::energy_xbar_read_pj_per_cell;  // per cell per DAC step
   double shift_add_pj = param_default::energy_shift_add_pj;  // per shift-and-add
   double vector_pj_per_element = param_default::energy_vector_pj_per_element;
