@@ -3,9 +3,31 @@
 // each window into a patch, the MVM groups of its column tiles, partial
 // sums from helper cores, bias, requantization, activation and a fused
 // residual Add, then the store.
+#include <algorithm>
+
 #include "emit_loops.h"
 
 namespace vp::cc::emit {
+
+namespace {
+
+// log2 of the Conv's averaged reads: added to its requantization shifts.
+int read_shift(const Node& n) {
+  int a = 0;
+  while ((1 << a) < n.reads) ++a;
+  if (n.q.shift.empty() || *std::max_element(n.q.shift.begin(), n.q.shift.end()) + a > 62)
+    throw CompileError("node '" + n.name + "': " + std::to_string(n.reads) +
+                       " averaged reads need a requantization shift above 62");
+  return a;
+}
+
+// One MVM (`line` without its acc field) fired n.reads times: the first
+// sets the sums, the others add to them.
+void fire_reads(Ctx& e, int c, const Node& n, const std::string& line) {
+  for (int k = 0; k < n.reads; ++k) e.ins(c, line + (k == 0 ? ", 0" : ", 1"));
+}
+
+}  // namespace
 
 void emit_conv(Ctx& e, const Node& n) {
   const Value& in = e.g.val(n.in[0]);
@@ -102,8 +124,8 @@ void emit_conv(Ctx& e, const Node& n) {
         fill_patch(0, 0);
         e.li(c, 1, acc[0]);
         e.li(c, 14, patch[0][0] + std::int64_t{helper->row_tile0} * R);
-        e.ins(c, "mvm r1, r14, " + std::to_string(helper->xbar0) + ", " + std::to_string(mask_of(helper->row_tiles)) +
-                     ", 8, 32, sum, 0");
+        fire_reads(e, c, n, "mvm r1, r14, " + std::to_string(helper->xbar0) + ", " +
+                                std::to_string(mask_of(helper->row_tiles)) + ", 8, 32, sum");
         e.ins(c, "send r1, r6, r8, " + std::to_string(e.tag()));
       }, rows_in);
       e.writes = true;
@@ -113,9 +135,10 @@ void emit_conv(Ctx& e, const Node& n) {
     std::vector<std::int32_t> bias, rq;
     for (auto* ct : mine)
       for (int k = ct->n0; k < ct->n0 + ct->ncols; ++k) {
-        bias.push_back(n.q.bias[static_cast<std::size_t>(k)]);
+        // Averaged reads (average_reads.cpp): the sums are reads x larger.
+        bias.push_back(n.q.bias[static_cast<std::size_t>(k)] * n.reads);
         rq.push_back(n.q.mult[static_cast<std::size_t>(k)]);
-        rq.push_back(n.q.shift[static_cast<std::size_t>(k)]);
+        rq.push_back(n.q.shift[static_cast<std::size_t>(k)] + read_shift(n));
       }
     const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
     // One output buffer per lane; a single lane has two in turn, so the
@@ -166,15 +189,15 @@ void emit_conv(Ctx& e, const Node& n) {
       if (one_group) {
         e.li(c, 13, acc[lq]);
         e.li(c, 14, patch[lq][0]);
-        e.ins(c, "mvm r13, r14, " + std::to_string(mine[0]->parts[0].xbar0 + xshift) + ", " +
-                     std::to_string(mask_of(static_cast<int>(mine.size()))) + ", 8, 32, concat, 0");
+        fire_reads(e, c, n, "mvm r13, r14, " + std::to_string(mine[0]->parts[0].xbar0 + xshift) + ", " +
+                                std::to_string(mask_of(static_cast<int>(mine.size()))) + ", 8, 32, concat");
       } else {
         for (std::size_t i = 0; i < mine.size(); ++i) {
           const auto& p0 = mine[i]->parts[0];
           e.li(c, 13, acc[lq] + static_cast<std::int64_t>(i) * L * 4);
           e.li(c, 14, patch[lq][i]);
-          e.ins(c, "mvm r13, r14, " + std::to_string(p0.xbar0 + xshift) + ", " + std::to_string(mask_of(p0.row_tiles)) +
-                       ", 8, 32, sum, 0");
+          fire_reads(e, c, n, "mvm r13, r14, " + std::to_string(p0.xbar0 + xshift) + ", " +
+                                  std::to_string(mask_of(p0.row_tiles)) + ", 8, 32, sum");
         }
       }
     };

@@ -81,6 +81,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
     if (!n.cores.empty()) {
       o["replicas"] = n.replicas;
       if (n.lanes > 1) o["lanes"] = n.lanes;
+      if (n.reads > 1) o["reads"] = n.reads;
       o["stage_cycles"] = n.stage_cycles;
       if (n.bound_cycles) o["mvm_bound_cycles"] = n.bound_cycles;
     }

@@ -1,5 +1,5 @@
 // --report: per layer shape, MACs, crossbars, crossbar cell utilization, the
-// copies (replicas, or cores for operators without weights) and lanes, the
+// copies (replicas, or cores for operators without weights), lanes and averaged reads, the
 // cost model's stage time (schedule_cost.h) and the analytic lower bound
 // (MVMs per crossbar x MVM cycles). The whole-model estimate, plus the
 // firmware's start of the cores: with one layer per CU (the layers
@@ -54,8 +54,10 @@ std::string layer_report(const Graph& g, const Target& t) {
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.c), static_cast<long long>(s.h),
                   static_cast<long long>(s.w));
-    const std::string copies =
-        std::to_string(n.replicas) + (n.lanes > 1 ? "x" + std::to_string(n.lanes) : std::string());
+    // Averaged reads (--average-reads) follow a slash: 17x4/4 is 17 copies
+    // of 4 lanes, each MVM read 4 times.
+    const std::string copies = std::to_string(n.replicas) + (n.lanes > 1 ? "x" + std::to_string(n.lanes) : std::string()) +
+                               (n.reads > 1 ? "/" + std::to_string(n.reads) : std::string());
     std::snprintf(line, sizeof line, "%-28.28s %-18s %-16s %14lld %7lld %5.1f%% %6s %12lld %12lld\n", n.name.c_str(),
                   op_name(n.op).c_str(), shape, static_cast<long long>(macs), static_cast<long long>(xbars), util * 100,
                   copies.c_str(), static_cast<long long>(n.stage_cycles), static_cast<long long>(n.bound_cycles));

@@ -121,7 +121,7 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
   LayerCost c;
   c.units = out.shape.h * out.shape.w;
   c.row_units = out.shape.w;
-  c.mvms_per_unit = groups;
+  c.mvms_per_unit = groups * n.reads;
   const std::int64_t C = in.shape.c;
   const std::int64_t width = n.tiles.empty() ? C : n.tiles[0].ci1 - n.tiles[0].ci0;
   // plan_memory runs later; the row width only decides which runs merge.
@@ -142,7 +142,7 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     bytes_per_unit = window;
   }
   c.pixel_cycles = fill + 3 * vec(cols) + kPixelFixed;
-  c.group_cycles = groups * mvm_;
+  c.group_cycles = groups * n.reads * mvm_;
   // A fused residual Add: the other input's channels come in per pixel.
   if (n.fused_add >= 0) c.pixel_cycles += dma(cols) + 6 * vec(cols);
   // Every CU of a copy reads its window (or rows); the output is written once.

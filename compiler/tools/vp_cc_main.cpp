@@ -2,7 +2,7 @@
 //
 //   vp-cc MODEL.onnx -o MODEL.asm [--chip NAME] [--set k=v]... [--calib X.npy]...
 //         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]
-//         [--lanes auto|N]
+//         [--lanes auto|N] [--average-reads N[:LAYER,...]]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
 //   (IN.npy: one image, or N stacked along a first dimension of N)
@@ -27,6 +27,7 @@ const char* kUsage =
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
     "             [--threads N] [--batch N] [--adc-ranges PROFILE.json [--adc-headroom H]]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
+    "             [--average-reads N[:LAYER,...]]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -49,6 +50,8 @@ const char* kUsage =
     "  --adc-ranges PROFILE.json   set each crossbar's ADC range (xadc) to the finest that covers the\n"
     "                   largest column sum a calibration run measured (vp-run --adc-profile)\n"
     "  --adc-headroom H multiply the measured sums by H >= 1 first (default 1)\n"
+    "  --average-reads N[:LAYER,...]   read every MVM of the named Conv layers (all without names) N times\n"
+    "                   and average (N = 1, 2, 4, 8 or 16): read noise / sqrt(N), N x their crossbar time\n"
     "  Compiling also writes OUT.io.json: per input and output the ONNX dims, the chip layout,\n"
     "  int8 scale, zero point, address and bytes.\n";
 
@@ -132,6 +135,13 @@ Options parse_options(int argc, char** argv, bool& help) {
       o.replicate = usage_of(parse_replicate, next());
     } else if (a == "--lanes") {
       o.lanes = usage_of(parse_lanes, next());
+    } else if (a == "--average-reads") {
+      const std::string v = next();
+      try {
+        o.average_reads = parse_average_reads(v, o.average_layers);
+      } catch (const CompileError& e) {
+        throw UsageError(e.what());
+      }
     } else if (a == "--placement") {
       const std::string v = next();
       if (v != "pipeline" && v != "shared") throw UsageError("--placement " + v + ": expected pipeline or shared");

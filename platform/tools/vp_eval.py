@@ -3,8 +3,8 @@
 
   vp-eval MODEL.onnx --data X.npy --labels Y.npy [--calib C.npy]...
           [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
-          [--mitigate adc-range,encoding | --auto [--target-drop P]] [--adc-headroom H]
-          [--no-deploy] [--json FILE] [--work DIR] [-q]
+          [--mitigate adc-range,encoding,averaging | --auto [--target-drop P]] [--adc-headroom H]
+          [--average-reads N] [--no-deploy] [--json FILE] [--work DIR] [-q]
 
 X.npy holds N float32 images stacked along its first dimension (the model's
 input shape with N in place of its leading 1), Y.npy N integer labels. One
@@ -36,9 +36,12 @@ Mitigations (--mitigate, comma-separated):
              carry only their own programming error, at twice the columns
              per weight (more crossbars where a layer is wide).
              Chip-wide: the chip has one encoding for every crossbar
+  averaging  every MVM read --average-reads times (default 4) and averaged
+             (vp-cc --average-reads): read noise / sqrt(N), at N times the
+             crossbar time and read energy of each layer
 
 --auto tries no mitigation, then adc-range, then adc-range and encoding,
-and keeps the first within --target-drop points (default 1) of FP32 (or
+then all three, and keeps the first within --target-drop points (default 1) of FP32 (or
 the last); the JSON's "auto" lists each try.
 
 Energy per inference is the run's energy after deployment over N: the ISPP
@@ -60,10 +63,11 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MITIGATIONS = ("adc-range", "encoding")
+MITIGATIONS = ("adc-range", "encoding", "averaging")
 # --auto's order: cheapest first (ranges cost one xadc per crossbar; the
-# differential encoding doubles the columns per weight).
-AUTO_LADDER = ((), ("adc-range",), ("adc-range", "encoding"))
+# differential encoding doubles the columns per weight; averaged reads
+# multiply every layer's crossbar time).
+AUTO_LADDER = ((), ("adc-range",), ("adc-range", "encoding"), ("adc-range", "encoding", "averaging"))
 
 
 class EvalError(Exception):
@@ -124,6 +128,8 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             sets.append("xbar.signed_encoding=differential")
         sets = [arg for s in sets for arg in ("--set", s)]
         cc_params = ["--chip", a.chip] + sets
+        if "averaging" in mitigations:
+            cc_params += ["--average-reads", a.average_reads]
         run_params = ["--chip", a.chip] + sets
         for c in a.config:
             run_params += ["--config", c]
@@ -202,8 +208,10 @@ def main(argv):
     ap.add_argument("--no-deploy", action="store_true", help="crossbars assumed programmed (vp-run --no-deploy)")
     ap.add_argument("--mitigate", default="", help="comma-separated: " + ", ".join(MITIGATIONS))
     ap.add_argument("--adc-headroom", default="1", help="adc-range: measured sums x this (vp-cc --adc-headroom)")
+    ap.add_argument("--average-reads", default="4", help="averaging: reads per MVM (vp-cc --average-reads; default 4)")
     ap.add_argument("--auto", action="store_true",
-                    help="try no mitigation, then adc-range, then adc-range and encoding, until within --target-drop")
+                    help="try no mitigation, then adc-range, then adc-range and encoding, then all three, "
+                         "until within --target-drop")
     ap.add_argument("--target-drop", type=float, default=1.0, help="--auto: points of accuracy below FP32 allowed (default 1)")
     ap.add_argument("--json", help="write the figures as JSON")
     ap.add_argument("--work", help="keep the compiled model and outputs in this folder (default: a temporary one)")

@@ -143,6 +143,31 @@ TEST_F(VpCcCli, BatchIsParsedStrictlyAndStacksTheTestImages) {
   EXPECT_NE(io.find("\"bytes\": " + std::to_string(3 * one_in.size())), std::string::npos) << io;
 }
 
+// --average-reads N[:LAYER,...]: N a power of two to 16, layers Convs of the
+// model; the golden bytes do not change (the chip's sums are N times larger,
+// its shifts log2 N longer).
+TEST_F(VpCcCli, AverageReadsAreParsedStrictlyAndKeepTheGoldenBytes) {
+  for (const char* bad : {"abc", "0", "3", "32", "-4", "4:", "4:a,,b", ""}) {
+    const auto r = cc(std::string("net.onnx -o o.asm --average-reads '") + bad + "'");
+    EXPECT_FAILS(r, 2, "--average-reads");
+  }
+  EXPECT_FAILS(cc("net.onnx -o o.asm --average-reads 4:no_such_layer"), 1, "'no_such_layer' is not a Conv layer");
+  EXPECT_TRUE(outputs().empty());
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy").code, 0);
+  const std::string golden = slurp(path("test.golden.bin")), one = slurp(path("o.asm"));
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy --average-reads 4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string four = slurp(path("o.asm"));
+  const auto count = [](const std::string& a, const std::string& w) {
+    std::size_t k = 0;
+    for (std::size_t at = a.find(w); at != std::string::npos; at = a.find(w, at + 1)) ++k;
+    return k;
+  };
+  EXPECT_GT(count(one, "mvm "), 0u);
+  EXPECT_EQ(count(four, "mvm "), 4 * count(one, "mvm "));
+}
+
 TEST_F(VpCcCli, NotAModelSaysWhatItIs) {
   write("in-empty.onnx", "");
   EXPECT_FAILS(cc("in-empty.onnx -o o.asm"), 1, "in-empty.onnx: empty file");

@@ -27,6 +27,10 @@ struct CompileOptions {
   double percentile = 100.0;
   unsigned threads = 0;
   int batch = 1;
+  // --average-reads N[:LAYER,...]: N reads of every MVM of the named Convs
+  // (all of them when none is named); parse_average_reads.
+  int average_reads = 1;
+  std::vector<std::string> average_layers;
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
 };

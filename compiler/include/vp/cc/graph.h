@@ -135,7 +135,12 @@ struct Node {
   // share of the output pixels (share_loop in emit_layers.cpp). The cost model's stage
   // time and the analytic bound (MVMs per crossbar x MVM cycles).
   int replicas = 1;
-  int lanes = 1;  // copies per CU of a Conv's loads (ColumnTile::Part::lanes)
+  int lanes = 1;
+  // MVM reads averaged per pixel (vp-cc --average-reads, a Conv): every
+  // group fires `reads` times into the same sums (a power of two), bias
+  // and requantization shift scaled to match, so an exact crossbar gives
+  // the same bytes and a noisy one averages its read noise.
+  int reads = 1;  // copies per CU of a Conv's loads (ColumnTile::Part::lanes)
   std::int64_t stage_cycles = 0, bound_cycles = 0;
   std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
   // A Conv whose only reader is a residual Add computes that Add per pixel

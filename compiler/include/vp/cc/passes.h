@@ -123,6 +123,12 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 int parse_replicate(const std::string& text);
 // "auto" (0) or a count N >= 1 (--lanes); CompileError otherwise.
 int parse_lanes(const std::string& text);
+// "N" or "N:LAYER,LAYER,..." (--average-reads): N a power of two from 1 to
+// 16, the layers Conv node names as --report lists them; CompileError otherwise.
+int parse_average_reads(const std::string& text, std::vector<std::string>& layers);
+// Sets Node::reads of the Convs named (every Conv when `layers` is empty);
+// CompileError naming a layer that is not a Conv of the graph.
+void set_average_reads(Graph& g, int reads, const std::vector<std::string>& layers);
 void plan_memory(Graph& g, const Target& t);
 
 struct EmitOptions {
