@@ -4,7 +4,7 @@
   vp-eval MODEL.onnx --data X.npy --labels Y.npy [--calib C.npy]...
           [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
           [--mitigate adc-range,encoding,averaging | --auto [--target-drop P]] [--adc-headroom H]
-          [--average-reads N] [--no-deploy] [--json FILE] [--work DIR] [-q]
+          [--average-reads N] [--average-layers all|auto|NAME,...] [--no-deploy] [--json FILE] [--work DIR] [-q]
 
 X.npy holds N float32 images stacked along its first dimension (the model's
 input shape with N in place of its leading 1), Y.npy N integer labels. One
@@ -38,7 +38,13 @@ Mitigations (--mitigate, comma-separated):
              Chip-wide: the chip has one encoding for every crossbar
   averaging  every MVM read --average-reads times (default 4) and averaged
              (vp-cc --average-reads): read noise / sqrt(N), at N times the
-             crossbar time and read energy of each layer
+             crossbar time and read energy of each layer averaged. Which
+             layers: --average-layers all (default), a list of Conv names,
+             or auto: measured on the calibration images (no labels), each
+             Conv averaged alone, the squared distance of the chip's outputs
+             from the golden model's against the cycles it adds; then the
+             layers best per cycle, one at a time, while each cuts the
+             distance by at least 10 %
 
 --auto tries no mitigation, then adc-range, then adc-range and encoding,
 then all three, and keeps the first within --target-drop points (default 1) of FP32 (or
@@ -112,6 +118,51 @@ def write_atomically(path, text):
         raise
 
 
+def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, run_params, deploy, work, progress):
+    """--average-layers auto: the Conv layers whose averaged reads bring the
+    chip's outputs closest to the golden model's per cycle they add,
+    measured on the calibration images (their labels are not needed)."""
+    calib = np.concatenate([load_array(c, "calibration image") for c in a.calib]).astype(np.float32)
+    k = len(a.calib)
+    stack = os.path.join(work, "calib_stack.npy")
+    np.save(stack, calib)
+    golden = os.path.join(work, "calib_golden.npy")
+    run([vp_cc, a.model, *common, *cc_params, "--reference", stack, "-o", golden], "vp-cc --reference (calibration)")
+    y_golden = np.load(golden).reshape(k, -1).astype(np.float64)
+    ir = os.path.join(work, "ir")
+    run([vp_cc, a.model, *common, *cc_params, *compile_extra, "-o", os.path.join(work, "layers.asm"), "--dump-ir", ir],
+        "vp-cc --dump-ir")
+    convs = [n["name"] for n in json.load(open(os.path.join(ir, "2-canonical.json")))["nodes"] if n["op"] == "Conv"]
+    asm = os.path.join(work, "try.asm")
+
+    def distance(layers):
+        reads = ["--average-reads", a.average_reads + ":" + ",".join(layers)] if layers else []
+        run([vp_cc, a.model, *common, *cc_params, *compile_extra, *reads, "-o", asm], "vp-cc (averaging try)")
+        out, st = os.path.join(work, "try.npy"), os.path.join(work, "try.json")
+        run([vp_run, "--model", asm, *run_params, "--batch", str(k), "--input", stack, "--output", out + ":int8",
+             "--stats", st, "-q", *deploy], "vp-run (averaging try)")
+        y = np.load(out).reshape(k, -1).astype(np.float64)
+        return float(((y - y_golden) ** 2).mean()), json.load(open(st))["firmware"]["inference_cycles_mean"]
+
+    progress(f"averaging: measuring {len(convs)} layer(s) on {k} calibration image(s)")
+    base, base_cycles = distance([])
+    alone = []
+    for name in convs:
+        d, cyc = distance([name])
+        alone.append({"layer": name, "distance": d, "cycles_per_inference": cyc})
+    ranked = sorted((t for t in alone if t["distance"] < base),
+                    key=lambda t: -(base - t["distance"]) / max(1.0, t["cycles_per_inference"] - base_cycles))
+    chosen, cur = [], base
+    for t in ranked:
+        d, _ = distance(chosen + [t["layer"]])
+        if d > 0.9 * cur:
+            break
+        chosen.append(t["layer"])
+        cur = d
+    return {"layers": chosen, "distance_without": base, "distance_with": cur, "alone": alone,
+            "reads": int(a.average_reads)}
+
+
 def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
     """Compiles with `mitigations`, then classifies the images three ways."""
     n = x.shape[0]
@@ -128,8 +179,6 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             sets.append("xbar.signed_encoding=differential")
         sets = [arg for s in sets for arg in ("--set", s)]
         cc_params = ["--chip", a.chip] + sets
-        if "averaging" in mitigations:
-            cc_params += ["--average-reads", a.average_reads]
         run_params = ["--chip", a.chip] + sets
         for c in a.config:
             run_params += ["--config", c]
@@ -138,17 +187,29 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
         asm = os.path.join(work, "model.asm")
         deploy = ["--no-deploy"] if a.no_deploy else []
         progress("compiling")
-        run([vp_cc, a.model, *common, *cc_params, "-o", asm], "vp-cc")
+        averaging = []
+        if "averaging" in mitigations and a.average_layers != "auto":
+            layers = "" if a.average_layers == "all" else ":" + a.average_layers
+            averaging = ["--average-reads", a.average_reads + layers]
+        run([vp_cc, a.model, *common, *cc_params, *averaging, "-o", asm], "vp-cc")
         ranges = 0
+        ranged = []
         if "adc-range" in mitigations:
             progress(f"measuring the ADC ranges on {len(a.calib)} calibration image(s)")
             profile = os.path.join(work, "adc_profile.json")
             calib_inputs = [arg for c in a.calib for arg in ("--input", c)]
             run([vp_run, "--model", asm, *run_params, "--set", "adc.mode=ideal", *calib_inputs,
                  "--adc-profile", profile, "-q", *deploy], "vp-run (ADC profile)")
-            run([vp_cc, a.model, *common, *cc_params, "-o", asm, "--adc-ranges", profile,
-                 "--adc-headroom", a.adc_headroom], "vp-cc --adc-ranges")
+            ranged = ["--adc-ranges", profile, "--adc-headroom", a.adc_headroom]
+            run([vp_cc, a.model, *common, *cc_params, *averaging, "-o", asm, *ranged], "vp-cc --adc-ranges")
             ranges = len(json.load(open(profile))["crossbars"])
+        choice = None
+        if "averaging" in mitigations and a.average_layers == "auto":
+            choice = choose_average_layers(a, vp_cc, vp_run, common, cc_params, ranged, run_params, deploy, work,
+                                           progress)
+            if choice["layers"]:
+                run([vp_cc, a.model, *common, *cc_params, *ranged, "-o", asm,
+                     "--average-reads", a.average_reads + ":" + ",".join(choice["layers"])], "vp-cc --average-reads")
         progress(f"FP32 and golden model on {n} images")
         fp32 = os.path.join(work, "fp32.npy")
         golden = os.path.join(work, "golden.npy")
@@ -181,6 +242,7 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
                          "fp32": float((fp32_top1 == labels).mean())},
             "mitigations": mitigations,
             "adc_ranges_set": ranges,
+            **({"averaging": choice} if choice is not None else {}),
             "chip_equals_golden": int(exact.sum()),
             "chip_top1_equals_golden": int((chip_top1 == golden_top1).sum()),
             "cycles_per_inference": fw["inference_cycles_mean"],
@@ -209,6 +271,8 @@ def main(argv):
     ap.add_argument("--mitigate", default="", help="comma-separated: " + ", ".join(MITIGATIONS))
     ap.add_argument("--adc-headroom", default="1", help="adc-range: measured sums x this (vp-cc --adc-headroom)")
     ap.add_argument("--average-reads", default="4", help="averaging: reads per MVM (vp-cc --average-reads; default 4)")
+    ap.add_argument("--average-layers", default="all",
+                    help="averaging: all (default), auto (chosen on the calibration images) or Conv names, comma-separated")
     ap.add_argument("--auto", action="store_true",
                     help="try no mitigation, then adc-range, then adc-range and encoding, then all three, "
                          "until within --target-drop")
@@ -225,6 +289,10 @@ def main(argv):
             ap.error(f"--mitigate: unknown mitigation '{m}'; known: {', '.join(MITIGATIONS)}")
     if "adc-range" in mitigations and not a.calib:
         ap.error("--mitigate adc-range measures the ADC ranges on the --calib images: give at least one")
+    if a.average_layers == "auto" and not a.calib:
+        ap.error("--average-layers auto measures the layers on the --calib images: give at least one")
+    if a.average_reads not in ("1", "2", "4", "8", "16"):
+        ap.error(f"--average-reads {a.average_reads}: expected 1, 2, 4, 8 or 16")
     if a.auto and mitigations:
         ap.error("--auto chooses the mitigations itself: leave out --mitigate")
     if not (a.target_drop >= 0 and a.target_drop <= 100):

@@ -86,6 +86,17 @@ def main():
     check(avg["mitigations"] == ["averaging"], "the averaging is listed")
     check(avg["accuracy"]["chip"] > figures[0][0]["chip"], "averaged reads are more accurate than single ones")
     check(avg["cycles_per_inference"] > figures[0][2], "averaged reads take more cycles")
+    # The layers chosen on the calibration images: each one kept cut the
+    # distance from the golden model, and the chosen set is more accurate.
+    out = os.path.join(work, "averaged_auto.json")
+    code, _, err = vp_eval(bin_dir, noisy + ["--mitigate", "averaging", "--average-layers", "auto", "--json", out, "-q"])
+    check(code == 0, f"averaged run with chosen layers exits 0 (got {code}): {err}")
+    auto_avg = json.load(open(out))
+    ch = auto_avg["averaging"]
+    print("read noise 0.3, layers chosen:", ch["layers"], auto_avg["accuracy"]["chip"], auto_avg["cycles_per_inference"])
+    check(len(ch["layers"]) >= 1 and len(ch["alone"]) >= len(ch["layers"]), "some layers are chosen among those measured")
+    check(ch["distance_with"] < ch["distance_without"], "the chosen layers bring the chip closer to the golden model")
+    check(auto_avg["accuracy"]["chip"] > figures[0][0]["chip"], "the chosen layers buy accuracy back")
 
     # 8-bit ADCs at the configured full scale lose accuracy; ranges measured
     # on the calibration images give it back, byte for byte here.
