@@ -323,7 +323,7 @@ CompileResult compile_model(const CompileOptions& o) {
     return res;
   }
   const auto t2 = std::chrono::steady_clock::now();
-  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes});
+  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch});
   dump(o.dump_dir, 4, "mapped", g);
   g.batch = o.batch;
   plan_memory(g, target);
