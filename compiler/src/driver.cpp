@@ -324,7 +324,7 @@ CompileResult compile_model(const CompileOptions& o) {
   }
   const auto t2 = std::chrono::steady_clock::now();
   set_average_reads(g, o.average_reads, o.average_layers);
-  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes});
+  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch});
   dump(o.dump_dir, 4, "mapped", g);
   g.batch = o.batch;
   plan_memory(g, target);

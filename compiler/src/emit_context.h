@@ -79,6 +79,8 @@ class Ctx {
   // Scratch buffers of the current layer on core c: call scratch_reset first.
   void scratch_reset(int c) { scratch_next_[c] = 0; }
   std::int64_t scratch(int c, std::int64_t n);
+  // Bytes between the current layer's scratch buffers and the parameters.
+  std::int64_t scratch_free(int c) { return core(c).param_bottom - scratch_next_[c]; }
   std::string label(int c, const std::string& base);
   // One instruction line ("li r1, 5") appended to core c.
   void ins(int c, const std::string& line);

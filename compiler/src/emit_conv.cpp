@@ -109,19 +109,20 @@ void emit_conv(Ctx& e, const Node& n) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
       rows_in = line_rows(e, c, n, lb, wp);
     }
-    // Lane q's window is q pixels to the right of the current pixel.
-    auto fill_patch = [&](std::size_t i, int q) {
+    // Lane q's window is q pixels to the right of the current pixel; `slot`
+    // picks the patch buffer (set x lanes + lane when software-pipelined).
+    auto fill_patch = [&](std::size_t i, int q, std::size_t slot) {
       const std::int64_t dx = std::int64_t{q} * n.geom.sw * C;
       std::vector<Segment> moved = lb.at < 0 ? segs[i] : lb.segments(mine[i]->ci0, mine[i]->ci1);
       for (Segment& sg : moved) sg.gofs += dx;
-      if (lb.at < 0) return gather(e, c, kCur[0], patch[static_cast<std::size_t>(q)][i], moved);
-      line_window(e, c, lb_reg, patch[static_cast<std::size_t>(q)][i], moved);
+      if (lb.at < 0) return gather(e, c, kCur[0], patch[slot][i], moved);
+      line_window(e, c, lb_reg, patch[slot][i], moved);
     };
     if (helper) {
       e.writes = false;  // its partial sums go to the owner, which stores the pixels
       e.li(c, 8, split->parts[0].core);
       share_loop(e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs, [&] {
-        fill_patch(0, 0);
+        fill_patch(0, 0, 0);
         e.li(c, 1, acc[0]);
         e.li(c, 14, patch[0][0] + std::int64_t{helper->row_tile0} * R);
         fire_reads(e, c, n, "mvm r1, r14, " + std::to_string(helper->xbar0) + ", " +
@@ -141,73 +142,126 @@ void emit_conv(Ctx& e, const Node& n) {
         rq.push_back(n.q.shift[static_cast<std::size_t>(k)] + read_shift(n));
       }
     const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
-    // One output buffer per lane; a single lane has two in turn, so the
-    // store overlaps the next pixel (with lanes the next group's MVMs do).
-    // When the CU computes every channel, its lanes' pixels are
-    // consecutive in the output (and in the residual input): the buffers
-    // sit side by side and one DMA moves a whole group.
+    // When the CU computes every channel, its lanes' pixels are consecutive
+    // in the output (and in the residual input): the buffers sit side by
+    // side and one DMA moves a whole group.
     const bool grouped = lanes > 1 && ncols == Cout && mine[0]->n0 == 0;
-    std::vector<std::int64_t> outb(static_cast<std::size_t>(lanes)), res(outb.size()), res32(outb.size());
-    const std::int64_t outb_all = e.scratch(c, lanes * ncols), res_all = add ? e.scratch(c, lanes * ncols) : 0;
-    for (std::size_t q = 0; q < outb.size(); ++q) {
-      outb[q] = outb_all + static_cast<std::int64_t>(q) * ncols;
-      if (add) res[q] = res_all + static_cast<std::int64_t>(q) * ncols;
-    }
-    const std::int64_t outb2 = lanes == 1 ? e.scratch(c, ncols) : 0;
-    if (lanes == 1) e.li(c, 15, outb[0] ^ outb2);
-    for (std::size_t q = 0; add && q < outb.size(); ++q) res32[q] = e.scratch(c, 4 * ncols);
     int res_reg = -1;
     if (add) {
       res_reg = kCur[ptrs.size()];
       ptrs.push_back({interior(*other), Cout, other->buf.wp(other->shape) * Cout});
     }
     const std::int64_t part = split ? e.scratch(c, std::int64_t{L} * 4) : 0;
+    std::vector<std::int64_t> res32(static_cast<std::size_t>(lanes));
+    for (std::size_t q = 0; add && q < res32.size(); ++q) res32[q] = e.scratch(c, 4 * ncols);
+    // Software pipelining (a CU that runs only this layer, the scratchpad
+    // holding two sets of buffers): group j's windows and MVMs (set j % 2)
+    // go before group j - 1's vector work and stores (emit_loops.h,
+    // Pipelined), so the MVMs of one group overlap the requantization,
+    // residual Add and stores of the one before, and the next windows are
+    // assembled while the MVMs run; a fused Add's residual channels come in
+    // before the MVMs. Without it, a single lane has two output buffers in
+    // turn so the store overlaps the next pixel. Only for one lane: with
+    // lanes the group's MVMs already overlap its windows' assembly on the
+    // other lanes, and pipelining them measured slower (ResNet-50 at batch
+    // 16: 774,642 cycles per inference against 762,667; ResNet-18 511,303
+    // against 505,125 at batch 1).
+    bool pipe = lanes == 1;
+    for (const Node& m : e.g.nodes)
+      if (&m != &n && std::find(m.cores.begin(), m.cores.end(), c) != m.cores.end()) pipe = false;
+    {
+      // Still to allocate: the second set's patches and accumulators, and
+      // both sets' output (and residual) buffers.
+      std::int64_t more = 0;
+      for (std::size_t i = 0; i < mine.size(); ++i)
+        if (!segs[i].empty()) more += lanes * (((mine[i]->k + R - 1) / R * R + 7) / 8 * 8);
+      more += lanes * ((static_cast<std::int64_t>(mine.size()) * L * 4 + 7) / 8 * 8);
+      more += 2 * (add ? 2 : 1) * ((lanes * ncols + 7) / 8 * 8);
+      // (kPipeSlack: the words the layer's end and a stream's copies still take.)
+      constexpr std::int64_t kPipeSlack = 512;
+      pipe = pipe && more + kPipeSlack <= e.scratch_free(c);
+    }
+    const int sets = pipe ? 2 : 1;
+    for (int st = 1; st < sets; ++st) {
+      // A second set of patch buffers (zeroed as the first) and accumulators.
+      for (int q = 0; q < lanes; ++q) {
+        std::vector<std::int64_t> lp(mine.size());
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+          std::size_t same = i;
+          for (std::size_t k = 0; k < i; ++k)
+            if (patch[static_cast<std::size_t>(q)][k] == patch[static_cast<std::size_t>(q)][i]) same = k;
+          if (same != i) {
+            lp[i] = lp[same];
+            continue;
+          }
+          const std::int64_t rt = (mine[i]->k + R - 1) / R;
+          lp[i] = e.scratch(c, rt * R);
+          e.li(c, 10, lp[i]);
+          e.li(c, 11, rt * R);
+          e.ins(c, "vfill r10, r9, r11, i8");
+        }
+        patch.push_back(lp);
+        acc.push_back(e.scratch(c, static_cast<std::int64_t>(mine.size()) * L * 4));
+      }
+    }
+    // Per set: the output and residual buffers of its lanes, side by side.
+    std::vector<std::int64_t> outb_all(static_cast<std::size_t>(sets)), res_all(outb_all.size(), 0);
+    for (int st = 0; st < sets; ++st) {
+      outb_all[static_cast<std::size_t>(st)] = e.scratch(c, lanes * ncols);
+      if (add) res_all[static_cast<std::size_t>(st)] = e.scratch(c, lanes * ncols);
+    }
+    const std::int64_t outb2 = !pipe && lanes == 1 ? e.scratch(c, ncols) : 0;
+    if (!pipe && lanes == 1) e.li(c, 15, outb_all[0] ^ outb2);
     e.li(c, 1, acc[0]);
     e.li(c, 2, ncols);
     e.li(c, 3, bias_at);
-    e.li(c, 4, outb[0]);
+    e.li(c, 4, outb_all[0]);
     e.li(c, 5, rq_at);
     e.li(c, 7, part);
     bool one_group = !split && mine.size() <= 16;
     for (std::size_t i = 0; i < mine.size(); ++i) one_group = one_group && mine[i]->k <= R && patch[0][i] == patch[0][0] &&
                   mine[i]->parts[0].xbar0 == mine[0]->parts[0].xbar0 + static_cast<int>(i);
-    // Lane q: its windows, the residual's channels of its pixel, its MVMs.
-    auto fire = [&](int q, int k) {
-      const std::size_t lq = static_cast<std::size_t>(q);
+    // Lane q of a group of k in buffer set st: its windows, the residual's
+    // channels of its pixel, its MVMs.
+    auto fire = [&](int q, int k, int st) {
+      const std::size_t slot = static_cast<std::size_t>(st * lanes + q);
+      const std::int64_t res_at = add ? res_all[static_cast<std::size_t>(st)] + std::int64_t{q} * ncols : 0;
       for (std::size_t i = 0; i < mine.size(); ++i)
-        if (!segs[i].empty()) fill_patch(i, q);
+        if (!segs[i].empty()) fill_patch(i, q, slot);
       if (add && grouped && q == 0) {
-        e.li(c, 11, res_all);
+        e.li(c, 11, res_at);
         e.li(c, 12, k * ncols);
         e.ins(c, "dma.gl r11, " + r(res_reg) + ", r12");
-      } else if (add && lanes > 1 && !grouped) {
+      } else if (add && (lanes > 1 || pipe) && !grouped) {
         e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout));
-        e.li(c, 11, res[lq]);
+        e.li(c, 11, res_at);
         e.ins(c, "dma.gl r11, r10, r2");
       }
       const int xshift = q * lane_xbars;
       if (one_group) {
-        e.li(c, 13, acc[lq]);
-        e.li(c, 14, patch[lq][0]);
+        e.li(c, 13, acc[slot]);
+        e.li(c, 14, patch[slot][0]);
         fire_reads(e, c, n, "mvm r13, r14, " + std::to_string(mine[0]->parts[0].xbar0 + xshift) + ", " +
                                 std::to_string(mask_of(static_cast<int>(mine.size()))) + ", 8, 32, concat");
       } else {
         for (std::size_t i = 0; i < mine.size(); ++i) {
           const auto& p0 = mine[i]->parts[0];
-          e.li(c, 13, acc[lq] + static_cast<std::int64_t>(i) * L * 4);
-          e.li(c, 14, patch[lq][i]);
+          e.li(c, 13, acc[slot] + static_cast<std::int64_t>(i) * L * 4);
+          e.li(c, 14, patch[slot][i]);
           fire_reads(e, c, n, "mvm r13, r14, " + std::to_string(p0.xbar0 + xshift) + ", " +
                                   std::to_string(mask_of(p0.row_tiles)) + ", 8, 32, sum");
         }
       }
     };
-    // Lane q once its MVMs are done: partial sums of a split tile, bias,
-    // requantization, activation, the fused Add, the store.
-    auto finish = [&](int q) {
-      const std::size_t lq = static_cast<std::size_t>(q);
-      if (lanes > 1) {
-        e.li(c, 1, acc[lq]);
-        e.li(c, 4, outb[lq]);
+    // Lane q of set st once its MVMs are done: partial sums of a split tile,
+    // bias, requantization, activation, the fused Add, the store. `back`:
+    // the pointers are already a group of `lanes` pixels on.
+    auto finish = [&](int q, int st, std::int64_t back) {
+      const std::size_t slot = static_cast<std::size_t>(st * lanes + q);
+      const std::int64_t outb = outb_all[static_cast<std::size_t>(st)] + std::int64_t{q} * ncols;
+      if (lanes > 1 || pipe) {
+        e.li(c, 1, acc[slot]);
+        e.li(c, 4, outb);
       }
       if (split) {
         e.li(c, 12, L);
@@ -223,14 +277,14 @@ void emit_conv(Ctx& e, const Node& n) {
       if (add) {
         // The Add as emit_add computes it: both inputs widened, scaled by
         // their multipliers, summed, requantized, clamped.
-        if (lanes == 1) {
+        if (lanes == 1 && !pipe) {
           e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0));
-          e.li(c, 11, res[0]);
+          e.li(c, 11, res_all[0]);
           e.ins(c, "dma.gl r11, r10, r2");
         } else {
-          e.li(c, 11, res[lq]);
+          e.li(c, 11, res_all[static_cast<std::size_t>(st)] + std::int64_t{q} * ncols);
         }
-        e.li(c, 13, res32[lq]);
+        e.li(c, 13, res32[static_cast<std::size_t>(q)]);
         e.ins(c, "vwiden r1, r4, r2");
         e.ins(c, "vwiden r13, r11, r2");
         e.li(c, 12, add->q.mult[static_cast<std::size_t>(mine_side)]);
@@ -243,23 +297,44 @@ void emit_conv(Ctx& e, const Node& n) {
         clamp_out(e, c, *add, 4, 2);
       }
       if (grouped) return;
-      e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout));
+      e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout - back));
       e.ins(c, "dma.lg r10, r4, r2");
-      // Two output buffers in turn: the store overlaps the next pixel.
-      if (lanes == 1) e.ins(c, "xor r4, r4, r15");
+      if (lanes == 1 && !pipe) e.ins(c, "xor r4, r4, r15");
+    };
+    // A whole group's stores in one DMA (grouped lanes).
+    auto store_group = [&](int k, int st, std::int64_t back) {
+      if (!grouped) return;
+      e.li(c, 11, outb_all[static_cast<std::size_t>(st)]);
+      e.li(c, 12, k * ncols);
+      if (back) {
+        e.ins(c, "addi r10, r25, " + std::to_string(-back));
+        e.ins(c, "dma.lg r10, r11, r12");
+      } else {
+        e.ins(c, "dma.lg r25, r11, r12");
+      }
     };
     // A group of k pixels: every lane's MVMs first, so they run at once
     // (cu.xbar.concurrent_mvm), then each lane's vector work.
+    if (pipe) {
+      const std::int64_t back = Cout * lanes;
+      share_loop(e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs,
+                 Pipelined<std::function<void(int, int)>, std::function<void(int, int, bool)>>{
+                     [&](int st, int k) {
+                       for (int q = 0; q < k; ++q) fire(q, k, st);
+                     },
+                     [&](int st, int k, bool moved) {
+                       for (int q = 0; q < k; ++q) finish(q, st, moved ? back : 0);
+                       store_group(k, st, moved ? back : 0);
+                     }},
+                 rows_in, lanes);
+      continue;
+    }
     share_loop(
         e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs,
         [&](int k) {
-          for (int q = 0; q < k; ++q) fire(q, k);
-          for (int q = 0; q < k; ++q) finish(q);
-          if (grouped) {
-            e.li(c, 11, outb_all);
-            e.li(c, 12, k * ncols);
-            e.ins(c, "dma.lg r25, r11, r12");
-          }
+          for (int q = 0; q < k; ++q) fire(q, k, 0);
+          for (int q = 0; q < k; ++q) finish(q, 0, 0);
+          store_group(k, 0, 0);
         },
         rows_in, lanes);
   }

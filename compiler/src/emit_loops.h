@@ -40,6 +40,24 @@ using RowHook = std::function<void(std::int64_t cols, std::int64_t rows, std::in
 // h0 is the output row of the first iteration, each next one `hstep` rows on.
 // A body takes the number of pixels it computes at once (lanes, emit_conv)
 // or none (one pixel).
+// A body in two halves, software-pipelined along a row (emit_conv):
+// fire(s, k) assembles the windows of a group of k pixels into buffer set s
+// and fires their MVMs; finish(s, k, moved) completes a group from set s,
+// `moved` when the pointers are already one group on. The row runs
+// fire(0), then fire(j % 2) finish((j - 1) % 2) for every next group, then
+// the last finish: each group's vector work and stores overlap the next
+// group's MVMs (the crossbars and the vector unit are separate units; the
+// scoreboard orders the two buffer sets).
+template <class Fire, class Finish>
+struct Pipelined {
+  Fire fire;
+  Finish finish;
+};
+template <class T>
+struct is_pipelined : std::false_type {};
+template <class Fire, class Finish>
+struct is_pipelined<Pipelined<Fire, Finish>> : std::true_type {};
+
 template <class Body>
 inline void run_body(Body& body, int k) {
   if constexpr (std::is_invocable_v<Body&, int>)
@@ -67,19 +85,57 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
   e.sync_pre(c);
   // Groups of `lanes` pixels, then the rest of the row at once.
   const std::int64_t groups = OW / lanes, rest = OW % lanes;
-  if (groups > 0) e.li(c, 23, groups);
+  if (!is_pipelined<Body>::value && groups > 0) e.li(c, 23, groups);
   for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
   if (row) row(OW, OH, hstep);
-  if (groups > 0) {
-    const std::string cols = e.label(c, "col");
-    e.put_label(c, cols);
-    run_body(body, lanes);
+  auto advance = [&] {
     for (std::size_t k = 0; k < p.size(); ++k)
       if (p[k].step_w)
         e.ins(c, "addi " + r(kCur[k]) + ", " + r(kCur[k]) + ", " + std::to_string(p[k].step_w * lanes));
-    e.ins(c, "dbnz r23, " + cols);
+  };
+  if constexpr (is_pipelined<Body>::value) {
+    // Groups of `lanes` pixels: fire(0); pairs of (fire(1), finish(0),
+    // fire(0), finish(1)); the odd one; the last finish (all a group on:
+    // moved = true). A partial last group runs alone, not moved.
+    if (groups > 0) {
+      body.fire(0, lanes);
+      advance();
+      const std::int64_t more = groups - 1;
+      if (more >= 2) {
+        e.li(c, 23, more / 2);
+        const std::string cols = e.label(c, "col");
+        e.put_label(c, cols);
+        body.fire(1, lanes);
+        body.finish(0, lanes, true);
+        advance();
+        body.fire(0, lanes);
+        body.finish(1, lanes, true);
+        advance();
+        e.ins(c, "dbnz r23, " + cols);
+      }
+      if (more % 2) {
+        body.fire(1, lanes);
+        body.finish(0, lanes, true);
+        advance();
+        body.finish(1, lanes, true);
+      } else {
+        body.finish(0, lanes, true);
+      }
+    }
+    if (rest > 0) {
+      body.fire(0, static_cast<int>(rest));
+      body.finish(0, static_cast<int>(rest), false);
+    }
+  } else {
+    if (groups > 0) {
+      const std::string cols = e.label(c, "col");
+      e.put_label(c, cols);
+      run_body(body, lanes);
+      advance();
+      e.ins(c, "dbnz r23, " + cols);
+    }
+    if (rest > 0) run_body(body, static_cast<int>(rest));
   }
-  if (rest > 0) run_body(body, static_cast<int>(rest));
   e.sync_post(c);
   for (std::size_t k = 0; k < p.size(); ++k)
     if (p[k].step_h)
@@ -91,7 +147,7 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
 // OH x OW map, chosen so that all copies work down the map at once and rows
 // complete in order (a reader of row h waits for about h rows' worth of one
 // copy's part, not for a whole copy's block of rows): the columns are cut
-// into S strips of at least kMinStrip pixels (fewer, wider strips keep the
+// into S strips of at least Graph::min_strip pixels (fewer, wider strips keep the
 // windows' overlap and the hand-over's tokens small), and each strip's rows
 // are dealt to R/S copies in turn (copies past S * (R/S) get nothing).
 template <class Body>
@@ -120,7 +176,7 @@ inline void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, i
     seg(h1, 0, 1, w1);
     return;
   }
-  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / kMinStrip));
+  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / e.g.min_strip));
   const std::int64_t groups = R / S, strip = r % S, group = r / S;
   if (group >= groups) return;
   const std::int64_t w0 = OW * strip / S, w1 = OW * (strip + 1) / S;

@@ -200,6 +200,8 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       if (opt.lanes > 0) lanes = std::min(lanes, opt.lanes);
       stages.back().max_lanes = lanes;
       stages.back().cost.lanes = lanes;
+      // One layer per CU: the CU pipelines its groups of pixels (emit_conv).
+      stages.back().cost.overlap = true;
     } else if (!op_has(n.op, op_crossbar)) {
       const LayerCost c = cm.other(g, n);
       const int most = n.op == OpKind::GlobalAveragePool
@@ -398,7 +400,8 @@ void fuse_adds(Graph& g) {
 
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   const int L = t.lcols();
-  const CostModel cm(t);
+  g.min_strip = opt.batch > 1 ? kMinStripStream : kMinStrip;
+  const CostModel cm(t, g.min_strip);
   fuse_adds(g);
   std::vector<Layer> layers;
   std::int64_t total_xbars = 0;

@@ -33,13 +33,21 @@ bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::
 // How share_loop (emit_loops.h) cuts an OH x OW map among R copies: with at
 // least kStripRows rows per copy, S strips of at least kMinStrip columns
 // and each strip's rows dealt to R / S copies; else contiguous blocks.
-inline constexpr std::int64_t kMinStrip = 4, kStripRows = 2;
+// The narrowest strip is Graph::min_strip, chosen by map_crossbars: for one
+// image kMinStrip, 2 pixels (a row step is one strip's pixels, and a reader
+// waits about one row step of every layer before it, so narrow strips
+// shorten a single inference: ResNet-50 1,219,634 -> 1,183,338 cycles,
+// ResNet-18 630,126 -> 535,111 against strips of 4); for a stream of
+// images kMinStripStream, 4 (each strip's line buffer reads the windows'
+// overlap again, and a stream is paced by the bytes it moves: ResNet-50 at
+// batch 16 771,448 cycles per inference with 4, 800,897 with 2).
+inline constexpr std::int64_t kMinStrip = 2, kMinStripStream = 4, kStripRows = 2;
 struct Share {
   std::int64_t rows = 0;    // output rows (or partial rows) the largest share touches
   std::int64_t width = 0;   // pixels of its widest row
   std::int64_t pixels = 0;  // pixels of the largest share
 };
-Share share_of_map(std::int64_t OH, std::int64_t OW, int R);
+Share share_of_map(std::int64_t OH, std::int64_t OW, int R, std::int64_t min_strip = kMinStrip);
 
 struct LayerCost {
   std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU, its MVMs aside
@@ -50,11 +58,20 @@ struct LayerCost {
   std::int64_t units = 0;          // pixels (or rows) the layer computes
   std::int64_t gmem_bytes = 0;     // bytes read and written in global memory
   std::int64_t mvms_per_unit = 0;  // MVM groups per pixel per copy (the slowest CU's)
+  // Software pipelining (emit_conv, a CU of its own): a group's windows and
+  // MVMs go before the vector work and stores of the group before, so per
+  // group the core takes the longer of the MVMs and the vector unit's work
+  // (the next windows and this group's requantization; a fused Add's
+  // residual comes in under the MVMs). stage() counts it for one lane.
+  bool overlap = false;
+  std::int64_t fill_cycles = 0;    // the window's part of pixel_cycles
+  std::int64_t vector_cycles = 0;  // the part after the MVM (requantization, Add, store)
 };
 
 class CostModel {
  public:
-  explicit CostModel(const Target& t);
+  // min_strip: the narrowest strip of a share (Graph::min_strip).
+  explicit CostModel(const Target& t, std::int64_t min_strip = kMinStrip);
   std::int64_t mvm_cycles() const { return mvm_; }
   // Stage time of a layer with `copies` copies (Conv) or cores (the rest).
   std::int64_t stage(const LayerCost& c, int copies) const;
@@ -85,6 +102,7 @@ class CostModel {
   std::int64_t mvm_ = 0;
   double port_bytes_per_cycle_ = 8;
   bool window_ = false;  // activations in the cluster SRAMs (see the constructor)
+  std::int64_t min_strip_ = kMinStrip;
 };
 
 }  // namespace vp::cc

@@ -39,6 +39,8 @@ struct RunResult {
   int max_lanes = 1;        // the most lanes (copies side by side on one CU) any layer got
   bool lanes_of_some_channels = false;  // a CU with lanes computes only some of its layer's channels
   std::int64_t cycles = 0;  // the run's, as vp-run reports it
+  std::int64_t min_strip = 0;  // the narrowest column strip of any Conv copy's share (0: no strips)
+  bool pipelined = false;   // some Conv's pixels are software-pipelined (a store one pixel back)
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -87,8 +89,22 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     }
     for (const auto& ct : n.tiles) r.split_tile = r.split_tile || ct.parts.size() > 1;
     r.fused_adds += n.fused ? 1 : 0;
+    // Strips as share_loop cuts them (emit_loops.h): S = min(R, OW /
+    // min_strip) strips when every copy has two rows or more, else blocks.
+    if (n.op == OpKind::Conv && n.replicas > 1) {
+      const Shape& o = g.val(n.out[0]).shape;
+      const std::int64_t S = std::min<std::int64_t>(n.replicas, o.w / g.min_strip);
+      if (o.h >= 2 * n.replicas && S > 1)
+        r.min_strip = r.min_strip ? std::min(r.min_strip, o.w / S) : o.w / S;
+    }
   }
   r.golden = golden;
+  {
+    // emit_conv's pipelined finish stores the pixel before the pointers.
+    std::ifstream asm_in((dir / "model.asm").string());
+    for (std::string line; std::getline(asm_in, line);)
+      r.pipelined = r.pipelined || line.find("addi r10, r25, -") != std::string::npos;
+  }
   const FTensor ref = run_fp32(g, default_calibration(g, 1, seed)[0])[0];
   const Value& out = g.val(g.outputs[0]);
   std::string cmd = bin_dir() + "/vp-run --chip " + chip;
@@ -330,6 +346,47 @@ TEST(EndToEnd, StreamedImagesOverlapInThePipeline) {
     ASSERT_GT(four.cycles, 0);
     EXPECT_LT(four.cycles, 4 * one.cycles * 9 / 10) << "one image " << one.cycles << " cycles, four " << four.cycles;
   }
+}
+// Strips of two or three pixels: copies that share a map's columns read
+// line buffers of their strip plus the windows' overlap, write the strip's
+// pixels of each row, and hand rows over to readers cut differently; with
+// tiles split over CUs (partial sums), lanes, and a stream of images.
+TEST(EndToEnd, NarrowStripsOnPipelinedPlacement) {
+  const std::vector<std::string> big = {"chip.clusters=16", "chip.mesh_cols=4"};
+  struct Case {
+    TestModel m;
+    std::vector<std::string> sets;
+    int replicate;
+  };
+  std::vector<std::string> split = big;
+  split.push_back("chip.xbars_per_cu=2");
+  for (const Case& k : {Case{cnn_model(), big, 6}, Case{cnn_model(), big, 4}, Case{residual_model(), big, 2},
+                        Case{residual_model(), split, 2}})
+    for (int batch : {1, 3}) {
+      SCOPED_TRACE(k.m.name + " --replicate " + std::to_string(k.replicate) + " --batch " + std::to_string(batch) +
+                   (k.sets.size() > 2 ? " split tiles" : ""));
+      const RunResult r = compile_and_run(k.m, "small", k.sets, 5, MapOptions{k.replicate, true}, batch);
+      expect_exact(r);
+      EXPECT_GT(r.min_strip, 0);
+      EXPECT_LT(r.min_strip, 4);
+      EXPECT_TRUE(r.pipelined);
+      if (k.sets.size() > 2) {
+        EXPECT_TRUE(r.split_tile);
+      }
+    }
+}
+// A stream compiled as one (MapOptions::batch) takes strips of at least 4
+// pixels, a single image strips of 2.
+TEST(EndToEnd, StreamsTakeWiderStrips) {
+  const std::vector<std::string> big = {"chip.clusters=16", "chip.mesh_cols=4"};
+  MapOptions one{6, true}, stream{6, true};
+  stream.batch = 3;
+  const RunResult a = compile_and_run(cnn_model(), "small", big, 5, one, 1);
+  const RunResult b = compile_and_run(cnn_model(), "small", big, 5, stream, 3);
+  expect_exact(a);
+  expect_exact(b);
+  EXPECT_EQ(a.min_strip, 2);
+  EXPECT_GE(b.min_strip, 4);
 }
 TEST(EndToEnd, LanesOptionParsing) {
   EXPECT_EQ(parse_lanes("auto"), 0);

@@ -173,6 +173,9 @@ struct Graph {
   // input gets its own plain area, and every graph output an area
   // (output_area) the program copies each image's result into.
   int batch = 1;
+  // The narrowest column strip a copy's share of a map takes (share_loop,
+  // emit_loops.h; share_of_map, schedule_cost.h): map_crossbars sets it.
+  std::int64_t min_strip = 2;
   std::vector<std::int64_t> output_area;
   // Where the host finds graph output i: its area, or the value's buffer.
   std::int64_t output_addr(std::size_t i) const {

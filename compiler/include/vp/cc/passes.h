@@ -117,6 +117,8 @@ struct MapOptions {
   // Copies of a load side by side on its CU (pipeline placement): 0 = as
   // many as fit and shorten the stage, N = at most N (1: none).
   int lanes = 0;
+  // Images per start (--batch): a stream takes wider strips (Graph::min_strip).
+  int batch = 1;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 // "auto", "none" or a count N >= 1 (--replicate); CompileError otherwise.
