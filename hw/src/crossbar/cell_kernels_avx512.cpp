@@ -6,6 +6,8 @@
 // std::clamp exactly), so its results are the scalar loop's bit for bit.
 #include "vp/hw/crossbar/cell_kernels.h"
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "vp/hw/crossbar/rng.h"
@@ -295,7 +297,81 @@ VP_AVX512 void key_lanes(std::uint64_t row_key, const std::int32_t* cols, int n,
   }
 }
 
+// Eight cells at a time: a cell's level and target as doubles, exactly as
+// the scalar loops convert them.
+VP_AVX512 inline __m512d targets_lanes(const std::uint8_t* targets, int left) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, targets, static_cast<std::size_t>(left >= 8 ? 8 : left));
+  return _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(b))));
+}
+
+VP_AVX512 int outside_lanes(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
+                            double* level, const RowCells& out) {
+  const __m512d tol = _mm512_set1_pd(tolerance);
+  const __m512i no_sign = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFLL);
+  const __m256i lane = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+  int m = 0;
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 k = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    const __m512d v = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, lv + i));
+    const __m512d t = targets_lanes(targets + i, left);
+    _mm512_mask_storeu_pd(level + i, k, v);
+    const __m512d dist = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(_mm512_sub_pd(v, t)), no_sign));
+    const __mmask8 far = _mm512_mask_cmp_pd_mask(k, dist, tol, _CMP_GT_OQ);
+    if (far == 0) continue;
+    const __m256i col = _mm256_add_epi32(lane, _mm256_set1_epi32(col_begin + i));
+    _mm256_mask_compressstoreu_epi32(out.col + m, far, col);
+    _mm512_mask_compressstoreu_pd(out.target + m, far, t);
+    _mm512_mask_compressstoreu_pd(out.level + m, far, v);
+    m += __builtin_popcount(far);
+  }
+  return m;
+}
+
+VP_AVX512 RowEnd finish_lanes(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
+                              double tolerance, bool keep_residual, float* lv) {
+  const __m512d tol = _mm512_set1_pd(tolerance);
+  const __m512i no_sign = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFLL);
+  __m512i sum = _mm512_setzero_si512();
+  __m256i top = _mm256_setzero_si256();
+  RowEnd end;
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 k = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    const __m512d v = _mm512_maskz_loadu_pd(k, level + i);
+    const __m512d t = targets_lanes(targets + i, left);
+    const __m256i p = _mm256_maskz_loadu_epi32(k, pulses + i);
+    const __m512d dist = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(_mm512_sub_pd(v, t)), no_sign));
+    const __mmask8 in = _mm512_mask_cmp_pd_mask(k, dist, tol, _CMP_LE_OQ);
+    end.failed += __builtin_popcount(static_cast<unsigned>(k & ~in));
+    const __m512d stored = keep_residual ? v : _mm512_mask_mov_pd(v, in, t);
+    _mm256_mask_storeu_ps(lv + i, k, _mm512_cvtpd_ps(stored));
+    sum = _mm512_add_epi64(sum, _mm512_cvtepi32_epi64(p));
+    top = _mm256_max_epi32(top, p);
+  }
+  end.pulses = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
+  alignas(32) std::int32_t most[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(most), top);
+  for (const std::int32_t x : most) end.iterations = std::max(end.iterations, static_cast<int>(x));
+  return end;
+}
+
 }  // namespace
+
+bool detail::cells_outside_avx512(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
+                                  double* level, const RowCells& out, int& m) {
+  if (!host_has_avx512()) return false;
+  m = outside_lanes(lv, targets, n, tolerance, col_begin, level, out);
+  return true;
+}
+
+bool detail::finish_cells_avx512(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
+                                 double tolerance, bool keep_residual, float* lv, RowEnd& end) {
+  if (!host_has_avx512()) return false;
+  end = finish_lanes(level, pulses, targets, n, tolerance, keep_residual, lv);
+  return true;
+}
 
 bool detail::cell_stream_keys_avx512(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out) {
   if (!host_has_avx512()) return false;
@@ -318,6 +394,13 @@ bool start_levels_avx512(const std::uint64_t* keys, double mean, double sigma, d
 #else
 
 bool host_has_avx512() { return false; }
+bool detail::cells_outside_avx512(const float*, const std::uint8_t*, int, double, int, double*, const RowCells&, int&) {
+  return false;
+}
+bool detail::finish_cells_avx512(const double*, const std::int32_t*, const std::uint8_t*, int, double, bool, float*,
+                                 RowEnd&) {
+  return false;
+}
 bool detail::cell_stream_keys_avx512(std::uint64_t, const std::int32_t*, int, std::uint64_t*) { return false; }
 bool pulse_cells_avx512(const CellPulseParams&, const CellPulseJob&) { return false; }
 bool start_levels_avx512(const std::uint64_t*, double, double, double, float*, int) { return false; }
