@@ -163,6 +163,23 @@ TEST(CellKernels, RowListAndEndInLanesEqualTheScalarLoops) {
   EXPECT_GT(failed, 1000);
 }
 
+TEST(CellKernels, RowStartLevelsEqualKeysThenStartLevels) {
+  const DeviceModel dev(DeviceConfig{}, 41);
+  for (int n : {0, 1, 7, 9, 256, 300}) {
+    for (double sigma : {0.05, 2.0}) {
+      const std::uint64_t row_key = dev.write(n % 3, 0).row_key();
+      std::vector<std::int32_t> cols(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) cols[static_cast<std::size_t>(i)] = i;
+      std::vector<std::uint64_t> keys(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) keys[static_cast<std::size_t>(i)] = cell_stream_key(row_key, i);
+      std::vector<float> a(keys.size() + 1, -7.0f), b(keys.size() + 1, -7.0f);
+      start_levels_scalar(keys.data(), 0.3, sigma, 3.0, a.data(), n);
+      start_row_levels(row_key, 0.3, sigma, 3.0, b.data(), n);
+      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float))) << n << " cells, sigma " << sigma;
+    }
+  }
+}
+
 TEST(CellKernels, StreamKeysInLanesEqualRowDrawsKeys) {
   const DeviceModel dev(DeviceConfig{}, 77);
   for (int n : {0, 1, 8, 13, 256}) {

@@ -31,6 +31,14 @@ void start_levels_scalar(const std::uint64_t* keys, double mean, double sigma, d
   }
 }
 
+void start_row_levels(std::uint64_t row_key, double mean, double sigma, double top, float* out, int n) {
+  if (detail::start_row_levels_avx512(row_key, mean, sigma, top, out, n)) return;
+  for (int i = 0; i < n; ++i) {
+    StreamRng rng(cell_stream_key(row_key, i));
+    out[i] = static_cast<float>(std::clamp(rng.normal(mean, sigma), 0.0, top));
+  }
+}
+
 void cell_stream_keys(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out) {
   if (detail::cell_stream_keys_avx512(row_key, cols, n, out)) return;
   for (int i = 0; i < n; ++i) out[i] = cell_stream_key(row_key, cols[i]);

@@ -297,6 +297,54 @@ VP_AVX512 void key_lanes(std::uint64_t row_key, const std::int32_t* cols, int n,
   }
 }
 
+// The fast path of the ziggurat only, branch-free: cells whose draw takes
+// the rare path are marked in `rare` and drawn again afterwards in scalar
+// code, so the loop has no branch that depends on the draws.
+VP_AVX512 void start_row_lanes(std::uint64_t row_key, double mean, double sigma, double top, float* out, int n) {
+  const detail::Ziggurat& t = detail::ziggurat();
+  const __m512d vmean = _mm512_set1_pd(mean);
+  const __m512d vsigma = _mm512_set1_pd(sigma);
+  const __m512d vtop = _mm512_set1_pd(top);
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512i key = _mm512_set1_epi64(static_cast<long long>(row_key));
+  const __m512i mult = _mm512_set1_epi64(static_cast<long long>(0xD1B54A32D192ED03ULL));
+  const __m512i golden = _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ULL));
+  const __m512i low7 = _mm512_set1_epi64(127);
+  const __m512i eight = _mm512_set1_epi64(8);
+  __m512i col = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  thread_local std::vector<std::uint8_t> rare;
+  rare.resize(static_cast<std::size_t>(n / 8 + 1));
+  int any = 0;
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 live = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    const __m512i ctr = _mm512_add_epi64(mix64_lanes(_mm512_xor_si512(key, _mm512_mullo_epi64(col, mult))), golden);
+    const __m512i w = mix64_lanes(ctr);
+    const __m512i layer = _mm512_and_si512(w, low7);
+    const __m512i hz = _mm512_srai_epi64(w, 32);
+    const __m512i kl = _mm512_i64gather_epi64(layer, t.k, 8);
+    const __m512d wl = _mm512_i64gather_pd(layer, t.w, 8);
+    const __m512d x = _mm512_mul_pd(_mm512_cvtepi64_pd(hz), wl);
+    const __mmask8 slow = _mm512_mask_cmpge_epi64_mask(live, _mm512_abs_epi64(hz), kl);
+    rare[static_cast<std::size_t>(i / 8)] = slow;
+    any |= slow;
+    const __m512d v = _mm512_add_pd(vmean, _mm512_mul_pd(vsigma, x));
+    _mm256_mask_storeu_ps(out + i, live, _mm512_cvtpd_ps(clamp_lanes(v, zero, vtop)));
+    col = _mm512_add_epi64(col, eight);
+  }
+  if (any == 0) return;
+  for (int i = 0; i < n; i += 8) {
+    const unsigned slow = rare[static_cast<std::size_t>(i / 8)];
+    for (unsigned j = 0; j < 8; ++j) {
+      if ((slow >> j) & 1u) {
+        const int c = i + static_cast<int>(j);
+        StreamRng rng(cell_stream_key(row_key, c));
+        out[c] = static_cast<float>(std::clamp(rng.normal(mean, sigma), 0.0, top));
+      }
+    }
+  }
+}
+
 // Eight cells at a time: a cell's level and target as doubles, exactly as
 // the scalar loops convert them.
 VP_AVX512 inline __m512d targets_lanes(const std::uint8_t* targets, int left) {
@@ -359,6 +407,13 @@ VP_AVX512 RowEnd finish_lanes(const double* level, const std::int32_t* pulses, c
 
 }  // namespace
 
+bool detail::start_row_levels_avx512(std::uint64_t row_key, double mean, double sigma, double top, float* out,
+                                     int n) {
+  if (!host_has_avx512()) return false;
+  start_row_lanes(row_key, mean, sigma, top, out, n);
+  return true;
+}
+
 bool detail::cells_outside_avx512(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
                                   double* level, const RowCells& out, int& m) {
   if (!host_has_avx512()) return false;
@@ -394,6 +449,7 @@ bool start_levels_avx512(const std::uint64_t* keys, double mean, double sigma, d
 #else
 
 bool host_has_avx512() { return false; }
+bool detail::start_row_levels_avx512(std::uint64_t, double, double, double, float*, int) { return false; }
 bool detail::cells_outside_avx512(const float*, const std::uint8_t*, int, double, int, double*, const RowCells&, int&) {
   return false;
 }
