@@ -97,6 +97,89 @@ TEST(CellKernels, Avx512StartLevelsEqualTheScalarDraws) {
   }
 }
 
+// Levels on and around the window's edges (|level - target| exactly the
+// tolerance, one float step either side), far off, and at the limits.
+std::vector<float> edge_levels(const std::vector<std::uint8_t>& targets, double tol, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<float> lv(targets.size());
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    const double t = targets[i];
+    float v = 0.0f;
+    switch (rng() % 6) {
+      case 0: v = static_cast<float>(t + tol); break;
+      case 1: v = static_cast<float>(t - tol); break;
+      case 2: v = std::nextafter(static_cast<float>(t + tol), 100.0f); break;
+      case 3: v = std::nextafter(static_cast<float>(t - tol), -100.0f); break;
+      case 4: v = static_cast<float>(t); break;
+      default: v = static_cast<float>(std::ldexp(static_cast<double>(rng() >> 11), -53) * 3.0); break;
+    }
+    lv[i] = std::max(v, 0.0f);
+  }
+  return lv;
+}
+
+TEST(CellKernels, RowListAndEndInLanesEqualTheScalarLoops) {
+  if (!host_has_avx512()) GTEST_SKIP() << "no AVX-512 on this host";
+  int listed = 0;
+  int failed = 0;
+  for (int n : {0, 1, 7, 8, 9, 250, 256}) {
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      std::mt19937_64 rng(seed * 31 + static_cast<std::uint64_t>(n));
+      std::vector<std::uint8_t> targets(static_cast<std::size_t>(n));
+      for (auto& t : targets) t = static_cast<std::uint8_t>(rng() % 4);
+      const double tol = seed % 2 ? 0.2 : 0.05;
+      const std::vector<float> lv = edge_levels(targets, tol, seed);
+      const std::size_t room = targets.size() + 1;
+      std::vector<double> la(room, -1.0), lb(room, -1.0), ta(room, -1.0), tb(room, -1.0), va(room, -1.0),
+          vb(room, -1.0);
+      std::vector<std::int32_t> ca(room, -1), cb(room, -1);
+      const int ma = cells_outside_scalar(lv.data(), targets.data(), n, tol, 5, la.data(), {ca.data(), ta.data(), va.data()});
+      int mb = -1;
+      ASSERT_TRUE(detail::cells_outside_avx512(lv.data(), targets.data(), n, tol, 5, lb.data(),
+                                               {cb.data(), tb.data(), vb.data()}, mb));
+      ASSERT_EQ(ma, mb);
+      EXPECT_EQ(ca, cb);
+      EXPECT_EQ(0, std::memcmp(la.data(), lb.data(), room * sizeof(double)));
+      EXPECT_EQ(0, std::memcmp(ta.data(), tb.data(), room * sizeof(double)));
+      EXPECT_EQ(0, std::memcmp(va.data(), vb.data(), room * sizeof(double)));
+      listed += ma;
+      // The end of the write on the same levels, with pulse counts.
+      std::vector<std::int32_t> pulses(targets.size());
+      for (auto& p : pulses) p = static_cast<std::int32_t>(rng() % 31);
+      for (bool keep : {false, true}) {
+        std::vector<float> oa(room, -3.0f), ob(room, -3.0f);
+        const RowEnd ea = finish_cells_scalar(la.data(), pulses.data(), targets.data(), n, tol, keep, oa.data());
+        RowEnd eb;
+        ASSERT_TRUE(detail::finish_cells_avx512(la.data(), pulses.data(), targets.data(), n, tol, keep, ob.data(), eb));
+        EXPECT_EQ(ea.pulses, eb.pulses);
+        EXPECT_EQ(ea.iterations, eb.iterations);
+        EXPECT_EQ(ea.failed, eb.failed);
+        EXPECT_EQ(0, std::memcmp(oa.data(), ob.data(), room * sizeof(float))) << n << " cells, keep " << keep;
+        failed += ea.failed;
+      }
+    }
+  }
+  EXPECT_GT(listed, 1000);  // both sides of the window's edges were met
+  EXPECT_GT(failed, 1000);
+}
+
+TEST(CellKernels, RowStartLevelsEqualKeysThenStartLevels) {
+  const DeviceModel dev(DeviceConfig{}, 41);
+  for (int n : {0, 1, 7, 9, 256, 300}) {
+    for (double sigma : {0.05, 2.0}) {
+      const std::uint64_t row_key = dev.write(n % 3, 0).row_key();
+      std::vector<std::int32_t> cols(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) cols[static_cast<std::size_t>(i)] = i;
+      std::vector<std::uint64_t> keys(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) keys[static_cast<std::size_t>(i)] = cell_stream_key(row_key, i);
+      std::vector<float> a(keys.size() + 1, -7.0f), b(keys.size() + 1, -7.0f);
+      start_levels_scalar(keys.data(), 0.3, sigma, 3.0, a.data(), n);
+      start_row_levels(row_key, 0.3, sigma, 3.0, b.data(), n);
+      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float))) << n << " cells, sigma " << sigma;
+    }
+  }
+}
+
 TEST(CellKernels, StreamKeysInLanesEqualRowDrawsKeys) {
   const DeviceModel dev(DeviceConfig{}, 77);
   for (int n : {0, 1, 8, 13, 256}) {

@@ -123,6 +123,28 @@ TEST(Crossbar, StuckCellsIgnoreWrites) {
   EXPECT_FLOAT_EQ(xb.level(0, 1), 0.0f);
 }
 
+// The scan in blocks of 256 cells: a difference in any block, at either
+// end of one, or in a short last block is found.
+TEST(Crossbar, FindsALevelOffItsTargetAnywhere) {
+  for (const auto& shape : {std::pair<int, int>{256, 256}, std::pair<int, int>{7, 300}}) {
+    const int rows = shape.first;
+    const int cols = shape.second;
+    for (const int cell : {0, 255, 256, 511, 1000, rows * cols - 1}) {
+      Crossbar xb(rows, cols, 2);
+      std::vector<std::uint8_t> t(static_cast<std::size_t>(cols));
+      for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < cols; ++c) t[static_cast<std::size_t>(c)] = static_cast<std::uint8_t>((r + c) % 4);
+        xb.program_row_exact(r, 0, t.data(), cols);
+      }
+      EXPECT_TRUE(xb.levels_are_targets());
+      const int r = cell / cols;
+      const int c = cell % cols;
+      xb.set_level(r, c, static_cast<float>(xb.target(r, c)) + 0.125f);
+      EXPECT_FALSE(xb.levels_are_targets()) << rows << "x" << cols << " cell " << cell;
+    }
+  }
+}
+
 TEST(Crossbar, TracksWhetherLevelsEqualTargets) {
   Crossbar xb(4, 4, 2);
   EXPECT_TRUE(xb.levels_are_targets());  // all 0

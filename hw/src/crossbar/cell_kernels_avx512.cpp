@@ -6,6 +6,8 @@
 // std::clamp exactly), so its results are the scalar loop's bit for bit.
 #include "vp/hw/crossbar/cell_kernels.h"
 
+#include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "vp/hw/crossbar/rng.h"
@@ -295,7 +297,136 @@ VP_AVX512 void key_lanes(std::uint64_t row_key, const std::int32_t* cols, int n,
   }
 }
 
+// The fast path of the ziggurat only, branch-free: cells whose draw takes
+// the rare path are marked in `rare` and drawn again afterwards in scalar
+// code, so the loop has no branch that depends on the draws.
+VP_AVX512 void start_row_lanes(std::uint64_t row_key, double mean, double sigma, double top, float* out, int n) {
+  const detail::Ziggurat& t = detail::ziggurat();
+  const __m512d vmean = _mm512_set1_pd(mean);
+  const __m512d vsigma = _mm512_set1_pd(sigma);
+  const __m512d vtop = _mm512_set1_pd(top);
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512i key = _mm512_set1_epi64(static_cast<long long>(row_key));
+  const __m512i mult = _mm512_set1_epi64(static_cast<long long>(0xD1B54A32D192ED03ULL));
+  const __m512i golden = _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ULL));
+  const __m512i low7 = _mm512_set1_epi64(127);
+  const __m512i eight = _mm512_set1_epi64(8);
+  __m512i col = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+  thread_local std::vector<std::uint8_t> rare;
+  rare.resize(static_cast<std::size_t>(n / 8 + 1));
+  int any = 0;
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 live = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    const __m512i ctr = _mm512_add_epi64(mix64_lanes(_mm512_xor_si512(key, _mm512_mullo_epi64(col, mult))), golden);
+    const __m512i w = mix64_lanes(ctr);
+    const __m512i layer = _mm512_and_si512(w, low7);
+    const __m512i hz = _mm512_srai_epi64(w, 32);
+    const __m512i kl = _mm512_i64gather_epi64(layer, t.k, 8);
+    const __m512d wl = _mm512_i64gather_pd(layer, t.w, 8);
+    const __m512d x = _mm512_mul_pd(_mm512_cvtepi64_pd(hz), wl);
+    const __mmask8 slow = _mm512_mask_cmpge_epi64_mask(live, _mm512_abs_epi64(hz), kl);
+    rare[static_cast<std::size_t>(i / 8)] = slow;
+    any |= slow;
+    const __m512d v = _mm512_add_pd(vmean, _mm512_mul_pd(vsigma, x));
+    _mm256_mask_storeu_ps(out + i, live, _mm512_cvtpd_ps(clamp_lanes(v, zero, vtop)));
+    col = _mm512_add_epi64(col, eight);
+  }
+  if (any == 0) return;
+  for (int i = 0; i < n; i += 8) {
+    const unsigned slow = rare[static_cast<std::size_t>(i / 8)];
+    for (unsigned j = 0; j < 8; ++j) {
+      if ((slow >> j) & 1u) {
+        const int c = i + static_cast<int>(j);
+        StreamRng rng(cell_stream_key(row_key, c));
+        out[c] = static_cast<float>(std::clamp(rng.normal(mean, sigma), 0.0, top));
+      }
+    }
+  }
+}
+
+// Eight cells at a time: a cell's level and target as doubles, exactly as
+// the scalar loops convert them.
+VP_AVX512 inline __m512d targets_lanes(const std::uint8_t* targets, int left) {
+  std::uint64_t b = 0;
+  std::memcpy(&b, targets, static_cast<std::size_t>(left >= 8 ? 8 : left));
+  return _mm512_cvtepi32_pd(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(b))));
+}
+
+VP_AVX512 int outside_lanes(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
+                            double* level, const RowCells& out) {
+  const __m512d tol = _mm512_set1_pd(tolerance);
+  const __m512i no_sign = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFLL);
+  const __m256i lane = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+  int m = 0;
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 k = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    const __m512d v = _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, lv + i));
+    const __m512d t = targets_lanes(targets + i, left);
+    _mm512_mask_storeu_pd(level + i, k, v);
+    const __m512d dist = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(_mm512_sub_pd(v, t)), no_sign));
+    const __mmask8 far = _mm512_mask_cmp_pd_mask(k, dist, tol, _CMP_GT_OQ);
+    if (far == 0) continue;
+    const __m256i col = _mm256_add_epi32(lane, _mm256_set1_epi32(col_begin + i));
+    _mm256_mask_compressstoreu_epi32(out.col + m, far, col);
+    _mm512_mask_compressstoreu_pd(out.target + m, far, t);
+    _mm512_mask_compressstoreu_pd(out.level + m, far, v);
+    m += __builtin_popcount(far);
+  }
+  return m;
+}
+
+VP_AVX512 RowEnd finish_lanes(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
+                              double tolerance, bool keep_residual, float* lv) {
+  const __m512d tol = _mm512_set1_pd(tolerance);
+  const __m512i no_sign = _mm512_set1_epi64(0x7FFFFFFFFFFFFFFFLL);
+  __m512i sum = _mm512_setzero_si512();
+  __m256i top = _mm256_setzero_si256();
+  RowEnd end;
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 k = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    const __m512d v = _mm512_maskz_loadu_pd(k, level + i);
+    const __m512d t = targets_lanes(targets + i, left);
+    const __m256i p = _mm256_maskz_loadu_epi32(k, pulses + i);
+    const __m512d dist = _mm512_castsi512_pd(_mm512_and_si512(_mm512_castpd_si512(_mm512_sub_pd(v, t)), no_sign));
+    const __mmask8 in = _mm512_mask_cmp_pd_mask(k, dist, tol, _CMP_LE_OQ);
+    end.failed += __builtin_popcount(static_cast<unsigned>(k & ~in));
+    const __m512d stored = keep_residual ? v : _mm512_mask_mov_pd(v, in, t);
+    _mm256_mask_storeu_ps(lv + i, k, _mm512_cvtpd_ps(stored));
+    sum = _mm512_add_epi64(sum, _mm512_cvtepi32_epi64(p));
+    top = _mm256_max_epi32(top, p);
+  }
+  end.pulses = static_cast<std::uint64_t>(_mm512_reduce_add_epi64(sum));
+  alignas(32) std::int32_t most[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(most), top);
+  for (const std::int32_t x : most) end.iterations = std::max(end.iterations, static_cast<int>(x));
+  return end;
+}
+
 }  // namespace
+
+bool detail::start_row_levels_avx512(std::uint64_t row_key, double mean, double sigma, double top, float* out,
+                                     int n) {
+  if (!host_has_avx512()) return false;
+  start_row_lanes(row_key, mean, sigma, top, out, n);
+  return true;
+}
+
+bool detail::cells_outside_avx512(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
+                                  double* level, const RowCells& out, int& m) {
+  if (!host_has_avx512()) return false;
+  m = outside_lanes(lv, targets, n, tolerance, col_begin, level, out);
+  return true;
+}
+
+bool detail::finish_cells_avx512(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
+                                 double tolerance, bool keep_residual, float* lv, RowEnd& end) {
+  if (!host_has_avx512()) return false;
+  end = finish_lanes(level, pulses, targets, n, tolerance, keep_residual, lv);
+  return true;
+}
 
 bool detail::cell_stream_keys_avx512(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out) {
   if (!host_has_avx512()) return false;
@@ -318,6 +449,14 @@ bool start_levels_avx512(const std::uint64_t* keys, double mean, double sigma, d
 #else
 
 bool host_has_avx512() { return false; }
+bool detail::start_row_levels_avx512(std::uint64_t, double, double, double, float*, int) { return false; }
+bool detail::cells_outside_avx512(const float*, const std::uint8_t*, int, double, int, double*, const RowCells&, int&) {
+  return false;
+}
+bool detail::finish_cells_avx512(const double*, const std::int32_t*, const std::uint8_t*, int, double, bool, float*,
+                                 RowEnd&) {
+  return false;
+}
 bool detail::cell_stream_keys_avx512(std::uint64_t, const std::int32_t*, int, std::uint64_t*) { return false; }
 bool pulse_cells_avx512(const CellPulseParams&, const CellPulseJob&) { return false; }
 bool start_levels_avx512(const std::uint64_t*, double, double, double, float*, int) { return false; }

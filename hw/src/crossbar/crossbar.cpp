@@ -58,9 +58,20 @@ void Crossbar::set_level(int row, int col, float level) {
 bool Crossbar::levels_are_targets() const {
   if (levels_.empty()) state_ = LevelState::exact;
   if (state_ == LevelState::unknown) {
+    // Blocks of 256 cells without an early exit inside (the compiler
+    // vectorizes them); the first block with a difference ends the scan.
     bool same = true;
-    for (std::size_t i = 0; i < levels_.size() && same; ++i) {
-      same = levels_[i] == static_cast<float>(targets_[i]);
+    constexpr std::size_t kBlock = 256;
+    for (std::size_t b = 0; b < levels_.size() && same; b += kBlock) {
+      const float* lv = levels_.data() + b;
+      const std::uint8_t* tg = targets_.data() + b;
+      unsigned differ = 0;
+      if (levels_.size() - b >= kBlock) {
+        for (std::size_t i = 0; i < kBlock; ++i) differ |= lv[i] != static_cast<float>(tg[i]) ? 1u : 0u;
+      } else {
+        for (std::size_t i = 0; i < levels_.size() - b; ++i) differ |= lv[i] != static_cast<float>(tg[i]) ? 1u : 0u;
+      }
+      same = differ == 0;
     }
     state_ = same ? LevelState::exact : LevelState::inexact;
   }

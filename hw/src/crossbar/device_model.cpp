@@ -45,6 +45,11 @@ void DeviceModel::reset_row(Crossbar& xb, int row) {
   float* lv = xb.row_levels(row);
   const int top = xb.max_level();
   const int cols = xb.cols();
+  if (faults == nullptr && cfg_.start_sigma != 0.0) {
+    // No stuck cell: the draws go straight into the row.
+    start_row_levels(draws.row_key(), cfg_.start_level, cfg_.start_sigma, static_cast<double>(top), lv, cols);
+    return;
+  }
   // One draw per cell, all cells of the row at once (cell_kernels.h).
   thread_local std::vector<std::uint64_t> keys;
   thread_local std::vector<float> start;

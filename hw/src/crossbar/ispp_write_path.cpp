@@ -55,7 +55,7 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
   // numbers as the scalar loop). Levels are kept in double so accumulated
   // steps do not lose precision.
   thread_local std::vector<double> level;
-  thread_local std::vector<int> cell_pulses;
+  thread_local std::vector<std::int32_t> cell_pulses;
   thread_local std::vector<std::int32_t> job_col;
   thread_local std::vector<std::uint64_t> keys;
   thread_local std::vector<double> job_target;
@@ -73,7 +73,15 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
   }
   const bool draws_steps = !device.deterministic();
   int m = 0;  // cells for the kernels
-  for (int i = 0; i < n; ++i) {
+  // No stuck cell and a drawing device (a deployment's rows): the cells
+  // outside their window are listed in lanes (cell_kernels.h), the same
+  // list as the loop below makes.
+  const bool listed = faults == nullptr && draws_steps;
+  if (listed) {
+    m = cells_outside(lv, targets, n, tol, col_begin, level.data(), {job_col.data(), job_target.data(), job_level.data()});
+    std::fill(cell_pulses.begin(), cell_pulses.begin() + n, 0);
+  }
+  for (int i = listed ? n : 0; i < n; ++i) {
     const auto u = static_cast<std::size_t>(i);
     const double target = targets[i];
     double v = lv[i];
@@ -124,7 +132,16 @@ IsppRowTotals IsppWritePath::program(Crossbar& xb, int row, int col_begin, const
   int iterations = 0;
   std::uint64_t total = 0;
   int failed = 0;
-  for (int i = 0; i < n; ++i) {
+  // Only the totals asked for and no stuck cell: the end of the write in
+  // lanes too (the loop's results).
+  const bool totals_only = faults == nullptr && pulses == nullptr && failed_cols == nullptr;
+  if (totals_only) {
+    const RowEnd end = finish_cells(level.data(), cell_pulses.data(), targets, n, tol, cfg_.keep_residual, lv);
+    iterations = end.iterations;
+    total = end.pulses;
+    failed = end.failed;
+  }
+  for (int i = totals_only ? n : 0; i < n; ++i) {
     const double target = targets[i];
     const double v = level[static_cast<std::size_t>(i)];
     const int p = cell_pulses[static_cast<std::size_t>(i)];

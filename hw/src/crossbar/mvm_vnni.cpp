@@ -31,50 +31,51 @@ bool host_has_vnni() {
   return has;
 }
 
-// Four 16-column chunks per pass (four independent accumulators hide the
-// dot product's latency). `x_unsigned`: the inputs are the unsigned operand
-// and the levels the signed one; otherwise the other way round.
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void dot_quads(const std::uint8_t* quads, int cols,
-                                                                     const std::vector<int>& live,
-                                                                     const std::vector<std::int32_t>& x4,
-                                                                     bool x_unsigned, int col0, int n,
-                                                                     std::int32_t* acc) {
+// Up to 256 columns (sixteen 16-column chunks, sixteen accumulators in
+// registers) per pass over the driven quads: the quads are read in memory
+// order, one after the next, so the crossbar's 64 KiB stream from memory
+// instead of being swept four times at a stride (a chip of thousands of
+// crossbars keeps few of them in cache). `x_unsigned`: the inputs are the
+// unsigned operand and the levels the signed one; otherwise the other way
+// round.
+template <bool XUnsigned>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void dot_quads_t(const std::uint8_t* quads, int cols,
+                                                                       const std::vector<int>& live,
+                                                                       const std::vector<std::int32_t>& x4, int col0,
+                                                                       int n, std::int32_t* acc) {
+  constexpr int kChunks = 16;
   const std::size_t quad_bytes = static_cast<std::size_t>(cols) * 4;
-  for (int c = 0; c < n; c += 64) {
-    __mmask16 m[4];
-    for (int k = 0; k < 4; ++k) {
+  for (int c = 0; c < n; c += 16 * kChunks) {
+    __mmask16 m[kChunks];
+#pragma GCC unroll 16
+    for (int k = 0; k < kChunks; ++k) {
       const int left = n - c - 16 * k;
       m[k] = static_cast<__mmask16>(left >= 16 ? 0xFFFFu : left <= 0 ? 0u : (1u << left) - 1u);
     }
-    __m512i a0 = _mm512_setzero_si512();
-    __m512i a1 = _mm512_setzero_si512();
-    __m512i a2 = _mm512_setzero_si512();
-    __m512i a3 = _mm512_setzero_si512();
+    __m512i a[kChunks];
+#pragma GCC unroll 16
+    for (int k = 0; k < kChunks; ++k) a[k] = _mm512_setzero_si512();
     const std::uint8_t* base = quads + static_cast<std::size_t>(col0 + c) * 4;
     for (std::size_t j = 0; j < live.size(); ++j) {
-      const int q = live[j];
-      const std::uint8_t* p = base + static_cast<std::size_t>(q) * quad_bytes;
+      const std::uint8_t* p = base + static_cast<std::size_t>(live[j]) * quad_bytes;
       const __m512i xv = _mm512_set1_epi32(x4[j]);
-      const __m512i t0 = _mm512_maskz_loadu_epi32(m[0], p);
-      const __m512i t1 = _mm512_maskz_loadu_epi32(m[1], p + 64);
-      const __m512i t2 = _mm512_maskz_loadu_epi32(m[2], p + 128);
-      const __m512i t3 = _mm512_maskz_loadu_epi32(m[3], p + 192);
-      if (x_unsigned) {
-        a0 = _mm512_dpbusd_epi32(a0, xv, t0);
-        a1 = _mm512_dpbusd_epi32(a1, xv, t1);
-        a2 = _mm512_dpbusd_epi32(a2, xv, t2);
-        a3 = _mm512_dpbusd_epi32(a3, xv, t3);
-      } else {
-        a0 = _mm512_dpbusd_epi32(a0, t0, xv);
-        a1 = _mm512_dpbusd_epi32(a1, t1, xv);
-        a2 = _mm512_dpbusd_epi32(a2, t2, xv);
-        a3 = _mm512_dpbusd_epi32(a3, t3, xv);
+#pragma GCC unroll 16
+      for (int k = 0; k < kChunks; ++k) {
+        const __m512i t = _mm512_maskz_loadu_epi32(m[k], p + 64 * k);
+        a[k] = XUnsigned ? _mm512_dpbusd_epi32(a[k], xv, t) : _mm512_dpbusd_epi32(a[k], t, xv);
       }
     }
-    _mm512_mask_storeu_epi32(acc + c, m[0], a0);
-    _mm512_mask_storeu_epi32(acc + c + 16, m[1], a1);
-    _mm512_mask_storeu_epi32(acc + c + 32, m[2], a2);
-    _mm512_mask_storeu_epi32(acc + c + 48, m[3], a3);
+#pragma GCC unroll 16
+    for (int k = 0; k < kChunks; ++k) _mm512_mask_storeu_epi32(acc + c + 16 * k, m[k], a[k]);
+  }
+}
+
+void dot_quads(const std::uint8_t* quads, int cols, const std::vector<int>& live, const std::vector<std::int32_t>& x4,
+               bool x_unsigned, int col0, int n, std::int32_t* acc) {
+  if (x_unsigned) {
+    dot_quads_t<true>(quads, cols, live, x4, col0, n, acc);
+  } else {
+    dot_quads_t<false>(quads, cols, live, x4, col0, n, acc);
   }
 }
 

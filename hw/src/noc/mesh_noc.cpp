@@ -190,14 +190,18 @@ Cycle MeshNoc::reserve(LinkId id, Cycle head, Cycle serialization, std::uint64_t
                        std::uint64_t flits, std::uint64_t packet_id) {
   Link& l = links_[id];
   // Forget what ended before now, then take the first gap at or after the
-  // head that holds the whole packet.
+  // head that holds the whole packet. The busy intervals are disjoint, in
+  // order and never empty, so their ends ascend strictly: the first one
+  // still busy at the head is found from the back (a congested link holds
+  // dozens, and a new packet's head is mostly past all but the last few),
+  // and from there every interval ends after the start being tried.
   std::size_t gone = 0;
   while (gone < l.busy.size() && l.busy[gone].second <= now_) ++gone;
   if (gone) l.busy.erase(l.busy.begin(), l.busy.begin() + static_cast<std::ptrdiff_t>(gone));
   Cycle start = head;
-  std::size_t at = 0;
+  std::size_t at = l.busy.size();
+  while (at > 0 && l.busy[at - 1].second > start) --at;
   for (; at < l.busy.size(); ++at) {
-    if (l.busy[at].second <= start) continue;
     if (start + serialization <= l.busy[at].first) break;
     start = l.busy[at].second;
   }

@@ -54,10 +54,50 @@ void start_levels_scalar(const std::uint64_t* keys, double mean, double sigma, d
 bool start_levels_avx512(const std::uint64_t* keys, double mean, double sigma, double top, float* out, int n);
 void start_levels(const std::uint64_t* keys, double mean, double sigma, double top, float* out, int n);
 
+// Start states of columns 0..n-1 of the write keyed row_key: the same as
+// cell_stream_keys over 0..n-1 followed by start_levels, without the keys
+// in memory (a reset of a row without stuck cells).
+void start_row_levels(std::uint64_t row_key, double mean, double sigma, double top, float* out, int n);
+
+// The two ends of a row write without stuck cells (the bulk of a
+// deployment), in lanes where the host has AVX-512, else the scalar loops
+// they equal bit for bit.
+//
+// Before the pulses: level[i] = lv[i] for every cell; the cells outside
+// their window (|lv - target| > tolerance) listed in column order, their
+// absolute column (col_begin + i), target and level. Returns how many.
+struct RowCells {
+  std::int32_t* col = nullptr;
+  double* target = nullptr;
+  double* level = nullptr;
+};
+int cells_outside(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
+                  double* level, const RowCells& out);
+int cells_outside_scalar(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
+                         double* level, const RowCells& out);
+
+// After the pulses: every cell's stored level (its target when it
+// converged and the residual is not kept, else the level reached, as a
+// float) and the row's sums.
+struct RowEnd {
+  std::uint64_t pulses = 0;
+  int iterations = 0;  // the largest pulse count
+  int failed = 0;      // cells with |level - target| > tolerance
+};
+RowEnd finish_cells(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
+                    double tolerance, bool keep_residual, float* lv);
+RowEnd finish_cells_scalar(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
+                           double tolerance, bool keep_residual, float* lv);
+
 bool host_has_avx512();
 
 namespace detail {
 bool cell_stream_keys_avx512(std::uint64_t row_key, const std::int32_t* cols, int n, std::uint64_t* out);
+bool start_row_levels_avx512(std::uint64_t row_key, double mean, double sigma, double top, float* out, int n);
+bool cells_outside_avx512(const float* lv, const std::uint8_t* targets, int n, double tolerance, int col_begin,
+                          double* level, const RowCells& out, int& m);
+bool finish_cells_avx512(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
+                         double tolerance, bool keep_residual, float* lv, RowEnd& end);
 }  // namespace detail
 
 }  // namespace vp::hw
