@@ -76,6 +76,7 @@ bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<in
           ok = ok && over_last_axis(m, "axis", -1, false);
           break;
         case OpKind::MatMul: {
+          if (m.in.size() != 2 || m.in[1] < 0) return false;
           const Value& b = g.val(m.in[1]);
           ok = ok && m.in[0] == v && b.is_const && b.dims.size() == 2 && b.dims[0] == g.val(v).dims.back();
           break;
@@ -186,6 +187,7 @@ void convert_region(Graph& g, std::size_t opener) {
 }
 
 const Node* producer_of(const Graph& g, int v, OpKind op) {
+  if (v < 0) return nullptr;
   const int p = g.producer(v);
   if (p < 0) return nullptr;
   const Node& n = g.nodes[static_cast<std::size_t>(p)];
@@ -193,6 +195,7 @@ const Node* producer_of(const Graph& g, int v, OpKind op) {
 }
 
 bool scalar_is(const Graph& g, int v, double want, double tol) {
+  if (v < 0) return false;
   const Value& c = g.val(v);
   return c.is_const && c.data.size() == 1 && std::fabs(double(c.data[0]) - want) <= tol;
 }
@@ -214,12 +217,13 @@ bool reduces_channels(const Node* n) {
 // match the Div becomes the LayerNormalization (gamma 1, beta 0 until the
 // affine part folds in) and the rest is dropped as dead code.
 void fold_decomposed_layer_norm(Graph& g, Node& div) {
-  if (div.in.size() != 2) return;
+  if (div.in.size() != 2 || div.in[0] < 0 || div.in[1] < 0) return;
   const int d = div.in[0];
   const Node* sq = producer_of(g, div.in[1], OpKind::Sqrt);
   if (!sq) return;
   const Node* add = producer_of(g, sq->in[0], OpKind::Add);
   if (!add) return;
+  if (add->in.size() != 2 || add->in[0] < 0 || add->in[1] < 0) return;
   int var = add->in[0], epsv = add->in[1];
   if (g.val(var).is_const) std::swap(var, epsv);
   if (!g.val(epsv).is_const || g.val(epsv).data.size() != 1) return;
@@ -231,7 +235,7 @@ void fold_decomposed_layer_norm(Graph& g, Node& div) {
                        (mul && mul->in.size() == 2 && mul->in[0] == d && mul->in[1] == d);
   if (!squared) return;
   const Node* sub = producer_of(g, d, OpKind::Sub);
-  if (!sub || sub->in.size() != 2) return;
+  if (!sub || sub->in.size() != 2 || sub->in[0] < 0) return;
   const int x = sub->in[0];
   const Node* m1 = producer_of(g, sub->in[1], OpKind::ReduceMean);
   if (!reduces_channels(m1) || m1->in[0] != x || g.val(x).is_const) return;
@@ -292,6 +296,8 @@ void fold_affine(Graph& g, std::size_t li) {
 // ONNX's LayerNormalization over the channels (axis 1 of the map after the
 // region's rewrite): scale and optional bias become gamma and beta.
 void check_layer_norm(Graph& g, Node& n) {
+  if (n.in.empty() || n.in[0] < 0 || g.val(n.in[0]).is_const)
+    throw CompileError("node '" + n.name + "': LayerNormalization needs an activation as its input");
   const Value& x = g.val(n.in[0]);
   if (x.dims.size() != 4 || attr_i(n, "axis", -1) != 1)
     throw CompileError("node '" + n.name + "': LayerNormalization is supported over the channels of a map only "
@@ -303,6 +309,20 @@ void check_layer_norm(Graph& g, Node& n) {
     if (!v.is_const || static_cast<std::int64_t>(v.data.size()) != C)
       throw CompileError("node '" + n.name + "': LayerNormalization's " + (k == 1 ? "scale" : "bias") +
                          " must be a constant of " + std::to_string(C) + " values");
+  }
+  // gamma 1 and beta 0 where the model has none (a decomposed LayerNorm
+  // without its affine part, ONNX's optional bias): every later pass reads
+  // inputs 1 and 2.
+  n.in.resize(3, -1);
+  for (std::size_t k = 1; k < 3; ++k) {
+    if (n.in[k] >= 0) continue;
+    Value v;
+    v.name = n.name + (k == 1 ? ".gamma" : ".beta");
+    v.is_const = true;
+    v.dims = {C};
+    v.data.assign(static_cast<std::size_t>(C), k == 1 ? 1.f : 0.f);
+    v.shape.c = C;
+    n.in[k] = g.add_value(std::move(v));
   }
   if (n.floats.count("epsilon") == 0) n.floats["epsilon"] = 1e-5f;
   if (!(n.floats["epsilon"] >= 0) || !std::isfinite(n.floats["epsilon"]))
@@ -324,6 +344,7 @@ void fold_gelu(Graph& g, Node& half) {
     const Node* add = producer_of(g, one_plus, OpKind::Add);
     if (!add || add->in.size() != 2) continue;
     int e = add->in[0], one = add->in[1];
+    if (e < 0 || one < 0 || x < 0) continue;
     if (g.val(e).is_const) std::swap(e, one);
     if (!scalar_is(g, one, 1.0, 0.0)) continue;
     const Node* erf = producer_of(g, e, OpKind::Erf);
@@ -350,6 +371,7 @@ void fold_conv_affine(Graph& g, Node& m) {
   if ((m.op != OpKind::Mul && m.op != OpKind::Add) || m.in.size() != 2) return;
   for (int side = 0; side < 2; ++side) {
     const int y = m.in[static_cast<std::size_t>(side)], k = m.in[static_cast<std::size_t>(1 - side)];
+    if (y < 0 || k < 0) continue;
     const int p = g.producer(y);
     if (p < 0 || !g.val(k).is_const || sole_consumer(g, y) < 0) continue;
     Node& conv = g.nodes[static_cast<std::size_t>(p)];

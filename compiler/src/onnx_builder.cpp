@@ -178,24 +178,28 @@ std::string OnnxBuilder::gelu(const std::string& x) {
   return op("Mul", {m, init("half", {}, {0.5f})});
 }
 
-std::string OnnxBuilder::layer_norm_channels(const std::string& x, int c, bool decomposed, float eps) {
+std::string OnnxBuilder::layer_norm_channels(const std::string& x, int c, bool decomposed, float eps, bool affine) {
   auto op = [&](const char* type, const std::vector<std::string>& in) {
     const std::string y = fresh(type);
     node(*model_, type, y, in, y);
     return y;
   };
   const std::string t = transpose(x, {0, 2, 3, 1});
-  const std::string gamma = init("gamma", {c}, normal(static_cast<std::size_t>(c), 0.2f, 1.f));
-  const std::string beta = init("beta", {c}, normal(static_cast<std::size_t>(c), 0.2f));
+  const std::string gamma = affine ? init("gamma", {c}, normal(static_cast<std::size_t>(c), 0.2f, 1.f))
+                                  : init("ones", {c}, std::vector<float>(static_cast<std::size_t>(c), 1.f));
+  const std::string beta = affine ? init("beta", {c}, normal(static_cast<std::size_t>(c), 0.2f)) : std::string();
   std::string y;
   if (decomposed) {
     const std::string d = op("Sub", {t, reduce_mean(t, {-1}, true)});
     const std::string var = reduce_mean(op("Pow", {d, init("two", {}, {2.f})}), {-1}, true);
     const std::string sd = op("Sqrt", {op("Add", {var, init("eps", {}, {eps})})});
-    y = op("Add", {op("Mul", {op("Div", {d, sd}), gamma}), beta});
+    y = op("Div", {d, sd});
+    if (affine) y = op("Add", {op("Mul", {y, gamma}), beta});
   } else {
     y = fresh("layernorm");
-    auto* n = node(*model_, "LayerNormalization", y, {t, gamma, beta}, y);
+    std::vector<std::string> in = {t, gamma};
+    if (affine) in.push_back(beta);
+    auto* n = node(*model_, "LayerNormalization", y, in, y);
     attr_int(n, "axis", -1);
     attr_float(n, "epsilon", eps);
   }

@@ -279,6 +279,33 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
   }
 }
 
+// A LayerNorm without its affine part (the decomposed form ending in the
+// Div, ONNX's operator without a bias) gets gamma 1 and beta 0, and goes
+// through every pass; the golden model stays within a few steps of FP32.
+TEST(LayerNorm, WithoutAffinePartGetsUnitGammaAndZeroBeta) {
+  for (bool decomposed : {true, false}) {
+    SCOPED_TRACE(decomposed ? "decomposed" : "operator");
+    OnnxBuilder b("ln", 17);
+    b.output(b.layer_norm_channels(b.input("x", {1, 16, 5, 5}), 16, decomposed, 1e-6f, false));
+    Graph g = import_onnx_bytes(b.serialize(), "ln");
+    canonicalize(g);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    const Node& n = g.nodes[0];
+    ASSERT_EQ(n.op, OpKind::LayerNormalization);
+    ASSERT_EQ(n.in.size(), 3u);
+    EXPECT_EQ(g.val(n.in[1]).data, std::vector<float>(16, 1.f));
+    EXPECT_EQ(g.val(n.in[2]).data, std::vector<float>(16, 0.f));
+    const auto calib = default_calibration(g);
+    quantize(g, calib);
+    const auto q = quantize_input(g, 0, calib[0][0]);
+    const FTensor y = dequantize(g, g.outputs[0], run_golden(g, {q})[0]);
+    const FTensor ref = run_fp32(g, {calib[0][0]})[0];
+    double worst = 0;
+    for (std::size_t i = 0; i < y.data.size(); ++i) worst = std::max(worst, std::fabs(double(y.data[i]) - ref.data[i]));
+    EXPECT_LE(worst / g.val(g.outputs[0]).scale, 3.0);
+  }
+}
+
 // The table operators' entries against the functions as ONNX defines them,
 // written out here: entry k is f((k - 128) * s_in) rounded to the output's
 // step and saturated.

@@ -46,7 +46,9 @@ class OnnxBuilder {
   // LayerNorm over the c channels of a map as PyTorch writes it: permute to
   // NHWC, normalize the last axis (decomposed into ReduceMean, Sub, Pow,
   // Sqrt, Div, Mul, Add; or one LayerNormalization, opset 17), permute back.
-  std::string layer_norm_channels(const std::string& x, int c, bool decomposed, float eps = 1e-6f);
+  // affine false: no gamma and beta (the decomposed form ends in the Div, the
+  // operator has no bias and a scale of ones).
+  std::string layer_norm_channels(const std::string& x, int c, bool decomposed, float eps = 1e-6f, bool affine = true);
   std::string add(const std::string& a, const std::string& b);
   std::string mul(const std::string& a, const std::string& b);  // of two activations
   std::string mul_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
