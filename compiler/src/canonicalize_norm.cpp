@@ -414,10 +414,6 @@ void channels_last_regions(Graph& g) {
 }
 
 void fold_norm_patterns(Graph& g) {
-  // Conv affine first: the MatMul's bias, so the GELU reads the Conv.
-  for (auto& n : g.nodes)
-    if (!n.out.empty()) fold_conv_affine(g, n);
-  g.remove_dead_nodes();
   for (auto& n : g.nodes)
     if (!n.out.empty() && n.op == OpKind::Div) fold_decomposed_layer_norm(g, n);
   for (auto& n : g.nodes)
@@ -429,7 +425,8 @@ void fold_norm_patterns(Graph& g) {
       fold_affine(g, i);
     }
   g.remove_dead_nodes();
-  // The layer scale after the second Linear (a Mul of its output).
+  // A Linear's bias (an Add after its MatMul) and the layer scale after it
+  // (a Mul): one pass in graph order folds a Conv's Add, then its Mul.
   for (auto& n : g.nodes)
     if (!n.out.empty()) fold_conv_affine(g, n);
   g.remove_dead_nodes();

@@ -134,12 +134,13 @@ void emit_conv(Ctx& e, const Node& n) {
     }
     // Owner: bias, requantization pairs, output buffers.
     std::vector<std::int32_t> bias, rq;
+    // Averaged reads (average_reads.cpp): the sums are reads x larger.
+    const int extra_shift = read_shift(n);
     for (auto* ct : mine)
       for (int k = ct->n0; k < ct->n0 + ct->ncols; ++k) {
-        // Averaged reads (average_reads.cpp): the sums are reads x larger.
         bias.push_back(n.q.bias[static_cast<std::size_t>(k)] * n.reads);
         rq.push_back(n.q.mult[static_cast<std::size_t>(k)]);
-        rq.push_back(n.q.shift[static_cast<std::size_t>(k)] + read_shift(n));
+        rq.push_back(n.q.shift[static_cast<std::size_t>(k)] + extra_shift);
       }
     const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
     // When the CU computes every channel, its lanes' pixels are consecutive

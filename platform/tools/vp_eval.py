@@ -118,7 +118,7 @@ def write_atomically(path, text):
         raise
 
 
-def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, run_params, deploy, work, progress):
+def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, run_params, deploy, work, ir, progress):
     """--average-layers auto: the Conv layers whose averaged reads bring the
     chip's outputs closest to the golden model's per cycle they add,
     measured on the calibration images (their labels are not needed)."""
@@ -129,9 +129,6 @@ def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, ru
     golden = os.path.join(work, "calib_golden.npy")
     run([vp_cc, a.model, *common, *cc_params, "--reference", stack, "-o", golden], "vp-cc --reference (calibration)")
     y_golden = np.load(golden).reshape(k, -1).astype(np.float64)
-    ir = os.path.join(work, "ir")
-    run([vp_cc, a.model, *common, *cc_params, *compile_extra, "-o", os.path.join(work, "layers.asm"), "--dump-ir", ir],
-        "vp-cc --dump-ir")
     convs = [n["name"] for n in json.load(open(os.path.join(ir, "2-canonical.json")))["nodes"] if n["op"] == "Conv"]
     asm = os.path.join(work, "try.asm")
 
@@ -191,7 +188,10 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
         if "averaging" in mitigations and a.average_layers != "auto":
             layers = "" if a.average_layers == "all" else ":" + a.average_layers
             averaging = ["--average-reads", a.average_reads + layers]
-        run([vp_cc, a.model, *common, *cc_params, *averaging, "-o", asm], "vp-cc")
+        # --average-layers auto reads the Conv layers' names from the IR dump.
+        ir = os.path.join(work, "ir")
+        dump = ["--dump-ir", ir] if "averaging" in mitigations and a.average_layers == "auto" else []
+        run([vp_cc, a.model, *common, *cc_params, *averaging, *dump, "-o", asm], "vp-cc")
         ranges = 0
         ranged = []
         if "adc-range" in mitigations:
@@ -205,7 +205,7 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             ranges = len(json.load(open(profile))["crossbars"])
         choice = None
         if "averaging" in mitigations and a.average_layers == "auto":
-            choice = choose_average_layers(a, vp_cc, vp_run, common, cc_params, ranged, run_params, deploy, work,
+            choice = choose_average_layers(a, vp_cc, vp_run, common, cc_params, ranged, run_params, deploy, work, ir,
                                            progress)
             if choice["layers"]:
                 run([vp_cc, a.model, *common, *cc_params, *ranged, "-o", asm,
