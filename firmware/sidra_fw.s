@@ -14,6 +14,7 @@
 .equ D_STATUS,  0x100     ; status block, flushed to global memory at each phase
 .equ D_REC,     0x200     ; one record
 .equ D_TIMES,   0x240     ; (start, end) of the current element
+.equ D_LINK,    0x260     ; the link's doorbell word (an element number)
 .equ D_STAGE,   0x400     ; staging buffer of global-to-global copies
 .equ CHUNK,     0x1000
 .equ D_PROGS,   0x1400    ; the CU program table, cached for every element
@@ -151,6 +152,18 @@ infer:
 next_element:
     ld r1, r28, BB_BATCH
     bge r27, r1, finished
+    ; in a system of chips, the element's inputs are written into its area
+    ; by the link, which then rings this chip's doorbell (the element's time
+    ; starts when its inputs are here)
+    ld r1, r28, BB_FLAGS
+    andi r1, r1, FLAG_LINK_IN
+    beq r1, zero, inputs_ready
+    ld r11, r28, BB_LINK
+    li r1, D_LINK
+    li r2, 4
+    recv r1, r2, r11, LINK_TAG_IN
+    wait WAIT_NOC                   ; the element begins when the doorbell is in
+inputs_ready:
     li r1, D_TIMES
     rdsr r2, cycle
     rdsr r3, cycleh
@@ -217,6 +230,18 @@ element_done:
     rdsr r3, cycleh
     st r2, r1, 8
     st r3, r1, 12
+    ; the element's outputs are in its area: the link may carry them on
+    ; (after its end time is taken, so the time excludes the doorbell)
+    ld r1, r28, BB_FLAGS
+    andi r1, r1, FLAG_LINK_OUT
+    beq r1, zero, times_out
+    ld r11, r28, BB_LINK
+    li r1, D_LINK
+    st r27, r1, 0
+    li r2, 4
+    send r1, r2, r11, LINK_TAG_OUT
+times_out:
+    li r1, D_TIMES
     ld r2, r28, BB_TIMES
     shli r3, r27, 4
     add r2, r2, r3

@@ -33,7 +33,8 @@ add_library(vp_hw STATIC
   src/chip/crossbar_bank.cpp
   src/chip/core_control.cpp
   src/chip/message_fabric.cpp
-  src/chip/chip.cpp)
+  src/chip/chip.cpp
+  src/system/chip_link.cpp)
 target_link_libraries(vp_hw PUBLIC vp_hw_core vp_hw_crossbar vp_hw_noc vp_systemc)
 vp_target_defaults(vp_hw)
 add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/rtl ${CMAKE_CURRENT_BINARY_DIR}/rtl)

@@ -14,13 +14,15 @@ add_library(vp_platform STATIC
   src/run/model_image.cpp
   src/run/firmware_report.cpp
   src/run/adc_profile.cpp
-  src/run/model_run.cpp)
+  src/run/model_run.cpp
+  src/run/system_file.cpp
+  src/run/system_run.cpp)
 target_include_directories(vp_platform PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(vp_platform PUBLIC vp_hw vp_config vp_object vp_traces vp_common nlohmann_json::nlohmann_json
   PRIVATE vp_asm)
 vp_target_defaults(vp_platform)
 
-add_executable(vp-run tools/vp_run_main.cpp)
+add_executable(vp-run tools/vp_run_main.cpp tools/vp_run_system.cpp)
 target_link_libraries(vp-run PRIVATE vp_platform vp_asm Boost::program_options)
 vp_target_defaults(vp-run)
 # The firmware vp-run runs by default, assembled at build time (firmware/).

@@ -92,6 +92,14 @@ std::string with_extension(const std::string& path, const char* ext) {
   return p.string();
 }
 
+// "dir/m.asm" -> "dir/m.chip2.asm": chip 2's program of a --chips run.
+std::string chip_program_path(const std::string& out, int chip) {
+  std::filesystem::path p(out);
+  const std::string ext = p.extension().string();
+  p.replace_extension(".chip" + std::to_string(chip) + ext);
+  return p.string();
+}
+
 // The outputs of one run, held as temporaries until every step has
 // succeeded: publish() renames them all into place; on an error none of
 // them appears and files already at those paths are left as they were.
@@ -324,27 +332,60 @@ CompileResult compile_model(const CompileOptions& o) {
   }
   const auto t2 = std::chrono::steady_clock::now();
   set_average_reads(g, o.average_reads, o.average_layers);
-  map_crossbars(g, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch});
-  dump(o.dump_dir, 4, "mapped", g);
-  g.batch = o.batch;
-  plan_memory(g, target);
-  dump(o.dump_dir, 5, "planned", g);
-  // The emitter writes the program and the weight image by path: into a
-  // private folder, under the final names (the program names its image).
-  const std::string xbar = with_extension(o.out, ".xbar"), io_path = with_extension(o.out, ".io.json");
-  outs.check(xbar);
-  outs.check(io_path);
-  const std::string stage = outs.stage_dir(o.out);
-  EmitOptions eo;
-  eo.asm_path = stage + "/" + std::filesystem::path(o.out).filename().string();
-  eo.image_path = stage + "/" + std::filesystem::path(xbar).filename().string();
   // The bindings are vp-cc's own (with_io_directives): the emitter writes
   // only its comments on them.
   const bool io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());
-  eo.io_directives = false;
-  if (!o.adc_profile.empty()) eo.adc_ranges = adc_ranges_from_profile(o.adc_profile, target, o.adc_headroom);
-  const EmitResult r = emit_program(g, target, eo);
-  const std::string io_text = io_json(g), directives = io_directives ? vp::cc::io_directives(g) : std::string();
+  if (o.chips > 1 && !o.adc_profile.empty())
+    throw CompileError("--adc-ranges takes one chip's profile; it cannot be combined with --chips");
+  // One chip runs the whole graph; with --chips N each chip its part of it
+  // (partition_chips.cpp), compiled as a model of its own.
+  Partition partition;
+  std::vector<Graph> parts;
+  std::vector<Graph*> chip_graphs{&g};
+  std::vector<std::string> chip_outs{o.out};
+  if (o.chips > 1) {
+    partition = partition_chips(g, target, o.chips);
+    chip_graphs.clear();
+    chip_outs.clear();
+    for (int k = 0; k < o.chips; ++k) parts.push_back(chip_graph(g, partition, k));
+    for (int k = 0; k < o.chips; ++k) {
+      chip_graphs.push_back(&parts[static_cast<std::size_t>(k)]);
+      chip_outs.push_back(chip_program_path(o.out, k));
+    }
+  }
+  struct ChipOutput {
+    EmitOptions eo;
+    EmitResult r;
+    std::string out, xbar, io_path, io_text, directives;
+  };
+  std::vector<ChipOutput> emitted;
+  const std::string stage = outs.stage_dir(o.out);
+  for (std::size_t k = 0; k < chip_graphs.size(); ++k) {
+    Graph& cg = *chip_graphs[k];
+    const std::string tag = o.chips > 1 ? ".chip" + std::to_string(k) : "";
+    map_crossbars(cg, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch});
+    dump(o.dump_dir, 4, "mapped" + tag, cg);
+    cg.batch = o.batch;
+    plan_memory(cg, target);
+    dump(o.dump_dir, 5, "planned" + tag, cg);
+    // The emitter writes the program and the weight image by path: into a
+    // private folder, under the final names (the program names its image).
+    ChipOutput c;
+    c.out = chip_outs[k];
+    c.xbar = with_extension(c.out, ".xbar");
+    c.io_path = with_extension(c.out, ".io.json");
+    outs.check(c.out);
+    outs.check(c.xbar);
+    outs.check(c.io_path);
+    c.eo.asm_path = stage + "/" + std::filesystem::path(c.out).filename().string();
+    c.eo.image_path = stage + "/" + std::filesystem::path(c.xbar).filename().string();
+    c.eo.io_directives = false;
+    if (!o.adc_profile.empty()) c.eo.adc_ranges = adc_ranges_from_profile(o.adc_profile, target, o.adc_headroom);
+    c.r = emit_program(cg, target, c.eo);
+    c.io_text = io_json(cg);
+    c.directives = io_directives ? vp::cc::io_directives(cg) : std::string();
+    emitted.push_back(std::move(c));
+  }
   const double t_back = since(t2);
   const auto t3 = std::chrono::steady_clock::now();
   if (!o.tests.empty()) {
@@ -370,31 +411,52 @@ CompileResult compile_model(const CompileOptions& o) {
     }
   }
   const double t_tests = since(t3);
-  outs.add(io_path, io_text);
-  outs.publish_staged(eo.image_path, xbar);
-  {
-    std::ifstream f(eo.asm_path, std::ios::binary);
+  for (const ChipOutput& c : emitted) {
+    outs.add(c.io_path, c.io_text);
+    outs.publish_staged(c.eo.image_path, c.xbar);
+  }
+  if (o.chips > 1) {
+    std::vector<std::string> programs;
+    for (const ChipOutput& c : emitted) programs.push_back(std::filesystem::path(c.out).filename().string());
+    res.system_path = with_extension(o.out, ".system.json");
+    outs.add(res.system_path, system_json(g, partition, programs, target.name, o.link) + "\n");
+  }
+  // Last: the programs are what tools wait for.
+  for (const ChipOutput& c : emitted) {
+    std::ifstream f(c.eo.asm_path, std::ios::binary);
     std::stringstream program;
     program << f.rdbuf();
-    if (!f) throw CompileError("cannot read back '" + eo.asm_path + "'");
-    outs.add(o.out, with_io_directives(program.str(), directives));  // last: the program is what tools wait for
+    if (!f) throw CompileError("cannot read back '" + c.eo.asm_path + "'");
+    outs.add(c.out, with_io_directives(program.str(), c.directives));
   }
   outs.publish();
   const double secs = since(t0);
+  EmitResult r;
+  for (std::size_t k = 0; k < emitted.size(); ++k) {
+    const EmitResult& e = emitted[k].r;
+    r.instructions += e.instructions;
+    r.image_bytes += e.image_bytes;
+    r.cores_used += e.cores_used;
+    r.row_tokens += e.row_tokens;
+    res.crossbars += crossbars_used(*chip_graphs[k]);
+    res.chip_crossbars += target.crossbars();
+    if (o.chips > 1) res.report += "chip " + std::to_string(k) + " (" + emitted[k].out + "):\n";
+    res.report += layer_report(*chip_graphs[k], target);
+  }
+  if (o.chips > 1) res.report = partition_report(g, partition, target) + res.report;
   res.emit = r;
-  res.crossbars = crossbars_used(g);
-  res.chip_crossbars = target.crossbars();
-  res.asm_path = o.out;
-  res.xbar_path = xbar;
-  res.io_path = io_path;
-  res.report = layer_report(g, target);
+  res.asm_path = emitted[0].out;
+  res.xbar_path = emitted[0].xbar;
+  res.io_path = emitted[0].io_path;
   char line[512];
   std::snprintf(line, sizeof line,
                 "%s -> %s: %d CUs, %lld instructions, %lld-byte weight image, %.2f s "
                 "(parse+canonicalize %.2f s, calibrate+quantize %.2f s on %zu input(s), map+plan+emit %.2f s",
-                o.model.c_str(), o.out.c_str(), r.cores_used, static_cast<long long>(r.instructions),
-                static_cast<long long>(r.image_bytes), secs, t_front, t_quant, sets_in.size(), t_back);
+                o.model.c_str(), o.chips > 1 ? res.system_path.c_str() : o.out.c_str(), r.cores_used,
+                static_cast<long long>(r.instructions), static_cast<long long>(r.image_bytes), secs, t_front, t_quant,
+                sets_in.size(), t_back);
   res.summary = line;
+  if (o.chips > 1) res.summary += ", " + std::to_string(o.chips) + " chips";
   if (!o.tests.empty()) {
     std::snprintf(line, sizeof line, ", %zu test input(s) %.2f s", o.tests.size(), t_tests);
     res.summary += line;

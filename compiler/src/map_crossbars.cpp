@@ -78,6 +78,32 @@ std::vector<Bin> copy_bins(const std::vector<ColumnTile>& tiles, const Target& t
   return bins;
 }
 
+// One copy's column tiles of a Conv: lcols channels each, never straddling
+// more groups than needed.
+std::vector<ColumnTile> column_tiles(const Graph& g, const Node& n, int L) {
+  const Shape in = g.val(n.in[0]).shape;
+  const int N = static_cast<int>(g.val(n.out[0]).shape.c);
+  const int G = n.geom.group, Cg = static_cast<int>(in.c) / G, Ng = N / G;
+  std::vector<ColumnTile> tiles;
+  for (int n0 = 0; n0 < N; n0 += L) {
+    ColumnTile ct;
+    ct.n0 = n0;
+    ct.ncols = std::min(L, N - n0);
+    ct.ci0 = (n0 / Ng) * Cg;
+    ct.ci1 = ((n0 + ct.ncols - 1) / Ng + 1) * Cg;
+    ct.k = std::int64_t{n.geom.kh} * n.geom.kw * (ct.ci1 - ct.ci0);
+    tiles.push_back(ct);
+  }
+  return tiles;
+}
+
+// A copy's CU loads: one MVM group each when the chip has the CUs, else packed.
+std::vector<Bin> layer_bins(const std::vector<ColumnTile>& tiles, const Target& t) {
+  std::vector<Bin> bins = copy_bins(tiles, t, false);
+  if (static_cast<int>(bins.size()) > t.cores()) bins = copy_bins(tiles, t, true);
+  return bins;
+}
+
 struct Layer {
   int node;
   std::vector<ColumnTile> tiles;  // one copy, no parts yet
@@ -398,6 +424,28 @@ void fuse_adds(Graph& g) {
 
 }  // namespace
 
+std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t) {
+  const int L = t.lcols();
+  const CostModel cm(t);
+  std::vector<LayerDemand> out(g.nodes.size());
+  for (std::size_t ni = 0; ni < g.nodes.size(); ++ni) {
+    const Node& n = g.nodes[ni];
+    if (!op_has(n.op, op_crossbar)) continue;
+    // The same column tiles and CU loads as one copy in map_crossbars.
+    const std::vector<ColumnTile> tiles = column_tiles(g, n, L);
+    const std::vector<Bin> bins = layer_bins(tiles, t);
+    int cols = 0;
+    for (const Bin& b : bins) {
+      out[ni].crossbars += b.xbars;
+      int cb = 0;
+      for (const Slot& s : b.slots) cb += tiles[static_cast<std::size_t>(s.tile)].ncols;
+      cols = std::max(cols, cb);
+    }
+    out[ni].stage_cycles = cm.stage(cm.conv(g, n, 1, cols, static_cast<int>(bins.size())), 1);
+  }
+  return out;
+}
+
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   const int L = t.lcols();
   g.min_strip = opt.batch > 1 ? kMinStripStream : kMinStrip;
@@ -412,24 +460,11 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     n.replicas = 1;
     n.lanes = 1;
     if (!op_has(n.op, op_crossbar)) continue;
-    const Shape in = g.val(n.in[0]).shape;
     const Shape out = g.val(n.out[0]).shape;
-    const int N = static_cast<int>(out.c);
-    const int G = n.geom.group, Cg = static_cast<int>(in.c) / G, Ng = N / G;
     Layer lay;
     lay.node = static_cast<int>(ni);
-    // Column tiles: lcols channels, never straddling more groups than needed.
-    for (int n0 = 0; n0 < N; n0 += L) {
-      ColumnTile ct;
-      ct.n0 = n0;
-      ct.ncols = std::min(L, N - n0);
-      ct.ci0 = (n0 / Ng) * Cg;
-      ct.ci1 = ((n0 + ct.ncols - 1) / Ng + 1) * Cg;
-      ct.k = std::int64_t{n.geom.kh} * n.geom.kw * (ct.ci1 - ct.ci0);
-      lay.tiles.push_back(ct);
-    }
-    lay.bins = copy_bins(lay.tiles, t, false);
-    if (static_cast<int>(lay.bins.size()) > t.cores()) lay.bins = copy_bins(lay.tiles, t, true);
+    lay.tiles = column_tiles(g, n, L);
+    lay.bins = layer_bins(lay.tiles, t);
     // A CU's MVM groups for one pixel run at once (cu.xbar.concurrent_mvm):
     // one MVM time per pixel whatever the bin holds.
     const int groups = 1;

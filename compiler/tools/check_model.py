@@ -13,7 +13,10 @@ check the result two ways:
                                                     gives the file, calibration and test inputs)
       [--bin BUILD/bin] [--chip sidra-y1] [--trace FILE] [--stats FILE]
       [--min-cosine C] [--min-top5 F] [--json FILE] [--label NAME]
-      [--vp-run-arg ARG]... [--vp-cc-arg ARG]... [--report]
+      [--vp-run-arg ARG]... [--vp-cc-arg ARG]... [--report] [--chips N]
+
+With --chips N the model is cut over N chips (vp-cc --chips) and runs as a
+system (vp-run --system): the last chip's output is what is checked.
 
 All test inputs run in one vp-run call (a batch: the firmware deploys the
 weights once, then runs one inference per input). Exit status: 0 when the
@@ -83,6 +86,65 @@ def shape_failures(vp_dir, ort_dir, stems):
     return failures
 
 
+def link_failures(system_file, stats):
+    """The link's figures against its analytic model (hw/system/chip_link.h):
+    each directed link busy for the serialization time of every byte it
+    carried, bits x pJ per bit of energy, and the first element's inputs
+    on a chip no earlier than its producer's end plus the serialization and
+    one latency per hop, nor more than 2,000 cycles later (doorbells on the
+    chips' meshes)."""
+    import math
+    sysf = json.load(open(system_file))
+    link = stats["system"]["link"]
+    chips = stats["chips"]
+    n = len(chips)
+    clock = chips[0]["run"]["clock_mhz"]
+    hop = math.ceil(link["latency_ns"] * clock / 1000.0)
+
+    def ser(nbytes):
+        return math.ceil(nbytes / link["gbytes_per_s"] * clock / 1000.0)
+
+    def hops(a, b):
+        if link["topology"] == "switch":
+            return [(a, "switch"), ("switch", b)]
+        step = 1 if b > a else -1
+        if link["topology"] == "ring":
+            fwd = (b - a) % n
+            step = 1 if fwd <= n - fwd else -1
+        out, c = [], a
+        while c != b:
+            nxt = (c + step) % n
+            out.append((c, nxt))
+            c = nxt
+        return out
+
+    elements = stats["system"]["elements"]
+    want_busy, want_bytes = {}, {}
+    failures = []
+    for r in sysf["routes"]:
+        path = hops(r["from"], r["to"])
+        for h in path:
+            want_busy[h] = want_busy.get(h, 0) + elements * ser(r["bytes"])
+            want_bytes[h] = want_bytes.get(h, 0) + elements * r["bytes"]
+        end = chips[r["from"]]["firmware"]["inference_times"][0][1]
+        start = chips[r["to"]]["firmware"]["inference_times"][0][0]
+        floor = ser(r["bytes"]) + hop * len(path)
+        if not floor <= start - end <= floor + 2000:
+            failures.append("route %s: chip %d starts element 0 %d cycles after chip %d ended it; the link takes %d" %
+                            (r["value"], r["to"], start - end, r["from"], floor))
+    for l in link["links"]:
+        h = (l["from"], l["to"])
+        if l["busy_cycles"] != want_busy.get(h) or l["bytes"] != want_bytes.get(h):
+            failures.append("link %s->%s: busy %d cycles for %d bytes, expected %s for %s" %
+                            (l["from"], l["to"], l["busy_cycles"], l["bytes"], want_busy.get(h), want_bytes.get(h)))
+        if abs(l["energy_pj"] - l["bytes"] * 8 * link["pj_per_bit"]) > 1e-6 * max(1.0, l["energy_pj"]):
+            failures.append("link %s->%s: %.1f pJ for %d bytes at %g pJ/bit" %
+                            (l["from"], l["to"], l["energy_pj"], l["bytes"], link["pj_per_bit"]))
+    if len(link["links"]) != len(want_busy):
+        failures.append("%d links carried data, the routes cross %d" % (len(link["links"]), len(want_busy)))
+    return failures
+
+
 def metric(comp, key, fmt):
     v = comp.get(key)
     return "n/a" if v is None else format(v, fmt)
@@ -124,6 +186,7 @@ def main():
     ap.add_argument("--vp-cc-arg", action="append", default=[],
                     help="extra vp-cc argument, e.g. --vp-cc-arg=--replicate --vp-cc-arg=2")
     ap.add_argument("--report", action="store_true", help="print vp-cc's per-layer report")
+    ap.add_argument("--chips", type=int, default=1, help="cut the model over N chips and run the system")
     ap.add_argument("--float-io", action="store_true",
                     help="also run vp-run on the float32 test inputs themselves (the scales travel in the "
                          "program), check its float32 output against the dequantized golden bytes, and "
@@ -161,11 +224,17 @@ def main():
         cmd += ["--test", t]
     if a.report:
         cmd.append("--report")
+    if a.chips > 1:
+        if a.float_io:
+            raise SystemExit("check_model: --float-io runs one chip; drop it with --chips")
+        cmd += ["--chips", str(a.chips)]
     cmd += a.vp_cc_arg
     text, t_compile = run(cmd, log)
     if a.report:
         print(text, end="")
-    io = json.load(open(os.path.join(out, name + ".io.json")))
+    # A system's output is its last chip's.
+    io_name = name + (".chip%d" % (a.chips - 1) if a.chips > 1 else "") + ".io.json"
+    io = json.load(open(os.path.join(out, io_name)))
     desc = io["outputs"][0]
     # A stream (vp-cc --batch N): each test's files hold N images, the first
     # of them the test itself; that one is compared with ONNX Runtime.
@@ -176,7 +245,8 @@ def main():
 
     # 2. The platform: one run, a batch of the test inputs.
     y_all = os.path.join(out, "vp", "batch.bin")
-    cmd = [os.path.join(a.bin, "vp-run"), "--chip", a.chip, "--model", asm]
+    cmd = [os.path.join(a.bin, "vp-run"), "--chip", a.chip]
+    cmd += ["--system", os.path.join(out, name + ".system.json")] if a.chips > 1 else ["--model", asm]
     for s in stems:
         cmd += ["--input", os.path.join(out, s + ".in.bin")]
     cmd += ["--output", y_all, "--stats", a.stats or os.path.join(out, "stats.json")]
@@ -249,14 +319,17 @@ def main():
         failures.append("compare.py failed (%d): %s" % (r.returncode, r.stdout.strip()))
 
     stats = json.load(open(a.stats or os.path.join(out, "stats.json")))
-    chip = chip_figures(stats)
+    system = stats.get("system")
+    if system:
+        failures += link_failures(os.path.join(out, name + ".system.json"), stats)
+    chip = chip_figures(stats["chips"][-1] if system else stats)
     result = {
         "model": name, "chip": a.chip, "inputs": len(stems),
         "platform_equals_golden": exact, "mismatched": mismatched,
         "failures": failures,
         "compile_s": round(t_compile, 2), "vp_run_s": round(t_sim, 2), "ort_s": round(t_ort, 2),
         "vp_run_float_s": round(t_float, 2) if a.float_io else None,
-        "compare": comp, "chip_figures": chip,
+        "compare": comp, "chip_figures": chip, "system": system,
     }
     if a.json:
         with open(a.json, "w") as f:
@@ -276,12 +349,20 @@ def main():
                "n/a" if comp.get("top1") is None else round(comp["top1"] * rows), rows,
                metric(comp, "top5", ".2f"), metric(comp, "cosine", ".6f"), metric(comp, "ref_top1_margin_min", ".4f"),
                metric(comp, "max_abs", ".4g"), metric(comp, "ref_max_abs", ".4g")))
-    print("%s on %s: %s cycles per inference (%.3f ms at %.0f MHz, %.1f inferences/s), "
-          "%.1f uJ per inference (%.1f uJ without leakage), %s of %s crossbars; deployment %s cycles, %.1f uJ" %
-          (name, a.chip, chip["inference_cycles"], chip["inference_cycles"] / chip["clock_mhz"] / 1e3,
-           chip["clock_mhz"], chip["inferences_per_s"], chip["energy_per_inference_uj"],
-           chip["dynamic_energy_per_inference_uj"],
-           chip["crossbars_used"], chip["crossbars_total"], chip["deploy_cycles"], chip["deploy_energy_uj"]))
+    if system:
+        link_bytes = sum(l["bytes"] for l in system["link"]["links"])
+        print("%s on %d chips %s (%s link, %.1f GB/s): latency %s cycles, interval %s cycles between results, "
+              "%d bytes over the links, %.1f uJ in all" %
+              (name, system["chips"], a.chip, system["link"]["topology"], system["link"]["gbytes_per_s"],
+               system.get("latency_cycles"), system.get("interval_cycles", "n/a"), link_bytes,
+               system["energy_pj"] * 1e-6))
+    else:
+        print("%s on %s: %s cycles per inference (%.3f ms at %.0f MHz, %.1f inferences/s), "
+            "%.1f uJ per inference (%.1f uJ without leakage), %s of %s crossbars; deployment %s cycles, %.1f uJ" %
+            (name, a.chip, chip["inference_cycles"], chip["inference_cycles"] / chip["clock_mhz"] / 1e3,
+             chip["clock_mhz"], chip["inferences_per_s"], chip["energy_per_inference_uj"],
+             chip["dynamic_energy_per_inference_uj"],
+             chip["crossbars_used"], chip["crossbars_total"], chip["deploy_cycles"], chip["deploy_energy_uj"]))
     print("%s: host time: compile %.1f s, vp-run %.1f s (%d input(s)), ONNX Runtime %.1f s" %
           (name, t_compile, t_sim, len(stems), t_ort))
     return 0 if exact and r.returncode == 0 and not failures else 1

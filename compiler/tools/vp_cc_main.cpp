@@ -27,7 +27,7 @@ const char* kUsage =
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
     "             [--threads N] [--batch N] [--adc-ranges PROFILE.json [--adc-headroom H]]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
-    "             [--average-reads N[:LAYER,...]]\n"
+    "             [--average-reads N[:LAYER,...]] [--chips N [--link pcie|d2d]]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -52,6 +52,9 @@ const char* kUsage =
     "  --adc-headroom H multiply the measured sums by H >= 1 first (default 1)\n"
     "  --average-reads N[:LAYER,...]   read every MVM of the named Conv layers (all without names) N times\n"
     "                   and average (N = 1, 2, 4, 8 or 16): read noise / sqrt(N), N x their crossbar time\n"
+    "  --chips N        cut the model over N chips (layer-wise pipeline balanced by the cost model):\n"
+    "                   OUT.chipK.asm (.xbar, .io.json) per chip and OUT.system.json, which vp-run --system runs\n"
+    "  --link L         the chip-to-chip link the system file names: pcie (default) or d2d\n"
     "  Compiling also writes OUT.io.json: per input and output the ONNX dims, the chip layout,\n"
     "  int8 scale, zero point, address and bytes.\n";
 
@@ -115,6 +118,11 @@ Options parse_options(int argc, char** argv, bool& help) {
       o.threads = static_cast<unsigned>(count(a, next(), 0, 256, "a thread count, 0 for one per core"));
     } else if (a == "--batch") {
       o.batch = static_cast<int>(count(a, next(), 1, 4096, "images per start, 1 to 4096"));
+    } else if (a == "--chips") {
+      o.chips = static_cast<int>(count(a, next(), 1, 64, "chips, 1 to 64"));
+    } else if (a == "--link") {
+      o.link = next();
+      if (o.link != "pcie" && o.link != "d2d") throw UsageError("--link " + o.link + ": expected pcie or d2d");
     } else if (a == "--test") o.tests.push_back(next());
     else if (a == "--test-dir") o.test_dir = next();
     else if (a == "--dump-ir") o.dump_dir = next();

@@ -103,6 +103,17 @@ std::string find_preset(const std::string& name_or_path) {
                                 fmt::join(config_dirs(), ":"), fmt::join(preset_names(), ", ")));
 }
 
+std::string find_link_preset(const std::string& name) {
+  for (const auto& dir : config_dirs())
+    for (const char* ext : kExtensions) {
+      const fs::path candidate = fs::path(dir) / "links" / (name + ext);
+      if (fs::is_regular_file(candidate)) return candidate.string();
+    }
+  throw ConfigError(ConfigError::Kind::kUnknownPreset, "", name,
+                    fmt::format("no such link preset in the links/ folder of {} (links: pcie, d2d)",
+                                fmt::join(config_dirs(), ":")));
+}
+
 void ParamSet::apply_preset(const std::string& name_or_path) {
   const std::string path = find_preset(name_or_path);
   apply_file(path);

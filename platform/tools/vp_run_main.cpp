@@ -40,7 +40,10 @@
 #include "vp/platform/model_run.h"
 #include "vp/platform/program_loader.h"
 #include "vp/platform/run_statistics.h"
+#include "vp/platform/system_file.h"
+#include "vp/platform/system_run.h"
 #include "vp/platform/tensor_file.h"
+#include "vp_run_system.h"
 
 namespace po = boost::program_options;
 using namespace vp;
@@ -142,6 +145,10 @@ int run(int argc, char** argv) {
       ("help,h", "this help")
       ("model,m", po::value<std::string>(), "program: assembly (.s/.asm) or object (.vpo)")
       ("chip", po::value<std::string>()->default_value("sidra-y1"), "preset name or file")
+      ("system", po::value<std::string>(),
+       "a system of chips (vp-cc --chips N writes OUT.system.json): one program per chip, the link between them")
+      ("chips", po::value<std::string>(), "with --system: the number of chips it must have")
+      ("link", po::value<std::string>(), "chip-to-chip link preset: pcie or d2d (default: the system file's)")
       ("config", po::value(&configs)->composing(), "configuration file (YAML or JSON) over the preset; repeatable")
       ("set", po::value(&sets)->composing(), "override one parameter, path.to.param=value; repeatable")
       ("input", po::value(&inputs)->composing(),
@@ -215,9 +222,38 @@ int run(int argc, char** argv) {
         }
   }
 
+  // A system of chips: the system file names the chip preset and the link,
+  // --chip and --link override them.
+  platform::SystemFile system;
+  const bool is_system = vm.count("system") > 0;
+  if (is_system) {
+    try {
+      system = platform::load_system_file(vm["system"].as<std::string>());
+      if (vm.count("chips") && count_option(vm, "chips", 64) != system.chips())
+        throw std::runtime_error(system.path + ": has " + std::to_string(system.chips()) + " chips, --chips says " +
+                                 vm["chips"].as<std::string>());
+    } catch (const std::exception& e) {
+      std::cerr << "vp-run: " << e.what() << "\n";
+      return kExitBadInput;
+    }
+    if (vm.count("model")) {
+      std::cerr << "vp-run: --system runs the programs its file names; drop --model\n";
+      return kExitUsage;
+    }
+  } else if (vm.count("chips")) {
+    std::cerr << "vp-run: --chips needs --system (vp-cc --chips N writes the system file)\n";
+    return kExitUsage;
+  }
+  const std::string link = vm.count("link") ? vm["link"].as<std::string>() : is_system ? system.link : "";
+  if (!link.empty() && link != "pcie" && link != "d2d") {
+    std::cerr << "vp-run: --link " << link << ": expected pcie or d2d\n";
+    return kExitUsage;
+  }
+
   config::ParamSet params;
   try {
-    params.apply_preset(vm["chip"].as<std::string>());
+    params.apply_preset(is_system && vm["chip"].defaulted() ? system.chip : vm["chip"].as<std::string>());
+    if (!link.empty()) params.apply_file(config::find_link_preset(link));
     for (const auto& f : configs) params.apply_file(f);
     params.apply_sets(sets);
     if (vm.count("seed")) params.apply_set("device.seed=" + std::to_string(seed));
@@ -245,6 +281,26 @@ int run(int argc, char** argv) {
       return kExitBadInput;
     }
     if (!vm.count("model")) return 0;
+  }
+  if (is_system) {
+    SystemRunOptions so;
+    so.system = &system;
+    so.params = &params;
+    so.inputs = inputs;
+    so.outputs = outputs;
+    so.batch = batch;
+    so.deploy = vm.count("no-deploy") == 0;
+    so.retries = deploy_retries;
+    so.max_cycles = max_cycles;
+    so.firmware = vm["firmware"].as<std::string>();
+    if (vm.count("trace")) so.trace = vm["trace"].as<std::string>();
+    if (vm.count("stats")) so.stats = vm["stats"].as<std::string>();
+    so.dump_config = dump_config;
+    so.quiet = quiet;
+    so.interrupt = &g_interrupt;
+    catch_stop_signals();
+    const int status = run_system_command(so);
+    return status == kInterrupted ? 128 + static_cast<int>(g_signal) : status;
   }
   if (!vm.count("model")) {
     std::cerr << "vp-run: no --model given\n" << opts;

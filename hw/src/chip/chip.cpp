@@ -29,8 +29,8 @@ noc::MeshNocConfig noc_config(const ChipConfig& cfg) {
 }
 }  // namespace
 
-Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace)
-    : sc_module(name), cfg_(cfg), trace_(trace), noc_(noc_config(cfg)), crossbars_(cfg) {
+Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace, bool link_port)
+    : sc_module(name), cfg_(cfg), trace_(trace), link_port_(link_port), noc_(noc_config(cfg)), crossbars_(cfg) {
   const uint32_t attach = std::min(cfg.memory.gmem_attach_cluster, cfg.clusters - 1);
   gmem_port_ = noc_.attach_device(attach, "gmem");
   cp_port_ = noc_.attach_device(attach, "cp");
@@ -68,6 +68,9 @@ Chip::Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace
                                      cfg.memory.cp_imem_words, trace);
   cp_->dma_socket.bind(cp_bus_->cores);
   endpoints.push_back(cp_port_);
+  // The chip-to-chip port sits beside the memory controller, as a PCIe or
+  // die-to-die controller's DMA does.
+  if (link_port) endpoints.push_back(noc_.attach_device(attach, "link"));
   fabric_ = std::make_unique<MessageFabric>("fabric", noc_, endpoints, cfg.core.barrier_cycles);
   control_ = std::make_unique<CoreControl>(cores_, cfg.memory.cp_load_bytes_per_cycle);
 
@@ -109,16 +112,25 @@ void Chip::on_interrupt(const ExecutionCore&) {
 }
 
 RunResult Chip::run(uint64_t max_cycles, const std::atomic<bool>* interrupt) {
-  max_cycles_ = max_cycles;
-  interrupt_ = interrupt;
-  RunResult r;
+  arm(max_cycles, interrupt);
   if (interrupt_requested()) {
+    RunResult r;
     r.status = RunStatus::Interrupted;
     r.message = "interrupted before the run started";
     return r;
   }
   sc_core::sc_start();
+  return outcome();
+}
 
+void Chip::arm(uint64_t max_cycles, const std::atomic<bool>* interrupt) {
+  max_cycles_ = max_cycles;
+  interrupt_ = interrupt;
+}
+
+RunResult Chip::outcome() const {
+  RunResult r;
+  const uint64_t max_cycles = max_cycles_;
   std::vector<const CoreModule*> all(cores_.begin(), cores_.end());
   all.push_back(cp_.get());
   for (const CoreModule* m : all) {

@@ -15,6 +15,7 @@ namespace {
 hw::SignedEncoding signed_encoding(const std::string& s) { return hw::parse_signed_encoding(s); }
 hw::AdcMode adc_mode(const std::string& s) { return hw::parse_adc_mode(s); }
 hw::Relaxation relaxation(const std::string& s) { return hw::parse_relaxation(s); }
+hw::LinkTopology link_topology(const std::string& s) { return hw::parse_link_topology(s); }
 
 }  // namespace
 
@@ -43,6 +44,7 @@ hw::ChipConfig chip_config_from(const config::ParamSet& p) {
   c.noc.core_clock_mhz = c.clock_mhz;
   c.noc.clusters = c.clusters;
   c.noc.mesh_cols = c.mesh_cols;
+  c.link.clock_mhz = c.clock_mhz;
 
   // The control processor is the CU's core with its own scalar and memory
   // latencies (the cp.* rows): the rest of its timing is the CU's.

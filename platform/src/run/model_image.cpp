@@ -210,6 +210,9 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
     out_stride = align64(out_stride + b.bytes);
   }
   const uint64_t bin = w.take(in_stride * io.batch, "batch input area");
+  img.batch_in = bin;
+  img.batch_in_stride = in_stride;
+  img.input_offsets = in_offsets;
   for (uint32_t e = 0; bind_inputs && e < io.batch; ++e)
     for (size_t k = 0; k < nin; ++k) {
       const auto& bytes = io.batch_inputs[e][k];
@@ -230,7 +233,8 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
       {fw::kXbars, model.chip.xbars_per_cu},
       {fw::kRows, model.chip.rows},
       {fw::kCols, model.chip.cols},
-      {fw::kFlags, options.deploy ? fw::kFlagDeploy : 0u},
+      {fw::kFlags, (options.deploy ? fw::kFlagDeploy : 0u) | (options.link_in ? fw::kFlagLinkIn : 0u) |
+                       (options.link_out ? fw::kFlagLinkOut : 0u)},
       {fw::kNProg, static_cast<uint32_t>(programs.size())},
       {fw::kProg, static_cast<uint32_t>(prog)},
       {fw::kNCell, static_cast<uint32_t>(order.size())},
@@ -253,6 +257,7 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
       {fw::kTimes, static_cast<uint32_t>(img.times)},
       {fw::kResults, static_cast<uint32_t>(results)},
       {fw::kRetries, options.retries},
+      {fw::kLink, options.link_participant},
   };
   for (const auto& f : fields) w.put32(boot + f[0], f[1]);
 

@@ -45,14 +45,16 @@ std::vector<uint8_t> read_back(hw::Chip& chip, const std::string& path, uint64_t
 
 // Every output read back before the first is written, so one that cannot
 // be read leaves all files as they were.
-std::vector<OutputTensor> read_outputs(hw::Chip& chip, const RunSetup& s, const ModelImage& image, bool bare) {
-  const HostIo& io = *s.io;
+}  // namespace
+
+std::vector<OutputTensor> read_outputs(hw::Chip& chip, const obj::Object& model, const HostIo& io,
+                                       const ModelImage& image, bool bare) {
   std::vector<OutputTensor> pending;
   for (const auto& o : io.explicit_outputs)
     pending.push_back({o.path, read_back(chip, o.path, o.address, o.bytes), o.npy_dtype, {}});
   for (size_t k = 0; k < io.bound_outputs.size(); ++k) {
     const auto& o = io.bound_outputs[k];
-    const obj::IoBinding& b = s.model->io[o.binding];
+    const obj::IoBinding& b = model.io[o.binding];
     // Every element's copy from the batch output area, stacked (the bare
     // run has one element, at the binding's own address).
     std::vector<uint8_t> all;
@@ -80,8 +82,6 @@ std::vector<OutputTensor> read_outputs(hw::Chip& chip, const RunSetup& s, const 
   }
   return pending;
 }
-
-}  // namespace
 
 obj::Object load_program_file(const std::string& path, const std::vector<std::string>& include_dirs) {
   if (ends_with(path, ".vpo")) return obj::load_object(path);
@@ -212,7 +212,7 @@ RunOutcome run_model(const RunSetup& s) {
     }
     out.stats = std::move(stats);
     if (s.adc_profile) out.adc_profile = adc_profile_json(chip, s.cfg);
-    if (out.result.status == hw::RunStatus::Completed) out.outputs = read_outputs(chip, s, image, bare);
+    if (out.result.status == hw::RunStatus::Completed) out.outputs = read_outputs(chip, object, io, image, bare);
   } catch (const std::exception& e) {
     out.error = e.what();
   }

@@ -33,6 +33,11 @@ struct CompileOptions {
   std::vector<std::string> average_layers;
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
+  // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),
+  // one program per chip and OUT.system.json; `link` names the chip-to-chip
+  // link the system file asks for (pcie or d2d).
+  int chips = 1;
+  std::string link = "pcie";
 };
 
 struct CompileResult {
@@ -40,7 +45,8 @@ struct CompileResult {
   std::int64_t crossbars = 0;        // crossbars holding weights, every copy counted
   std::int64_t chip_crossbars = 0;   // crossbars on the target
   std::size_t calibration_sets = 0;
-  std::string asm_path, xbar_path, io_path;
+  std::string asm_path, xbar_path, io_path;  // the first chip's with --chips
+  std::string system_path;                   // --chips: OUT.system.json
   std::string report;   // the --report table
   std::string summary;  // the line vp-cc prints on stderr (without "vp-cc: ")
   std::string text;     // --layer-error: the table vp-cc prints on stdout

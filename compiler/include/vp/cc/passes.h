@@ -121,6 +121,14 @@ struct MapOptions {
   int batch = 1;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
+// What each node asks of a chip before replication (map_crossbars' tiles
+// and CU loads of one copy): crossbars, and the cost model's stage time
+// with that one copy. Zero for nodes without crossbar weights.
+struct LayerDemand {
+  std::int64_t crossbars = 0;
+  std::int64_t stage_cycles = 0;
+};
+std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t);
 // "auto", "none" or a count N >= 1 (--replicate); CompileError otherwise.
 int parse_replicate(const std::string& text);
 // "auto" (0) or a count N >= 1 (--lanes); CompileError otherwise.
@@ -148,6 +156,40 @@ struct EmitResult {
   std::int64_t row_tokens = 0;     // row hand-over messages per inference
 };
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt);
+
+// ---- partition over chips (partition_chips.cpp) ------------------------------------
+// One chip's run of consecutive nodes [first, last) and the values that
+// cross into it (graph inputs for the first) and out of it (graph outputs
+// for the last), in the order of its .input/.output bindings.
+struct ChipPart {
+  int first = 0, last = 0;
+  std::vector<int> inputs, outputs;  // value ids of the whole graph
+  std::int64_t crossbars = 0;        // one copy of each layer
+  std::int64_t work = 0;             // sum of crossbars x stage cycles (the balance)
+};
+// A value carried over the link: output `output` of chip `from` becomes
+// input `input` of chip `to`.
+struct ChipRoute {
+  int value = 0;
+  int from = 0, output = 0, to = 0, input = 0;
+  std::int64_t bytes = 0;
+};
+struct Partition {
+  std::vector<ChipPart> parts;
+  std::vector<ChipRoute> routes;
+};
+// Cuts a quantized graph into `chips` parts balanced by the cost model,
+// each fitting one chip `t`; CompileError when no such cut exists.
+Partition partition_chips(const Graph& g, const Target& t, int chips);
+// Part `chip` as a graph of its own, ready to map, plan and emit.
+Graph chip_graph(const Graph& g, const Partition& p, int chip);
+
+// The system file vp-run --system reads: the chips, their programs (file
+// names beside it), the link, each part's layers and the routes.
+std::string system_json(const Graph& g, const Partition& p, const std::vector<std::string>& programs,
+                        const std::string& chip, const std::string& link);
+// The partition as --report prints it before each chip's layer table.
+std::string partition_report(const Graph& g, const Partition& p, const Target& t);
 
 // ---- ADC ranges from a calibration run (adc_ranges.cpp) ------------------------------
 // Largest xadc range code (an LSB of 2^30).

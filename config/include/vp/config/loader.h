@@ -37,6 +37,10 @@ void add_config_dir(const std::string& dir);
 // ConfigError(kUnknownPreset) listing the presets that do exist.
 std::string find_preset(const std::string& name_or_path);
 
+// A chip-to-chip link preset (pcie, d2d): <dir>/links/<name>.yaml in the
+// first of config_dirs() that has it; the link.* rows over a chip preset.
+std::string find_link_preset(const std::string& name);
+
 // The source tree's configs/ directory, compiled in (VP_CONFIG_DIR); the
 // presets docs/parameters.md describes.
 std::string builtin_config_dir();

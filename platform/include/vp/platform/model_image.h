@@ -23,6 +23,10 @@ inline constexpr uint32_t kVersion = 1;
 inline constexpr uint64_t kBootSize = 128, kStatusSize = 128;
 inline constexpr uint64_t kProgRecord = 16, kCellRecord = 32, kIoRecord = 16, kResultRecord = 16, kTimeRecord = 16;
 inline constexpr uint32_t kFlagDeploy = 1;
+// In a system of chips (system_run.h): each element's inputs arrive over the
+// link (wait for its doorbell), its outputs leave over it (ring the doorbell).
+inline constexpr uint32_t kFlagLinkIn = 2, kFlagLinkOut = 4;
+inline constexpr uint32_t kLinkTagIn = 1, kLinkTagOut = 2;  // LINK_TAG_IN, LINK_TAG_OUT
 inline constexpr uint64_t kCpProgramCache = 0x1400;  // D_PROGS: the program table in CP data memory
 inline constexpr uint64_t kKernelRowBuffer = 0x100;  // K_BUF: the deploy kernel's row in the CU scratchpad
 inline constexpr uint32_t kNotOnChip = 0xFFFFFFFF;
@@ -32,7 +36,7 @@ enum BootField : uint32_t {
   kMagicField = 0, kVersionField = 4, kClusters = 8, kCus = 12, kXbars = 16, kRows = 20, kCols = 24, kFlags = 28,
   kNProg = 32, kProg = 36, kNCell = 40, kCell = 44, kNDCore = 48, kDCores = 52, kDeploy = 56, kKernel = 60,
   kKWords = 64, kNIn = 68, kIn = 72, kNOut = 76, kOut = 80, kBatch = 84, kBin = 88, kBinStride = 92, kBout = 96,
-  kBoutStride = 100, kStatus = 104, kTimes = 108, kResults = 112, kRetries = 116,
+  kBoutStride = 100, kStatus = 104, kTimes = 108, kResults = 112, kRetries = 116, kLink = 120,
 };
 
 // Status block fields.
@@ -54,6 +58,10 @@ enum Error : uint32_t {
 struct ImageOptions {
   bool deploy = true;    // false: --no-deploy, the host writes the levels (untimed ISPP)
   uint32_t retries = 2;  // extra program-and-verify passes of a row with failed cells
+  // A chip of a system: the link port's participant on the message fabric,
+  // and whether inputs arrive and outputs leave over the link.
+  uint32_t link_participant = 0;
+  bool link_in = false, link_out = false;
 };
 
 // Where the image put what the run's results are read from.
@@ -66,6 +74,8 @@ struct ModelImage {
   uint32_t images_per_start = 1;
   uint64_t batch_out = 0, batch_out_stride = 0;
   std::vector<uint64_t> output_offsets;  // per HostIo::output_bindings entry, in an element's area
+  uint64_t batch_in = 0, batch_in_stride = 0;
+  std::vector<uint64_t> input_offsets;   // per HostIo::input_bindings entry, in an element's area
   uint32_t cu_programs = 0;
   uint64_t cell_programs = 0, cells = 0;
   bool deploy = true;

@@ -65,6 +65,11 @@ struct RunStartError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The bound and explicit outputs of a completed run, read back from the
+// chip's global memory (every element's copy, stacked); nothing is written.
+std::vector<OutputTensor> read_outputs(hw::Chip& chip, const obj::Object& model, const HostIo& io,
+                                       const ModelImage& image, bool bare);
+
 // One SystemC simulation: SystemC elaborates once per process, so a process
 // calls this once.
 RunOutcome run_model(const RunSetup& setup);

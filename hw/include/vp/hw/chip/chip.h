@@ -41,7 +41,10 @@ struct RunResult {
 
 class Chip : public sc_core::sc_module, public RunControlIf {
  public:
-  Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace = nullptr);
+  // link_port: the chip is one of a system (hw/system/chip_link.h): its
+  // chip-to-chip port joins the message fabric as participant
+  // link_participant(), at the router of global memory.
+  Chip(sc_core::sc_module_name name, const ChipConfig& cfg, TraceSink* trace = nullptr, bool link_port = false);
   ~Chip() override;
 
   const ChipConfig& config() const { return cfg_; }
@@ -52,6 +55,11 @@ class Chip : public sc_core::sc_module, public RunControlIf {
   CoreModule& control_processor() { return *cp_; }
   const CoreModule& control_processor() const { return *cp_; }
   uint32_t core_index(uint32_t cluster, uint32_t cu) const { return cluster * cfg_.cus_per_cluster + cu; }
+  // Message-fabric participants: the cores, then the control processor,
+  // then (link_port) the chip-to-chip port.
+  uint32_t cp_participant() const { return cores(); }
+  uint32_t link_participant() const { return cores() + 1; }
+  bool has_link_port() const { return link_port_; }
 
   SharedMemory& global_memory() { return *gmem_; }
   const SharedMemory& global_memory() const { return *gmem_; }
@@ -69,6 +77,10 @@ class Chip : public sc_core::sc_module, public RunControlIf {
   // (when given) becomes true: a signal handler sets it, and the run stops
   // between two instructions so every trace line is whole.
   RunResult run(uint64_t max_cycles, const std::atomic<bool>* interrupt = nullptr);
+  // The same in parts, for several chips in one simulation (a system): arm
+  // each, sc_start() once, then read each one's outcome.
+  void arm(uint64_t max_cycles, const std::atomic<bool>* interrupt = nullptr);
+  RunResult outcome() const;
 
   // RunControlIf: called by a core's thread through its run_control port.
   void on_core_stopped(const ExecutionCore& core) override;
@@ -85,6 +97,7 @@ class Chip : public sc_core::sc_module, public RunControlIf {
  private:
   ChipConfig cfg_;
   TraceSink* trace_;
+  bool link_port_ = false;
   noc::MeshNoc noc_;
   noc::Endpoint gmem_port_;
   noc::Endpoint cp_port_;

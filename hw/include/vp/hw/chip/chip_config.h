@@ -16,6 +16,7 @@
 #include "vp/hw/cu/core_timing.h"
 #include "vp/hw/noc/mesh_noc.h"
 #include "vp/hw/param_defaults.h"
+#include "vp/hw/system/link_config.h"
 
 namespace vp::hw {
 
@@ -91,6 +92,7 @@ struct ChipConfig {
   CoreTiming cp_core = CoreTiming::control_processor();
   EnergyConfig energy;
   RtlBlocksConfig rtl;
+  LinkConfig link;  // the chip-to-chip port (a system of chips)
 
   uint32_t cores() const { return clusters * cus_per_cluster; }
   uint32_t crossbars() const { return cores() * xbars_per_cu; }
