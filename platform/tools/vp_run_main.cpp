@@ -143,7 +143,7 @@ int run(int argc, char** argv) {
   std::vector<std::string> configs, sets, inputs, outputs, include_dirs;
   opts.add_options()
       ("help,h", "this help")
-      ("model,m", po::value<std::string>(), "program: assembly (.s/.asm) or object (.vpo)")
+      ("model,m", po::value<std::string>(), "program: assembly (.s/.asm) or object (.vpo); a .system.json runs as --system")
       ("chip", po::value<std::string>()->default_value("sidra-y1"), "preset name or file")
       ("system", po::value<std::string>(),
        "a system of chips (vp-cc --chips N writes OUT.system.json): one program per chip, the link between them")
@@ -224,11 +224,14 @@ int run(int argc, char** argv) {
 
   // A system of chips: the system file names the chip preset and the link,
   // --chip and --link override them.
+  // A program that is a system file (OUT.system.json) runs as --system
+  // does, so tools that pass one program (vp-sweep) run systems too.
   platform::SystemFile system;
-  const bool is_system = vm.count("system") > 0;
+  const bool model_is_system = vm.count("model") && ends_with(vm["model"].as<std::string>(), ".system.json");
+  const bool is_system = vm.count("system") > 0 || model_is_system;
   if (is_system) {
     try {
-      system = platform::load_system_file(vm["system"].as<std::string>());
+      system = platform::load_system_file(vm[model_is_system ? "model" : "system"].as<std::string>());
       if (vm.count("chips") && count_option(vm, "chips", 64) != system.chips())
         throw std::runtime_error(system.path + ": has " + std::to_string(system.chips()) + " chips, --chips says " +
                                  vm["chips"].as<std::string>());
@@ -236,7 +239,7 @@ int run(int argc, char** argv) {
       std::cerr << "vp-run: " << e.what() << "\n";
       return kExitBadInput;
     }
-    if (vm.count("model")) {
+    if (vm.count("model") && vm.count("system")) {
       std::cerr << "vp-run: --system runs the programs its file names; drop --model\n";
       return kExitUsage;
     }

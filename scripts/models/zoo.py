@@ -144,6 +144,8 @@ ZOO = {
     "convnext_tiny": (_zoo_model("convnext_tiny"), (1, 3, 224, 224), "image"),
     "alexnet": (_zoo_model("alexnet"), (1, 3, 224, 224), "image"),
     "vgg11": (_zoo_model("vgg11"), (1, 3, 224, 224), "image"),
+    "vgg16": (_zoo_model("vgg16"), (1, 3, 224, 224), "image"),
+    "vgg19": (_zoo_model("vgg19"), (1, 3, 224, 224), "image"),
 }
 
 

@@ -73,7 +73,7 @@ bool RecordParser::parse(std::string_view line, TraceRecord& out, LiteralError& 
 
   // Location and layer: whatever the mapping carries; absent fields keep -1.
   // One pass over the entries (this runs for every record).
-  out.layer_id = out.cluster = out.cu = out.pc = -1;
+  out.layer_id = out.chip = out.cluster = out.cu = out.pc = -1;
   out.layer_name = out.unit = {};
   out.has_location = false;
   const std::vector<Node>& nodes = literal_.nodes();
@@ -86,6 +86,7 @@ bool RecordParser::parse(std::string_view line, TraceRecord& out, LiteralError& 
     const std::string_view name = key.text;
     if (val.kind == NodeKind::Int) {
       if (name == "slyr") out.layer_id = val.i;
+      else if (name == "chip") out.chip = val.i;
       else if (name == "cluster") out.cluster = val.i;
       else if (name == "cu") out.cu = val.i;
       else if (name == "pc") out.pc = val.i;

@@ -164,7 +164,13 @@ void TraceWriter::write(const WriteRecord& r) {
   char* p = line;
   *p++ = '[';
   p = put(p, r.mnemonic);
-  p = put(p, ", {'slyr': ");
+  if (r.chip >= 0) {
+    p = put(p, ", {'chip': ");
+    p = put_int(p, r.chip);
+    p = put(p, ", 'slyr': ");
+  } else {
+    p = put(p, ", {'slyr': ");
+  }
   p = put_int(p, r.layer_id);
   p = put(p, ", 'layer': ");
   p = put_string(p, r.layer_name);

@@ -92,7 +92,8 @@ SystemOutcome run_system(const SystemSetup& s) {
   if (!s.trace_path.empty())
     for (uint32_t k = 0; k < n; ++k) {
       try {
-        recorders[k] = std::make_unique<TraceRecorder>(system_trace_path(s.trace_path, k), s.models[k]->layer_names);
+        recorders[k] = std::make_unique<TraceRecorder>(system_trace_path(s.trace_path, k), s.models[k]->layer_names,
+                                                      static_cast<int>(k));
       } catch (const std::exception& e) {
         throw RunStartError(e.what());
       }

@@ -26,8 +26,8 @@ trace::Unit trace_unit(isa::Unit u, bool control) {
 }
 }  // namespace
 
-TraceRecorder::TraceRecorder(const std::string& path, std::map<uint32_t, std::string> layer_names)
-    : path_(path), layer_names_(std::move(layer_names)) {
+TraceRecorder::TraceRecorder(const std::string& path, std::map<uint32_t, std::string> layer_names, int chip)
+    : path_(path), layer_names_(std::move(layer_names)), chip_(chip) {
   params_.reserve(isa::kMaxFields);
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -117,6 +117,7 @@ void TraceRecorder::format(const Retired& ev) {
   }
   trace::WriteRecord r;
   r.mnemonic = ev.info->mnemonic;
+  r.chip = chip_;
   r.cluster = ev.cluster;
   r.cu = ev.cu;
   r.unit = trace_unit(ev.info->unit, ev.cluster < 0);

@@ -59,6 +59,12 @@ std::vector<StatPath> build() {
     out.push_back({"firmware." + fw.substr(pos, end - pos), false, true});
     pos = end + 1;
   }
+  // A system of chips (vp-run --system, platform/src/run/system_run.cpp):
+  // its pipeline and link figures; each chip's own are under "chips".
+  for (const char* f : {"chips", "cycles", "elements", "latency_cycles", "interval_cycles", "energy_pj",
+                        "link.transfers", "link.energy_pj", "link.gbytes_per_s", "link.latency_ns", "link.lanes",
+                        "link.lane_gtps", "link.pj_per_bit"})
+    out.push_back({std::string("system.") + f, false, true});
   for (int u = 0; u < isa::kUnitCount; ++u) {
     const std::string unit(isa::unit_name(static_cast<isa::Unit>(u)));
     for (const char* f : {"instructions", "busy_cycles", "utilization"}) out.push_back({"units." + unit + "." + f, true, false});

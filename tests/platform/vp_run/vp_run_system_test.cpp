@@ -107,6 +107,16 @@ TEST_F(VpRunSystem, TheSameRunGivesTheSameTracesByteForByte) {
     EXPECT_FALSE(a.empty());
     EXPECT_EQ(a, b) << k;
   }
+  // Every line names its chip first in the mapping, and vp-trace reads it.
+  const std::string t1 = slurp(path("a.chip1.trace"));
+  size_t lines = 0, named = 0;
+  for (size_t at = 0; at < t1.size(); at = t1.find('\n', at) + 1) {
+    ++lines;
+    named += t1.compare(t1.find(", {", at) + 3, 10, "'chip': 1,") == 0;
+  }
+  EXPECT_EQ(named, lines);
+  const std::string cmd = "'" + bin_ + "/vp-trace' '" + path("a.chip1.trace") + "' --stats > /dev/null 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
 }
 
 TEST_F(VpRunSystem, MalformedFilesNameTheField) {

@@ -30,7 +30,8 @@ class TraceRecorder : public hw::TraceSink {
   // Checks that `path` can be written (not a directory, its folder
   // writable) but leaves an existing file alone until open(): a run that
   // fails before it starts does not replace an older trace.
-  TraceRecorder(const std::string& path, std::map<uint32_t, std::string> layer_names);
+  // chip >= 0: one chip of a system; every line names it ('chip' key).
+  TraceRecorder(const std::string& path, std::map<uint32_t, std::string> layer_names, int chip = -1);
   ~TraceRecorder() override;
   TraceRecorder(const TraceRecorder&) = delete;
   TraceRecorder& operator=(const TraceRecorder&) = delete;
@@ -63,6 +64,7 @@ class TraceRecorder : public hw::TraceSink {
   std::string path_;
   std::unique_ptr<trace::TraceWriter> writer_;
   std::map<uint32_t, std::string> layer_names_;  // the formatter's
+  int chip_ = -1;
   std::vector<trace::Param> params_;             // the formatter's
   int64_t next_idx_ = 1;
 

@@ -28,6 +28,7 @@ struct TraceRecord {
   // (cluster/cu -1 = the control processor); ZeBu traces run on one core and
   // carry none of them (has_location false).
   bool has_location = false;
+  std::int64_t chip = -1;        // 'chip' of a system of chips' trace; -1 = none
   std::int64_t cluster = -1;
   std::int64_t cu = -1;
   std::int64_t pc = -1;

@@ -68,6 +68,7 @@ class ParamList {
 
 struct WriteRecord {
   std::string_view mnemonic;     // bare word: letters, digits, '_' and '.'
+  std::int32_t chip = -1;        // 'chip' of a system of chips; -1 = one chip (no key)
   std::int32_t cluster = -1;     // -1 = control processor
   std::int32_t cu = -1;          // -1 = control processor
   Unit unit = Unit::Cp;
