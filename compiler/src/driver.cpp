@@ -344,7 +344,16 @@ CompileResult compile_model(const CompileOptions& o) {
   std::vector<Graph*> chip_graphs{&g};
   std::vector<std::string> chip_outs{o.out};
   if (o.chips > 1) {
-    partition = partition_chips(g, target, o.chips);
+    try {
+      partition = partition_chips(g, target, o.chips);
+    } catch (const CompileError&) {
+      // No cut of whole layers fits: spread the layers wider than half a
+      // chip over two or more, then cut again (the first error stands when
+      // there is none to split).
+      if (split_wide_layers(g, target, target.crossbars() / 2) == 0) throw;
+      dump(o.dump_dir, 3, "split", g);
+      partition = partition_chips(g, target, o.chips);
+    }
     chip_graphs.clear();
     chip_outs.clear();
     for (int k = 0; k < o.chips; ++k) parts.push_back(chip_graph(g, partition, k));

@@ -181,6 +181,10 @@ struct Partition {
 // Cuts a quantized graph into `chips` parts balanced by the cost model,
 // each fitting one chip `t`; CompileError when no such cut exists.
 Partition partition_chips(const Graph& g, const Target& t, int chips);
+// Convs (group 1) whose one copy needs more than `limit` crossbars become
+// slices of their output channels and a Concat, so that the partition can
+// spread one layer over chips (split_layers.cpp); returns how many.
+int split_wide_layers(Graph& g, const Target& t, std::int64_t limit);
 // Part `chip` as a graph of its own, ready to map, plan and emit.
 Graph chip_graph(const Graph& g, const Partition& p, int chip);
 
