@@ -335,6 +335,9 @@ CompileResult compile_model(const CompileOptions& o) {
   // The bindings are vp-cc's own (with_io_directives): the emitter writes
   // only its comments on them.
   const bool io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());
+  if (o.chips > 1 && o.batch > 1)
+    throw CompileError("--batch " + std::to_string(o.batch) + " streams images through one chip; with --chips " +
+                       std::to_string(o.chips) + " a batch flows through the chips (vp-run --batch)");
   if (o.chips > 1 && !o.adc_profile.empty())
     throw CompileError("--adc-ranges takes one chip's profile; it cannot be combined with --chips");
   // One chip runs the whole graph; with --chips N each chip its part of it
