@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "vp/cc/graph.h"
 #include "vp/cc/target.h"
@@ -67,6 +68,16 @@ struct LayerCost {
   std::int64_t fill_cycles = 0;    // the window's part of pixel_cycles
   std::int64_t vector_cycles = 0;  // the part after the MVM (requantization, Add, store)
 };
+
+// The critical path of the row hand-over with one layer per CU (report.cpp):
+// per node, when its first and its last output row are done (cycles after
+// the start) and its row step; total is the last row of all. Fused nodes
+// keep 0.
+struct RowTimes {
+  std::vector<double> first, last, step;
+  double total = 0;
+};
+RowTimes overlapped_times(const Graph& g);
 
 class CostModel {
  public:
