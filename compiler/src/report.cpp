@@ -71,6 +71,7 @@ RowTimes overlapped_times(const Graph& g) {
     }
     double ready_first = 0, ready_last = 0, in_interval = 0;
     for (const auto& [v, window] : ins) {
+      if (v < 0) continue;  // an optional input left out
       const int w = storer[static_cast<std::size_t>(v)];
       if (w < 0) continue;  // a constant or a graph input
       const std::int64_t H = g.val(v).shape.h;
