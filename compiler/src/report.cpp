@@ -152,12 +152,16 @@ std::string layer_report(const Graph& g, const Target& t) {
                   copies.c_str(), static_cast<long long>(n.stage_cycles), static_cast<long long>(n.bound_cycles));
     o << line;
   }
-  // The firmware's start and wait of every core with a program.
+  // The firmware: per image its copies of the inputs and outputs, and the
+  // start of every core with a program.
   std::set<int> cores;
   for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
-  const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()));
+  std::vector<std::int64_t> in_bytes, out_bytes;
+  for (int v : g.inputs) in_bytes.push_back(g.val(v).shape.numel());
+  for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel());
+  const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()), in_bytes, out_bytes);
   tot_cyc = (overlapped ? overlapped_estimate(g) : tot_cyc) + start;
-  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(start and wait of the CUs)",
+  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(firmware: copies, starts)",
                 "-", "-", "-", "-", "-", static_cast<int>(cores.size()), static_cast<long long>(start), "-");
   o << line;
   std::snprintf(line, sizeof line,
