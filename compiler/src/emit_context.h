@@ -68,6 +68,14 @@ class Ctx {
   // it read (but for the last image).
   void release_take(int c);
   void release_give(int c);
+  // SRAM reused for one image (Graph::reuse_after): the node being emitted
+  // (-1 for copies), the layer each node became; at a layer's start on core
+  // c, wait for every core of the layers whose SRAM it writes over to have
+  // finished them; at its end, tell the later writers of its SRAM.
+  int node = -1;
+  std::map<int, int> node_layer;
+  void reuse_take(int c);
+  void reuse_give(int c);
   // Around every core's whole program: the image loop.
   void image_loop_begin(int c);
   void image_loop_end(int c);
@@ -89,6 +97,7 @@ class Ctx {
 
  private:
   void releases(int c, bool take);
+  void reuses(int c, bool take);
   std::map<int, std::int64_t> scratch_next_;
   std::map<int, std::int64_t> image_word_, release_buf_;
   std::map<int, std::string> image_label_;

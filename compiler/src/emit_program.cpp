@@ -206,6 +206,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
   auto begin_layer = [&](const std::string& name, const std::vector<int>& cores, int out,
                          std::vector<emit::Ctx::Input> inputs) {
     ++e.layer;
+    if (e.node >= 0) e.node_layer[e.node] = e.layer;
     layers.emplace_back(e.layer, name);
     e.inputs = std::move(inputs);
     e.writes = true;
@@ -214,13 +215,16 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       e.ins(c, "layer " + std::to_string(e.layer));
       e.sync_begin(c);
       e.release_take(c);
+      e.reuse_take(c);
     }
   };
   auto end_layer = [&](const std::vector<int>& cores) {
     for (int c : cores) {
       e.ins(c, wait_all);
       e.release_give(c);
+      e.reuse_give(c);
     }
+    e.node = -1;
   };
   auto rows = [&](int v) -> std::vector<emit::Ctx::Input> {
     const auto it = writer.find(v);
@@ -290,6 +294,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         for (int v : n.in)
           for (auto& i : rows(v)) in.push_back(i);
     }
+    e.node = static_cast<int>(&n - g.nodes.data());
     begin_layer(n.name, n.cores, out, std::move(in));
     switch (n.op) {
       case OpKind::Conv: emit::emit_conv(e, n); break;
@@ -371,7 +376,16 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
 
   emit::Ctx dry(g, t);
   emit_layers_in_order(dry, active);
-  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1);
+  std::vector<ReuseOrder> reuse;
+  for (const auto& [r, w] : g.reuse_after) {
+    const auto ri = dry.node_layer.find(r), wi = dry.node_layer.find(w);
+    if (ri == dry.node_layer.end() || wi == dry.node_layer.end() || ri->second >= wi->second)
+      throw CompileError("emit: SRAM reuse between nodes " + std::to_string(r) + " and " + std::to_string(w) +
+                         " that are not two layers in program order");
+    reuse.push_back({ri->second, wi->second, g.nodes[static_cast<std::size_t>(r)].cores,
+                     g.nodes[static_cast<std::size_t>(w)].cores});
+  }
+  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1, reuse);
   emit::Ctx e(g, t);
   e.plan = &plan;
   const auto layers = emit_layers_in_order(e, active);

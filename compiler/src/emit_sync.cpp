@@ -54,7 +54,8 @@ struct Stream {
 
 }  // namespace
 
-SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream) {
+SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream,
+                   const std::vector<ReuseOrder>& reuse) {
   // Writing rows of every (layer, core).
   std::map<int, std::map<int, std::vector<std::int64_t>>> written;  // layer -> core -> rows
   for (const auto& [key, list] : steps)
@@ -155,6 +156,31 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
               [](const Rel* a, const Rel* b) { return std::tie(a->writer, a->reader, a->q) < std::tie(b->writer, b->reader, b->q); });
     for (const Rel* r : order) plan.release_take[{r->writer, r->p}].push_back({r->q, r->tag});
     plan.releases = static_cast<std::int64_t>(rels.size());
+  }
+
+  // SRAM reuse: one release from each core q of the reader to each core p
+  // of the writer (none to itself: it runs its layers in order), each on a
+  // tag of its own on the pair, counted down from the last.
+  {
+    std::map<std::pair<int, int>, std::vector<int>> taken;  // (q, p)
+    for (const ReuseOrder& r : reuse)
+      for (int q : r.reader_cores)
+        for (int p : r.writer_cores) {
+          if (p == q) continue;
+          const auto key = std::make_pair(q, p);
+          int tag = 0;
+          for (int t = kLastTag; t >= kFirstTag && !tag; --t) {
+            bool ok = std::find(taken[key].begin(), taken[key].end(), t) == taken[key].end();
+            for (const Use& u : used[key]) ok = ok && u.tag != t;
+            if (ok) tag = t;
+          }
+          if (!tag)
+            throw CompileError("emit: core " + std::to_string(q) + " has no message tag left to let core " +
+                               std::to_string(p) + " reuse the SRAM of layer " + std::to_string(r.reader));
+          taken[key].push_back(tag);
+          plan.reuse_give[{r.reader, q}].push_back({p, tag});
+          plan.reuse_take[{r.writer, p}].push_back({q, tag});
+        }
   }
 
   // Tables. Pre: per step of (reader, q), per stream with tokens for q.
@@ -291,6 +317,20 @@ void release_regs(Ctx& e, int c, std::map<int, std::int64_t>& buf) {
 
 void Ctx::release_take(int c) { releases(c, true); }
 void Ctx::release_give(int c) { releases(c, false); }
+void Ctx::reuse_take(int c) { reuses(c, true); }
+void Ctx::reuse_give(int c) { reuses(c, false); }
+
+void Ctx::reuses(int c, bool take) {
+  if (!plan) return;
+  const auto& table = take ? plan->reuse_take : plan->reuse_give;
+  const auto it = table.find({layer, c});
+  if (it == table.end()) return;
+  release_regs(*this, c, release_buf_);
+  for (const Release& r : it->second) {
+    li(c, 17, r.peer);
+    ins(c, std::string(take ? "recv" : "send") + " r18, r30, r17, " + std::to_string(r.tag));
+  }
+}
 
 void Ctx::releases(int c, bool take) {
   if (!plan || batch <= 1) return;

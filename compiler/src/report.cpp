@@ -37,9 +37,17 @@ std::int64_t rows_at_once(const Graph& g, const Node& n) {
 // back); its last row once every row it reads exists and the rows that
 // read the last input row are computed; and no sooner than its whole stage
 // after its first row started.
-std::int64_t overlapped_estimate(const Graph& g) {
+}  // namespace
+
+RowTimes overlapped_times(const Graph& g) {
   const std::size_t N = g.nodes.size();
-  std::vector<double> first(N, 0), last(N, 0), interval(N, 0);
+  RowTimes rt;
+  rt.first.assign(N, 0);
+  rt.last.assign(N, 0);
+  rt.step.assign(N, 0);
+  std::vector<double>& first = rt.first;
+  std::vector<double>& last = rt.last;
+  std::vector<double> interval(N, 0);
   std::vector<int> storer(g.values.size(), -1);  // value -> node whose cores store it
   for (std::size_t i = 0; i < N; ++i) {
     const Node& n = g.nodes[i];
@@ -47,7 +55,6 @@ std::int64_t overlapped_estimate(const Graph& g) {
     storer[static_cast<std::size_t>(n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)].out[0]
                                                       : n.out[0])] = static_cast<int>(i);
   }
-  double total = 0;
   for (std::size_t i = 0; i < N; ++i) {
     const Node& n = g.nodes[i];
     if (n.fused) continue;
@@ -64,6 +71,7 @@ std::int64_t overlapped_estimate(const Graph& g) {
     }
     double ready_first = 0, ready_last = 0, in_interval = 0;
     for (const auto& [v, window] : ins) {
+      if (v < 0) continue;  // an optional input left out
       const int w = storer[static_cast<std::size_t>(v)];
       if (w < 0) continue;  // a constant or a graph input
       const std::int64_t H = g.val(v).shape.h;
@@ -87,12 +95,17 @@ std::int64_t overlapped_estimate(const Graph& g) {
     const double own = static_cast<double>(n.stage_cycles) / static_cast<double>(std::max<std::int64_t>(1, o.h));
     interval[i] = std::max(own, in_interval);
     first[i] = ready_first + step;
+    rt.step[i] = step;
     last[i] = std::max({ready_last, first[i] - step + static_cast<double>(n.stage_cycles),
                         first[i] + static_cast<double>(o.h - 1) * interval[i]});
-    total = std::max(total, last[i]);
+    rt.total = std::max(rt.total, last[i]);
   }
-  return static_cast<std::int64_t>(total);
+  return rt;
 }
+
+namespace {
+
+std::int64_t overlapped_estimate(const Graph& g) { return static_cast<std::int64_t>(overlapped_times(g).total); }
 
 }  // namespace
 
@@ -139,12 +152,16 @@ std::string layer_report(const Graph& g, const Target& t) {
                   copies.c_str(), static_cast<long long>(n.stage_cycles), static_cast<long long>(n.bound_cycles));
     o << line;
   }
-  // The firmware's start and wait of every core with a program.
+  // The firmware: per image its copies of the inputs and outputs, and the
+  // start of every core with a program.
   std::set<int> cores;
   for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
-  const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()));
+  std::vector<std::int64_t> in_bytes, out_bytes;
+  for (int v : g.inputs) in_bytes.push_back(g.val(v).shape.numel());
+  for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel());
+  const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()), in_bytes, out_bytes);
   tot_cyc = (overlapped ? overlapped_estimate(g) : tot_cyc) + start;
-  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(start and wait of the CUs)",
+  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(firmware: copies, starts)",
                 "-", "-", "-", "-", "-", static_cast<int>(cores.size()), static_cast<long long>(start), "-");
   o << line;
   std::snprintf(line, sizeof line,

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "vp/cc/graph.h"
 #include "vp/cc/target.h"
@@ -68,6 +69,16 @@ struct LayerCost {
   std::int64_t vector_cycles = 0;  // the part after the MVM (requantization, Add, store)
 };
 
+// The critical path of the row hand-over with one layer per CU (report.cpp):
+// per node, when its first and its last output row are done (cycles after
+// the start) and its row step; total is the last row of all. Fused nodes
+// keep 0.
+struct RowTimes {
+  std::vector<double> first, last, step;
+  double total = 0;
+};
+RowTimes overlapped_times(const Graph& g);
+
 class CostModel {
  public:
   // min_strip: the narrowest strip of a share (Graph::min_strip).
@@ -82,9 +93,12 @@ class CostModel {
   std::int64_t step(const LayerCost& c, int copies) const;
   // The analytic floor: MVMs per crossbar x MVM cycles, all copies at once.
   std::int64_t bound(const LayerCost& c, int copies) const;
-  // Per inference outside the layers: the firmware starts and waits for
-  // every core that has a program, and copies the inputs and outputs.
-  std::int64_t start(std::int64_t cores) const;
+  // Per inference outside the layers: the firmware copies the inputs in
+  // (bytes of each), starts every core that has a program (a layer's cores
+  // start up to one loop pass per core after the first) and copies the
+  // outputs out.
+  std::int64_t start(std::int64_t cores, const std::vector<std::int64_t>& input_bytes = {},
+                     const std::vector<std::int64_t>& output_bytes = {}) const;
   // One DMA of `bytes` between global memory and a scratchpad.
   std::int64_t dma(std::int64_t bytes) const;
   std::int64_t vec(std::int64_t elems) const;

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -41,6 +42,8 @@ struct RunResult {
   std::int64_t cycles = 0;  // the run's, as vp-run reports it
   std::int64_t min_strip = 0;  // the narrowest column strip of any Conv copy's share (0: no strips)
   bool pipelined = false;   // some Conv's pixels are software-pipelined (a store one pixel back)
+  std::size_t reuse_orders = 0;  // (layer, later layer) pairs whose SRAM the later one reuses
+  bool layers_spread = true;     // every layer's CUs in distinct clusters while there are clusters left
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -79,6 +82,13 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     for (int c : g.nodes[i].cores)
       if (!layer_of_core.emplace(c, static_cast<int>(i)).second) r.core_per_layer = false;
   for (const Value& v : g.values) r.on_chip += t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
+  r.reuse_orders = g.reuse_after.size();
+  for (const Node& n : g.nodes) {
+    std::set<int> clusters;
+    for (int c : n.cores) clusters.insert(t.cluster_of(c));
+    r.layers_spread = r.layers_spread &&
+                      static_cast<int>(clusters.size()) == std::min<int>(t.clusters, static_cast<int>(n.cores.size()));
+  }
   for (const Node& n : g.nodes) {
     r.max_replicas = std::max(r.max_replicas, n.replicas);
     r.max_lanes = std::max(r.max_lanes, n.lanes);
@@ -374,6 +384,37 @@ TEST(EndToEnd, NarrowStripsOnPipelinedPlacement) {
         EXPECT_TRUE(r.split_tile);
       }
     }
+}
+// One image: a layer's CUs sit in distinct clusters (their row loads come
+// in through distinct router ports), and values that did not fit the SRAMs
+// take the ranges of values finished before their writer starts; the
+// writer waits for a release from every core that used them. A chain of
+// 1x1 convolutions whose maps fill 16 KiB of SRAM twice over: the last
+// layers reuse the first layers' ranges, byte for byte equal to the golden
+// model; a stream reuses nothing and keeps each layer's CUs together.
+TEST(EndToEnd, SramReusedByLaterLayersForOneImage) {
+  OnnxBuilder b("chain", 13, 15);
+  auto x = b.input("x", {1, 64, 4, 4});
+  for (int i = 0; i < 24; ++i) x = b.relu(b.conv(x, 64, 64, 1));
+  b.output(x);
+  const TestModel chain{"chain", b.serialize()};
+  const std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4", "cluster.sram_kib=1", "cluster.sram.interleave_bytes=256"};
+  const RunResult one = compile_and_run(chain, "small", sets, 5, MapOptions{1, true}, 1);
+  expect_exact(one);
+  EXPECT_TRUE(one.core_per_layer);
+  EXPECT_GT(one.reuse_orders, 0u);
+  EXPECT_TRUE(one.layers_spread);
+  MapOptions stream{1, true};
+  stream.batch = 3;
+  const RunResult three = compile_and_run(chain, "small", sets, 5, stream, 3);
+  expect_exact(three);
+  EXPECT_EQ(three.reuse_orders, 0u);
+  // A residual block and a CNN with padded maps, tiles split over CUs.
+  std::vector<std::string> split = {"chip.clusters=16", "chip.mesh_cols=4", "cluster.sram_kib=1", "cluster.sram.interleave_bytes=256", "chip.xbars_per_cu=2"};
+  for (const TestModel& m : {residual_model(), cnn_model()}) {
+    SCOPED_TRACE(m.name);
+    expect_exact(compile_and_run(m, "small", split, 5, MapOptions{2, true}, 1));
+  }
 }
 // A stream compiled as one (MapOptions::batch) takes strips of at least 4
 // pixels, a single image strips of 2.

@@ -183,6 +183,11 @@ struct Graph {
   }
   std::int64_t gmem_used = 0;
   std::int64_t sram_used = 0;  // bytes of activations in the cluster SRAMs' global window
+  // SRAM reused for one image (plan_memory.cpp): (node, later node) pairs
+  // where the later node stores into SRAM the first node reads last. Every
+  // core of the later node starts only once every core of the first one has
+  // finished (a release message from each, emit_sync.cpp).
+  std::vector<std::pair<int, int>> reuse_after;
   int opset = 0;
 
   int add_value(Value v) {

@@ -56,10 +56,22 @@ struct SyncPlan {
   // (reader layer, core) -> releases to send, in the writers' layer order.
   std::map<std::pair<int, int>, std::vector<Release>> release_take, release_give;
   std::int64_t releases = 0;                         // messages per image after the first
+  // SRAM reused for one image: (reader layer, core) -> releases to send at
+  // its end; (writer layer, core) -> releases to take at its start.
+  std::map<std::pair<int, int>, std::vector<Release>> reuse_give, reuse_take;
+};
+// SRAM reused for one image: every core of `writer` (a layer id) takes, at
+// its start, a release from every core of `reader` (an earlier layer),
+// sent when that core has finished it. Tags never a row stream's on the
+// same core pair.
+struct ReuseOrder {
+  int reader = 0, writer = 0;
+  std::vector<int> reader_cores, writer_cores;
 };
 
 // The tables for the steps a first emit pass recorded (layer ids are the
 // program order); with `stream` also the releases between images.
-SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream = false);
+SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream = false,
+                   const std::vector<ReuseOrder>& reuse = {});
 
 }  // namespace vp::cc
