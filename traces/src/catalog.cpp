@@ -27,12 +27,12 @@ std::string zebu_class(std::string_view mnemonic) {
 std::uint32_t Catalog::track_of(const TraceRecord& r, std::uint32_t opcode) {
   TrackKey key{};
   if (r.has_location) {
-    key = {r.cluster < 0 ? -1 : r.cluster, r.cluster < 0 ? -1 : r.cu, units_.intern(r.unit)};
+    key = {r.chip < 0 ? -1 : r.chip, r.cluster < 0 ? -1 : r.cluster, r.cluster < 0 ? -1 : r.cu, units_.intern(r.unit)};
   } else {
     // ZeBu: one core; the unit is the instruction class of the mnemonic.
     if (opcode >= zebu_track_of_opcode_.size()) zebu_track_of_opcode_.resize(opcode + 1, -1);
     if (zebu_track_of_opcode_[opcode] >= 0) return static_cast<std::uint32_t>(zebu_track_of_opcode_[opcode]);
-    key = {-2, 0, units_.intern(zebu_class(r.mnemonic))};
+    key = {-1, -2, 0, units_.intern(zebu_class(r.mnemonic))};
   }
   auto it = track_ids_.find(key);
   if (it == track_ids_.end()) {
@@ -61,6 +61,12 @@ std::uint32_t Catalog::track_of(const TraceRecord& r, std::uint32_t opcode) {
       t.scope = fmt::format("cluster{}.cu{}.{}", t.cluster, t.cu, t.unit);
       t.label = fmt::format("c{}.cu{} {}", t.cluster, t.cu, t.unit);
     }
+    // A system's traces, read together, keep each chip's tracks apart.
+    t.chip = key.chip;
+    if (t.chip >= 0) {
+      t.scope = fmt::format("chip{}.{}", t.chip, t.scope);
+      t.label = fmt::format("k{} {}", t.chip, t.label);
+    }
     it = track_ids_.emplace(key, static_cast<std::uint32_t>(tracks_.size())).first;
     tracks_.push_back(std::move(t));
   }
@@ -69,8 +75,10 @@ std::uint32_t Catalog::track_of(const TraceRecord& r, std::uint32_t opcode) {
 }
 
 std::uint32_t Catalog::layer_of(const TraceRecord& r) {
+  // Each chip of a system numbers its own layers: chip K's ids are apart.
+  const std::int64_t key = r.chip >= 0 ? ((r.chip + 1) << 32) + r.layer_id : r.layer_id;
   if (r.layer_id >= 0 || r.layer_name.empty()) {
-    const auto by_id = layer_by_id_.find(r.layer_id);
+    const auto by_id = layer_by_id_.find(key);
     if (by_id != layer_by_id_.end()) return by_id->second;
   } else {
     const auto by_name = layer_by_name_.find(r.layer_name);
@@ -81,11 +89,12 @@ std::uint32_t Catalog::layer_of(const TraceRecord& r) {
   if (!r.layer_name.empty()) info.name = std::string(r.layer_name);
   else if (r.layer_id >= 0) info.name = fmt::format("L{}", r.layer_id);
   else info.name = "-";
+  if (r.chip >= 0 && r.layer_name.empty()) info.name = fmt::format("k{} {}", r.chip, info.name);
   info.order = static_cast<std::uint32_t>(layers_.size());
   const auto id = info.order;
   layers_.push_back(std::move(info));
   if (r.layer_id >= 0 || r.layer_name.empty()) {
-    layer_by_id_.emplace(r.layer_id, id);
+    layer_by_id_.emplace(key, id);
   } else {
     layer_by_name_.emplace(layer_names_.name(layer_names_.intern(r.layer_name)), id);
   }
@@ -113,6 +122,7 @@ std::vector<std::uint32_t> Catalog::tracks_in_order() const {
     const TrackInfo& x = tracks_[a];
     const TrackInfo& y = tracks_[b];
     if (x.zebu != y.zebu) return x.zebu < y.zebu;
+    if (x.chip != y.chip) return x.chip < y.chip;
     if (x.cluster != y.cluster) return x.cluster < y.cluster;
     if (x.cu != y.cu) return x.cu < y.cu;
     const int rx = unit_rank(x.unit), ry = unit_rank(y.unit);

@@ -69,8 +69,8 @@ bool glob_match(std::string_view p, std::string_view t) {
 }
 
 bool FilterSpec::empty() const {
-  return from == 0 && to == std::numeric_limits<std::int64_t>::max() && cores.empty() && units.empty() &&
-         layers.empty() && mnemonics.empty();
+  return from == 0 && to == std::numeric_limits<std::int64_t>::max() && cores.empty() && chips.empty() &&
+         units.empty() && layers.empty() && mnemonics.empty();
 }
 
 std::vector<FilterSpec::Core> FilterSpec::parse_cores(std::string_view text) {
@@ -89,6 +89,17 @@ std::vector<FilterSpec::Core> FilterSpec::parse_cores(std::string_view text) {
       if (dot != std::string_view::npos) c.cu = cu;
     }
     out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<std::int64_t> FilterSpec::parse_chips(std::string_view text) {
+  std::vector<std::int64_t> out;
+  for (const std::string_view item : split(text)) {
+    std::int64_t k = 0;
+    if (!to_int(item, k) || k < 0)
+      throw std::invalid_argument(fmt::format("--chips: '{}' is not a chip number (0, 1, ...)", item));
+    out.push_back(k);
   }
   return out;
 }
@@ -152,8 +163,8 @@ std::vector<FilterSpec::LayerSel> FilterSpec::parse_layers(std::string_view text
 bool Filter::track_ok(std::uint32_t id) {
   if (cached(track_cache_, id)) return track_cache_[id] == 1;
   const TrackInfo& t = catalog_->tracks()[id];
-  bool ok = true;
-  if (!spec_.cores.empty()) {
+  bool ok = spec_.chips.empty() || std::find(spec_.chips.begin(), spec_.chips.end(), t.chip) != spec_.chips.end();
+  if (ok && !spec_.cores.empty()) {
     ok = std::any_of(spec_.cores.begin(), spec_.cores.end(), [&t](const FilterSpec::Core& c) {
       if (c.cp) return t.cluster < 0;
       return t.cluster == c.cluster && (!c.cu || *c.cu == t.cu);

@@ -10,8 +10,10 @@
 namespace vp::trace {
 
 std::int64_t PerfettoWriter::pid_of(const TrackInfo& t) const {
-  // pid 1 = control processor or ZeBu core, clusters from 2.
-  return t.zebu || t.cluster < 0 ? 1 : t.cluster + 2;
+  // pid 1 = control processor or ZeBu core, clusters from 2; chip K of a
+  // system's traces read together from (K + 1) x 100000.
+  const std::int64_t base = t.chip >= 0 ? (t.chip + 1) * 100000 : 0;
+  return base + (t.zebu || t.cluster < 0 ? 1 : t.cluster + 2);
 }
 
 void PerfettoWriter::begin(const RunInfo& run) {
@@ -70,8 +72,9 @@ void PerfettoWriter::finish() {
     const TrackInfo& info = catalog_->tracks()[t];
     const std::int64_t pid = pid_of(info);
     if (named.insert(pid).second) {
-      const std::string pname = info.zebu ? "ZeBu core" : info.cluster < 0 ? "control processor"
-                                                                           : fmt::format("cluster {}", info.cluster);
+      std::string pname = info.zebu ? "ZeBu core" : info.cluster < 0 ? "control processor"
+                                                                     : fmt::format("cluster {}", info.cluster);
+      if (info.chip >= 0) pname = fmt::format("chip {} {}", info.chip, pname);
       sep();
       fmt::format_to(it, "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":", pid);
       append_json_string(b, pname);

@@ -30,7 +30,7 @@ std::int64_t parse_cycle(const std::string& opt, const std::string& text) {
 
 int main(int argc, char** argv) {
   ConvertOptions o;
-  std::string from, to, cores, units, layers, mnemonics;
+  std::string from, to, cores, chips, units, layers, mnemonics;
   std::string top = "10", clock_mhz = "1000", sort_mb = "64";
   po::options_description visible("vp-trace TRACE [outputs] [filters]");
   // clang-format off
@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
     ("from", po::value(&from)->value_name("CYCLE"), "keep what runs at or after this cycle (clipped)")
     ("to", po::value(&to)->value_name("CYCLE"), "keep what runs before this cycle (clipped)")
     ("cores", po::value(&cores)->value_name("LIST"), "clusters / CUs: 3,3.2,cp (ZeBu: 0)")
+    ("chips", po::value(&chips)->value_name("LIST"), "a system's chips: 0,2 (its traces read together: cat T.chip*.trace | vp-trace -)")
     ("units", po::value(&units)->value_name("LIST"), "units: scalar,xbar,vector,dma,noc,sync,ctrl,cp or ZeBu CT,LD,LW,ST,DT,PE,VP")
     ("layers", po::value(&layers)->value_name("LIST"), "layer ids, ranges (3-7) or names")
     ("mnemonics", po::value(&mnemonics)->value_name("LIST"), "mnemonics, globs allowed (pe_*,vp_pool)")
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
     if (!to.empty()) o.filter.to = parse_cycle("to", to);
     if (o.filter.to <= o.filter.from) throw std::invalid_argument("--to must be after --from");
     if (!cores.empty()) o.filter.cores = FilterSpec::parse_cores(cores);
+    if (!chips.empty()) o.filter.chips = FilterSpec::parse_chips(chips);
     if (vm.count("units")) o.filter.units = FilterSpec::parse_units(units);
     if (!layers.empty()) o.filter.layers = FilterSpec::parse_layers(layers);
     if (!mnemonics.empty()) o.filter.mnemonics = FilterSpec::parse_names(mnemonics);

@@ -117,6 +117,13 @@ TEST_F(VpRunSystem, TheSameRunGivesTheSameTracesByteForByte) {
   EXPECT_EQ(named, lines);
   const std::string cmd = "'" + bin_ + "/vp-trace' '" + path("a.chip1.trace") + "' --stats > /dev/null 2>&1";
   EXPECT_EQ(std::system(cmd.c_str()), 0);
+  // Read together, the chips' traces keep their tracks apart; --chips picks.
+  const std::string both = "cat '" + path("a.chip0.trace") + "' '" + path("a.chip1.trace") + "' | '" + bin_ +
+                           "/vp-trace' - --stats --chips 1 > '" + path("stats.txt") + "' 2>&1";
+  ASSERT_EQ(std::system(both.c_str()), 0);
+  const std::string stats = slurp(path("stats.txt"));
+  EXPECT_NE(stats.find("k1 cp"), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("k0 "), std::string::npos) << stats;
 }
 
 TEST_F(VpRunSystem, MalformedFilesNameTheField) {

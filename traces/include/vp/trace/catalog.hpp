@@ -33,6 +33,7 @@ class Interner {
 // ZeBu traces, which carry no location) an instruction class of the core.
 struct TrackInfo {
   bool zebu = false;
+  std::int64_t chip = -1;     // a system's chip ('chip' in the mapping); -1 = one chip
   std::int64_t cluster = -1;  // -1 = control processor
   std::int64_t cu = -1;
   std::string unit;           // 'xbar', 'dma', ... or ZeBu class 'PE', 'LD', ...
@@ -72,13 +73,16 @@ class Catalog {
 
  private:
   struct TrackKey {
-    std::int64_t cluster, cu;
+    std::int64_t chip, cluster, cu;
     std::uint32_t unit;
-    bool operator==(const TrackKey& o) const { return cluster == o.cluster && cu == o.cu && unit == o.unit; }
+    bool operator==(const TrackKey& o) const {
+      return chip == o.chip && cluster == o.cluster && cu == o.cu && unit == o.unit;
+    }
   };
   struct TrackKeyHash {
     std::size_t operator()(const TrackKey& k) const {
-      return std::hash<std::int64_t>()(k.cluster * 1000003 + k.cu) ^ (std::hash<std::uint32_t>()(k.unit) << 1);
+      return std::hash<std::int64_t>()((k.chip * 1000003 + k.cluster) * 1000003 + k.cu) ^
+             (std::hash<std::uint32_t>()(k.unit) << 1);
     }
   };
 

@@ -27,6 +27,7 @@ struct FilterSpec {
     std::optional<std::int64_t> cu;
   };
   std::vector<Core> cores;
+  std::vector<std::int64_t> chips;     // --chips: a system's chips ('chip' key); empty = all
   std::vector<std::string> units;      // unit or ZeBu class names, case-insensitive
   struct LayerSel {
     std::optional<std::string> name;   // exact layer name
@@ -47,6 +48,8 @@ struct FilterSpec {
   // The chip's units, "cp", and the ZeBu instruction classes.
   static const std::vector<std::string>& unit_names();
   static std::vector<LayerSel> parse_layers(std::string_view text);
+  // --chips: "0,2" = chips 0 and 2 of a system's traces read together.
+  static std::vector<std::int64_t> parse_chips(std::string_view text);
 };
 
 bool glob_match(std::string_view pattern, std::string_view text);
