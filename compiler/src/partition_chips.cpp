@@ -52,7 +52,7 @@ Partition partition_chips(const Graph& g, const Target& t, int chips) {
     if (d[i].crossbars > t.crossbars())
       throw CompileError("layer '" + g.nodes[i].name + "' alone needs " + std::to_string(d[i].crossbars) +
                          " crossbars, chip '" + t.name + "' has " + std::to_string(t.crossbars()) +
-                         "; splitting one layer's weights over chips is not supported");
+                         ", and only a layer of two or more column tiles without groups is split over chips");
   std::vector<std::int64_t> work(M + 1, 0), xbars(M + 1, 0);
   for (std::size_t i = 0; i < M; ++i) {
     work[i + 1] = work[i] + d[i].crossbars * d[i].stage_cycles;

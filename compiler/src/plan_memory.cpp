@@ -142,7 +142,8 @@ std::vector<int> users_of(const Graph& g, int id) {
 // row starts; the writer then waits for a release from each core of those
 // layers (Graph::reuse_after), so a wrong estimate costs time, never bytes.
 // Only values without a border (a reused range holds old bytes, not the
-// border's zeros), with one layer per CU. Values left without a range stay
+// border's zeros) take a range, and only ranges without a border are taken,
+// with one layer per CU. Values left without a range stay
 // in global memory.
 void reuse_sram(Graph& g, const Target& t, const std::vector<int>& order, std::int64_t window_bytes,
                 std::int64_t& on_chip) {
@@ -155,7 +156,11 @@ void reuse_sram(Graph& g, const Target& t, const std::vector<int>& order, std::i
   };
   auto range_of = [&](int id, std::int64_t lo, std::int64_t hi) {
     Range r{lo, hi, -kNever, users_of(g, id)};
-    if (r.users.empty()) r.free_at = kNever;
+    // A border is written once, when the program is loaded (the SRAMs start
+    // at zero): a range holding one is never reused, or the next start of
+    // the program (the firmware's next batch element) would read the
+    // bytes of the value that took it as the border.
+    if (r.users.empty() || g.val(id).buf.pad > 0) r.free_at = kNever;
     for (int u : r.users) r.free_at = std::max(r.free_at, rt.last[static_cast<std::size_t>(u)]);
     return r;
   };

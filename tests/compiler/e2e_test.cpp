@@ -44,6 +44,7 @@ struct RunResult {
   bool pipelined = false;   // some Conv's pixels are software-pipelined (a store one pixel back)
   std::size_t reuse_orders = 0;  // (layer, later layer) pairs whose SRAM the later one reuses
   bool layers_spread = true;     // every layer's CUs in distinct clusters while there are clusters left
+  bool border_shared = false;    // an SRAM range holding a border also holds another value (reuse)
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -83,6 +84,16 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
       if (!layer_of_core.emplace(c, static_cast<int>(i)).second) r.core_per_layer = false;
   for (const Value& v : g.values) r.on_chip += t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
   r.reuse_orders = g.reuse_after.size();
+  // A border is written when the program loads: no other value may take
+  // its range, or the next start reads that value's bytes as the border.
+  for (const Value& a : g.values) {
+    if (a.is_const || a.buf.addr < t.sram_global_base || a.buf.pad == 0) continue;
+    for (const Value& b : g.values) {
+      if (&a == &b || b.is_const || b.buf.addr < 0) continue;
+      const bool overlap = a.buf.addr < b.buf.addr + b.buf.bytes(b.shape) && b.buf.addr < a.buf.addr + a.buf.bytes(a.shape);
+      r.border_shared = r.border_shared || overlap;
+    }
+  }
   for (const Node& n : g.nodes) {
     std::set<int> clusters;
     for (int c : n.cores) clusters.insert(t.cluster_of(c));
@@ -409,6 +420,16 @@ TEST(EndToEnd, SramReusedByLaterLayersForOneImage) {
   const RunResult three = compile_and_run(chain, "small", sets, 5, stream, 3);
   expect_exact(three);
   EXPECT_EQ(three.reuse_orders, 0u);
+  // 3x3 convolutions read bordered maps: those ranges are never reused.
+  OnnxBuilder pb("padded_chain", 13, 15);
+  auto px = pb.input("x", {1, 16, 8, 8});
+  for (int i = 0; i < 24; ++i) px = pb.relu(i % 2 ? pb.conv(px, 16, 16, 3, 1, 1) : pb.conv(px, 16, 16, 1));
+  pb.output(px);
+  const RunResult padded = compile_and_run({"padded_chain", pb.serialize()}, "small", sets, 5, MapOptions{1, true}, 1);
+  expect_exact(padded);
+  EXPECT_GT(padded.reuse_orders, 0u);
+  EXPECT_FALSE(padded.border_shared);
+  EXPECT_FALSE(one.border_shared);
   // A residual block and a CNN with padded maps, tiles split over CUs.
   std::vector<std::string> split = {"chip.clusters=16", "chip.mesh_cols=4", "cluster.sram_kib=1", "cluster.sram.interleave_bytes=256", "chip.xbars_per_cu=2"};
   for (const TestModel& m : {residual_model(), cnn_model()}) {
