@@ -1,5 +1,6 @@
 // The scalar unit's reciprocal square root against long-double arithmetic,
-// and its edges: exact squares, the saturation at small inputs, zero.
+// and its edges: exact squares, the saturation at small inputs, zero; the
+// reciprocal the same way.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 namespace {
 
 using vp::common::isqrt_u64;
+using vp::common::recip_q31;
 using vp::common::rsqrt_q31;
 
 TEST(Rsqrt, IsqrtIsTheFloorOfTheSquareRoot) {
@@ -37,6 +39,21 @@ TEST(Rsqrt, IsTheFloorOf2To31OverTheRoot) {
     EXPECT_LE(r64 * r64, q) << v;
     EXPECT_GT((r64 + 1) * (r64 + 1), q) << v;
     EXPECT_NEAR(double(r), std::ldexp(1.0L, 31) / std::sqrt(static_cast<long double>(v)), 1.0) << v;
+  }
+}
+
+TEST(Recip, IsTheFloorOf2To31OverTheValue) {
+  EXPECT_EQ(recip_q31(0), 0x7FFFFFFFu);
+  EXPECT_EQ(recip_q31(1), 0x7FFFFFFFu);  // 2^31 saturates
+  EXPECT_EQ(recip_q31(2), 1u << 30);
+  EXPECT_EQ(recip_q31(127), 16909320u);  // a Softmax row whose only exponential is 127
+  EXPECT_EQ(recip_q31(0xFFFFFFFFu), 0u);
+  std::mt19937 rng(11);
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint32_t v = 2 + rng() % (i % 2 ? 0xFFFFFFFEu : 100000u);
+    const std::uint64_t r = recip_q31(v);
+    EXPECT_LE(r * v, std::uint64_t{1} << 31) << v;
+    EXPECT_GT((r + 1) * v, std::uint64_t{1} << 31) << v;
   }
 }
 

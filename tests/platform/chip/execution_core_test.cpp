@@ -214,6 +214,14 @@ TEST(ExecutionCore, ReciprocalSquareRootTakesItsOwnLatency) {
   EXPECT_EQ(r.reg(3), INT32_MAX);
 }
 
+TEST(ExecutionCore, ReciprocalTakesItsOwnLatency) {
+  CoreRun r("li r1, 1000\nrecip r2, r1\nrecip r3, r0\nhalt\n");
+  const Retired& rc = r.at("recip");
+  EXPECT_EQ(rc.end - rc.start, 14u);  // cu.scalar.recip_cycles
+  EXPECT_EQ(r.reg(2), 2147483);       // floor(2^31 / 1000)
+  EXPECT_EQ(r.reg(3), INT32_MAX);
+}
+
 TEST(ExecutionCore, ABranchStallsIssueUntilItResolves) {
   CoreRun r("li r1, 1\nbeq r1, r0, 3\nli r2, 5\nhalt\n");
   const Retired& br = r.at("beq");

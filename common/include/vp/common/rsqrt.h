@@ -1,6 +1,7 @@
-// The reciprocal square root the CU's scalar unit computes (rsqrt) and the
-// compiler's golden model reproduces: one exact integer definition, so a
-// LayerNorm on the chip equals the golden model byte for byte.
+// The reciprocal square root (rsqrt) and the reciprocal (recip) the CU's
+// scalar unit computes and the compiler's golden model reproduces: one exact
+// integer definition each, so a LayerNorm or a Softmax on the chip equals the
+// golden model byte for byte.
 #pragma once
 
 #include <cmath>
@@ -25,6 +26,15 @@ inline std::uint32_t rsqrt_q31(std::uint32_t v) {
   constexpr std::uint64_t kMax = 0x7FFFFFFFull;
   if (v == 0) return static_cast<std::uint32_t>(kMax);
   const std::uint64_t r = isqrt_u64((std::uint64_t{1} << 62) / v);
+  return static_cast<std::uint32_t>(r < kMax ? r : kMax);
+}
+
+// min(2^31 - 1, floor(2^31 / v)), and 2^31 - 1 for v = 0 (recip): a
+// Softmax's 1 / sum of its exponentials, exact in integers.
+inline std::uint32_t recip_q31(std::uint32_t v) {
+  constexpr std::uint64_t kMax = 0x7FFFFFFFull;
+  if (v == 0) return static_cast<std::uint32_t>(kMax);
+  const std::uint64_t r = (std::uint64_t{1} << 31) / v;
   return static_cast<std::uint32_t>(r < kMax ? r : kMax);
 }
 

@@ -30,6 +30,7 @@ void exec_MAX(Issue& is, const isa::ops::MAX& o) {
 }
 
 void exec_RSQRT(Issue& is, const isa::ops::RSQRT& o) { is.write(o.rd, vp::common::rsqrt_q31(is.reg(o.rs1))); }
+void exec_RECIP(Issue& is, const isa::ops::RECIP& o) { is.write(o.rd, vp::common::recip_q31(is.reg(o.rs1))); }
 
 void exec_LI(Issue& is, const isa::ops::LI& o) { is.write(o.rd, static_cast<uint32_t>(o.imm)); }
 void exec_ADDI(Issue& is, const isa::ops::ADDI& o) { is.write(o.rd, is.reg(o.rs1) + static_cast<uint32_t>(o.imm)); }

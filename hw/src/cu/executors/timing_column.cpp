@@ -12,6 +12,7 @@ constexpr TimingParam kParams[] = {
     {"cu.scalar.alu_cycles", TimingSource::Cycles, &CoreTiming::alu_cycles},
     {"cu.scalar.mul_cycles", TimingSource::Cycles, &CoreTiming::mul_cycles},
     {"cu.scalar.rsqrt_cycles", TimingSource::Cycles, &CoreTiming::rsqrt_cycles},
+    {"cu.scalar.recip_cycles", TimingSource::Cycles, &CoreTiming::recip_cycles},
     {"cu.scalar.branch_cycles", TimingSource::Cycles, &CoreTiming::branch_cycles},
     {"cu.spad.access_cycles", TimingSource::Cycles, &CoreTiming::spad_access_cycles},
     // The control processor's CoreTiming carries cp.alu_cycles in alu_cycles.

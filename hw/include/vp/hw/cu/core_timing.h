@@ -16,6 +16,7 @@ struct CoreTiming {
   uint32_t alu_cycles = param_default::cu_scalar_alu_cycles;      // cu.scalar.alu_cycles
   uint32_t mul_cycles = param_default::cu_scalar_mul_cycles;      // cu.scalar.mul_cycles
   uint32_t rsqrt_cycles = param_default::cu_scalar_rsqrt_cycles;  // cu.scalar.rsqrt_cycles
+  uint32_t recip_cycles = param_default::cu_scalar_recip_cycles;  // cu.scalar.recip_cycles
   uint32_t branch_cycles = param_default::cu_scalar_branch_cycles;     // cu.scalar.branch_cycles
   uint32_t spad_access_cycles = param_default::cu_spad_access_cycles;  // cu.spad.access_cycles
   uint32_t vector_lanes = param_default::cu_vector_lanes;         // cu.vector.lanes [elements/cycle]
