@@ -17,10 +17,15 @@
 //   GELU, per-channel constants
 //   after a Conv                      -> canonicalize_norm.cpp
 //
+//   MatMul of two activations, the
+//   head Reshapes and Transposes, a
+//   scale and a causal mask          -> canonicalize_attention.cpp
+//
 // Afterwards only the operators whose role in operators.def is `chip` remain:
 // Conv, Add, Mul (by a constant or of two activations), Relu, Clip, the table operators
 // (LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Erf, Gelu), MaxPool,
-// AveragePool, GlobalAveragePool, Concat and LayerNormalization.
+// AveragePool, GlobalAveragePool, Concat, LayerNormalization, Softmax and
+// MatMul of two activations.
 #include <algorithm>
 #include <cmath>
 
@@ -314,9 +319,13 @@ void canonicalize(Graph& g) {
   // 1b. Transpose(0,2,3,1) ... Transpose(0,3,1,2) around per-pixel operators:
   //     the operators on the map itself (canonicalize_norm.cpp).
   channels_last_regions(g);
+  // 1c. MatMuls of two activations: attention on the chip's layout.
+  fold_attention(g);
   // 2. Gemm/MatMul -> Conv (may absorb a Flatten), Conv geometry and bias.
   for (auto& n : g.nodes) {
-    if (n.op == OpKind::Gemm || n.op == OpKind::MatMul) gemm_to_conv(g, n);
+    const bool activations = n.op == OpKind::MatMul && n.in.size() == 2 && !g.val(n.in[0]).is_const &&
+                             !g.val(n.in[1]).is_const;
+    if (n.op == OpKind::Gemm || (n.op == OpKind::MatMul && !activations)) gemm_to_conv(g, n);
     else if (n.op == OpKind::Conv) {
       need_const(g, n, 1, "the weight");
       read_geom(n, g);
@@ -400,18 +409,35 @@ void canonicalize(Graph& g) {
   // 5b. Mul(x, f(x)) of a table operator f: one table.
   fold_mul_by_input(g);
   g.remove_dead_nodes();
-  // 6. A Softmax that produces a graph output runs on the host.
+  // 6. A Softmax that produces a graph output of class scores runs on the
+  //    host (in float, on the dequantized scores); any other on the chip,
+  //    over the channel axis (or the runs canonicalize_attention set).
   g.host_softmax.assign(g.outputs.size(), false);
   for (auto& n : g.nodes) {
-    if (op_def(n.op).role != OpRole::host) continue;
+    if (n.op != OpKind::Softmax) continue;
     const auto it = std::find(g.outputs.begin(), g.outputs.end(), n.out[0]);
-    if (it == g.outputs.end() || !g.consumers(n.out[0]).empty())
-      throw CompileError("node '" + n.name + "': Softmax is supported only as a graph output (it runs on the host)");
     const Shape& s = g.val(n.in[0]).shape;
-    if (s.h * s.w != 1) throw CompileError("node '" + n.name + "': Softmax is supported over a vector of class scores");
-    g.host_softmax[static_cast<std::size_t>(it - g.outputs.begin())] = true;
-    *it = n.in[0];
-    n.out.clear();
+    if (it != g.outputs.end() && g.consumers(n.out[0]).empty() && s.h * s.w == 1 && n.group == 0) {
+      g.host_softmax[static_cast<std::size_t>(it - g.outputs.begin())] = true;
+      *it = n.in[0];
+      n.out.clear();
+      continue;
+    }
+    if (n.group > 0) continue;
+    const auto rank = static_cast<std::int64_t>(g.val(n.in[0]).dims.size());
+    // Before opset 13 Softmax flattens every axis from `axis` on into one.
+    const bool coerced = g.opset < 13;
+    auto axis = attr_i(n, "axis", coerced ? 1 : -1);
+    if (axis < 0) axis += rank;
+    if (coerced && axis < rank - 1 && s.h * s.w > 1)
+      throw CompileError("node '" + n.name + "': Softmax (opset " + std::to_string(g.opset) + ") over axes " +
+                         std::to_string(axis) + " to " + std::to_string(rank - 1) +
+                         " at once; on the chip it is supported over the channel axis only");
+    if (axis != (rank <= 1 ? 0 : 1) && s.c > 1)
+      throw CompileError("node '" + n.name + "': Softmax on the chip is supported over the channel axis (axis " +
+                         std::to_string(rank <= 1 ? 0 : 1) + " of this " + std::to_string(rank) + "-D tensor), got axis " +
+                         std::to_string(axis));
+    n.group = s.c;
   }
   g.remove_dead_nodes();
   // 7. What is left must be in the canonical set; check the cases the back
@@ -419,6 +445,10 @@ void canonicalize(Graph& g) {
   for (auto& n : g.nodes) {
     if (!op_def(n.op).on_chip())
       throw CompileError("node '" + n.name + "': " + op_name(n.op) + " is left after canonicalization; not supported here");
+    for (const int id : n.in)
+      if (id >= 0 && !g.val(id).is_const && g.val(id).shape.numel() == 0)
+        throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads the stack of matrices '" + g.val(id).name +
+                           "'; supported only between an attention's Reshapes, Transposes and MatMuls");
     if (n.op == OpKind::Mul) {
       const bool c0 = g.val(n.in[0]).is_const, c1 = g.val(n.in[1]).is_const;
       if (c0 && c1) throw CompileError("node '" + n.name + "': Mul of two constants is not supported");

@@ -294,14 +294,17 @@ void fold_affine(Graph& g, std::size_t li) {
 }
 
 // ONNX's LayerNormalization over the channels (axis 1 of the map after the
-// region's rewrite): scale and optional bias become gamma and beta.
+// region's rewrite, or the last axis of a [T, C] matrix: a transformer's
+// tokens): scale and optional bias become gamma and beta.
 void check_layer_norm(Graph& g, Node& n) {
   if (n.in.empty() || n.in[0] < 0 || g.val(n.in[0]).is_const)
     throw CompileError("node '" + n.name + "': LayerNormalization needs an activation as its input");
   const Value& x = g.val(n.in[0]);
-  if (x.dims.size() != 4 || attr_i(n, "axis", -1) != 1)
-    throw CompileError("node '" + n.name + "': LayerNormalization is supported over the channels of a map only "
-                       "(axis -1 of the NHWC view PyTorch permutes to)");
+  const auto axis = attr_i(n, "axis", -1);
+  const bool rows = x.dims.size() == 2 && (axis == 1 || axis == -1);
+  if (!rows && (x.dims.size() != 4 || axis != 1))
+    throw CompileError("node '" + n.name + "': LayerNormalization is supported over the channels of a map "
+                       "(axis -1 of the NHWC view PyTorch permutes to) or the last axis of a [T, C] matrix");
   const std::int64_t C = x.shape.c;
   for (std::size_t k = 1; k < n.in.size(); ++k) {
     if (n.in[k] < 0) continue;

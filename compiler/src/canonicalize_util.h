@@ -35,4 +35,9 @@ void chain_concats(Graph& g);
 void channels_last_regions(Graph& g);
 void fold_norm_patterns(Graph& g);
 
+// canonicalize_attention.cpp: MatMuls of two activations (an attention's
+// q @ k^T and scores @ v) read on the chip's layout, the head Reshapes and
+// Transposes dropped, the scale folded, a causal mask into the Softmax.
+void fold_attention(Graph& g);
+
 }  // namespace vp::cc::canon

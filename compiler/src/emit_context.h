@@ -121,6 +121,11 @@ void emit_mul(Ctx& e, const Node& n);
 void emit_unary(Ctx& e, const Node& n);      // Relu, Clip, the op_table operators (vlut)
 void emit_rescale(Ctx& e, const Node& n);    // Mul by a constant, Concat
 void emit_layer_norm(Ctx& e, const Node& n);  // emit_norm.cpp
+void emit_softmax(Ctx& e, const Node& n);     // emit_softmax.cpp
+void emit_matmul(Ctx& e, const Node& n);      // emit_matmul.cpp: of two activations
+// A causal MatMul loads B's rows as its rows need them (no borders around
+// its tensors); else all of B at its first row.
+bool matmul_rows_as_needed(const Graph& g, const Node& n);
 // Rows of a graph input shared among `cores`.
 void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain_addr);
 // A stream's graph output: each image's rows into its place in the output area.

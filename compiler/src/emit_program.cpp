@@ -290,6 +290,18 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
           in.push_back(i);
         }
         break;
+      case OpKind::MatMul: {  // of two activations: row m of A, every row of B (rows 0..m when causal)
+        in = rows(n.in[0]);
+        const std::int64_t H = g.val(n.in[1]).shape.h;
+        const bool causal = n.causal && emit::matmul_rows_as_needed(g, n);
+        for (auto& i : rows(n.in[1])) {
+          i.rows = [H, causal](std::int64_t h) {
+            return std::make_pair(std::int64_t{0}, causal ? std::min(h, H - 1) : H - 1);
+          };
+          in.push_back(i);
+        }
+        break;
+      }
       default:
         for (int v : n.in)
           for (auto& i : rows(v)) in.push_back(i);
@@ -313,6 +325,8 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         break;
       case OpKind::Concat: emit::emit_rescale(e, n); break;
       case OpKind::LayerNormalization: emit::emit_layer_norm(e, n); break;
+      case OpKind::Softmax: emit::emit_softmax(e, n); break;
+      case OpKind::MatMul: emit::emit_matmul(e, n); break;
       default:
         if (op_has(n.op, op_table)) {  // a table (operators.def): emit_unary's vlut
           emit::emit_unary(e, n);

@@ -1,9 +1,13 @@
 // Shape arithmetic folded before import: a Shape of a tensor whose
-// dimensions shape inference fixed, and Gather, Add, Sub, Mul, Div of small
-// constants, become Constant nodes. PyTorch exports x.chunk(2, dim=1) of a
-// static tensor as Shape -> Gather -> Add -> Div -> Mul feeding a Slice's
-// ends (ShuffleNet V2); once they are constants, shape inference gives the
-// Slice and everything after it their dimensions.
+// dimensions shape inference fixed, and Gather, Add, Sub, Mul, Div,
+// Unsqueeze and Concat of small constants, become Constant nodes. PyTorch
+// exports x.chunk(2, dim=1) of a static tensor as Shape -> Gather -> Add ->
+// Div -> Mul feeding a Slice's ends (ShuffleNet V2), and x.view(T, heads, d)
+// as Unsqueezes of the sizes and a Concat feeding a Reshape; once they are
+// constants, shape inference gives the Slice or Reshape and everything after
+// it their dimensions. A Slice or Transpose of a constant buffer (a causal
+// mask cut to the sequence, mask[:T, :T]; a weight transposed for a MatMul)
+// is folded too, up to kMaxSliced elements, and so is an Identity of one.
 #include "fold_constants.h"
 
 #include <algorithm>
@@ -19,8 +23,11 @@ namespace vp::cc {
 
 namespace {
 
-// Shape vectors and scalars only: a weight is never folded (nor copied).
+// Shape vectors and scalars only: a weight is never folded (nor copied) by
+// the arithmetic.
 constexpr std::int64_t kMaxFolded = 64;
+// What a Slice or Transpose of a constant may read (a mask, a small weight).
+constexpr std::int64_t kMaxSliced = 1 << 16;
 // Integers folded stay well inside int64 (a product of two shape values
 // beyond this is a malformed model, not a shape): larger results are left
 // unfolded rather than converted with overflow.
@@ -35,7 +42,7 @@ struct Const {
 bool read_tensor(const onnx::TensorProto& t, Const& c) {
   std::int64_t n = 1;
   for (const auto d : t.dims()) n *= d;
-  if (n < 0 || n > kMaxFolded) return false;
+  if (n < 0 || n > kMaxSliced) return false;
   c.dims.assign(t.dims().begin(), t.dims().end());
   const auto count = static_cast<std::size_t>(n);
   const std::string& raw = t.raw_data();
@@ -87,6 +94,162 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     return it == consts.end() ? nullptr : &it->second;
   };
   const std::string& op = n.op_type();
+  // The arithmetic reads shape vectors and scalars only.
+  const bool small_inputs = [&] {
+    for (int i = 0; i < n.input_size(); ++i) {
+      const Const* c = in(i);
+      if (c && static_cast<std::int64_t>(c->data.size()) > kMaxFolded) return false;
+    }
+    return true;
+  }();
+  if (op != "Slice" && op != "Transpose" && op != "Identity" && !small_inputs) return false;
+  if (op == "Identity") {  // a buffer PyTorch writes once and aliases (a mask every block slices)
+    const Const* d = in(0);
+    if (!d) return false;
+    out = *d;
+    return true;
+  }
+  if (op == "Unsqueeze") {
+    const Const* d = in(0);
+    if (!d) return false;
+    std::vector<std::int64_t> axes;
+    if (n.input_size() > 1) {
+      const Const* a = in(1);
+      if (!a) return false;
+      for (const double f : a->data) axes.push_back(static_cast<std::int64_t>(f));
+    } else {
+      for (const auto& at : n.attribute())
+        if (at.name() == "axes") axes.assign(at.ints().begin(), at.ints().end());
+    }
+    const auto rank = static_cast<std::int64_t>(d->dims.size() + axes.size());
+    for (auto& a : axes) {
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank) return false;
+    }
+    std::sort(axes.begin(), axes.end());
+    out.dims = d->dims;
+    for (const auto a : axes) out.dims.insert(out.dims.begin() + a, 1);
+    out.data = d->data;
+    out.integer = d->integer;
+    return true;
+  }
+  if (op == "Concat") {
+    if (n.input_size() < 1) return false;
+    std::vector<const Const*> xs;
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (!in(i)) return false;
+      xs.push_back(in(i));
+    }
+    const auto rank = static_cast<std::int64_t>(xs[0]->dims.size());
+    auto axis = attr_int(n, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (rank == 0 || axis < 0 || axis >= rank) return false;
+    out.dims = xs[0]->dims;
+    out.dims[static_cast<std::size_t>(axis)] = 0;
+    out.integer = true;
+    for (const Const* x : xs) {
+      if (static_cast<std::int64_t>(x->dims.size()) != rank) return false;
+      for (std::int64_t k = 0; k < rank; ++k)
+        if (k != axis && x->dims[static_cast<std::size_t>(k)] != out.dims[static_cast<std::size_t>(k)]) return false;
+      out.dims[static_cast<std::size_t>(axis)] += x->dims[static_cast<std::size_t>(axis)];
+      out.integer = out.integer && x->integer;
+    }
+    std::int64_t outer = 1;
+    for (std::int64_t k = 0; k < axis; ++k) outer *= out.dims[static_cast<std::size_t>(k)];
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (const Const* x : xs) {
+        const auto inner = static_cast<std::int64_t>(x->data.size()) / std::max<std::int64_t>(1, outer);
+        out.data.insert(out.data.end(), x->data.begin() + o * inner, x->data.begin() + (o + 1) * inner);
+      }
+    return true;
+  }
+  if (op == "Transpose") {
+    const Const* d = in(0);
+    if (!d || d->dims.empty()) return false;
+    const std::size_t r = d->dims.size();
+    std::vector<std::int64_t> perm(r);
+    for (std::size_t i = 0; i < r; ++i) perm[i] = static_cast<std::int64_t>(r - 1 - i);
+    for (const auto& at : n.attribute())
+      if (at.name() == "perm") perm.assign(at.ints().begin(), at.ints().end());
+    if (perm.size() != r) return false;
+    std::vector<std::int64_t> stride(r, 1);
+    for (std::size_t i = r; i-- > 1;) stride[i - 1] = stride[i] * d->dims[i];
+    std::vector<bool> seen(r, false);
+    for (std::size_t i = 0; i < r; ++i) {
+      if (perm[i] < 0 || perm[i] >= static_cast<std::int64_t>(r) || seen[static_cast<std::size_t>(perm[i])])
+        return false;  // not a permutation: left for validation to refuse
+      seen[static_cast<std::size_t>(perm[i])] = true;
+      out.dims.push_back(d->dims[static_cast<std::size_t>(perm[i])]);
+    }
+    out.integer = d->integer;
+    std::vector<std::int64_t> idx(r, 0);
+    for (std::size_t e = 0; e < d->data.size(); ++e) {
+      std::int64_t src = 0;
+      for (std::size_t i = 0; i < r; ++i) src += idx[i] * stride[static_cast<std::size_t>(perm[i])];
+      out.data.push_back(d->data[static_cast<std::size_t>(src)]);
+      for (std::size_t i = r; i-- > 0;) {
+        if (++idx[i] < out.dims[i]) break;
+        idx[i] = 0;
+      }
+    }
+    return true;
+  }
+  if (op == "Slice") {
+    // Opset 10 and later: starts, ends, axes, steps as inputs.
+    const Const *d = in(0), *st = in(1), *en = in(2);
+    if (!d || !st || !en || d->dims.empty() || st->data.size() != en->data.size()) return false;
+    const std::size_t r = d->dims.size();
+    std::vector<std::int64_t> lo(r, 0), step(r, 1), count(d->dims);
+    for (std::size_t k = 0; k < st->data.size(); ++k) {
+      std::int64_t axis = static_cast<std::int64_t>(k);
+      if (n.input_size() > 3 && !n.input(3).empty()) {
+        const Const* ax = in(3);
+        if (!ax || ax->data.size() != st->data.size()) return false;
+        axis = static_cast<std::int64_t>(ax->data[k]);
+      }
+      if (axis < 0) axis += static_cast<std::int64_t>(r);
+      if (axis < 0 || axis >= static_cast<std::int64_t>(r)) return false;
+      std::int64_t s = 1;
+      if (n.input_size() > 4 && !n.input(4).empty()) {
+        const Const* sp = in(4);
+        if (!sp || sp->data.size() != st->data.size()) return false;
+        s = static_cast<std::int64_t>(sp->data[k]);
+      }
+      if (s == 0) return false;
+      const std::int64_t dim = d->dims[static_cast<std::size_t>(axis)];
+      // ONNX's clamping: [0, dim] with a positive step; the start in
+      // [0, dim - 1] and the end in [-1, dim - 1] with a negative one.
+      auto clampi = [&](double f, bool is_end) {
+        const double v = std::fabs(f) < kMaxInteger ? f : (f < 0 ? -kMaxInteger : kMaxInteger);
+        auto i = static_cast<std::int64_t>(v);
+        if (i < 0) i += dim;
+        if (s > 0) return std::clamp<std::int64_t>(i, 0, dim);
+        return std::clamp<std::int64_t>(i, is_end ? -1 : 0, dim - 1);
+      };
+      const std::int64_t b = clampi(st->data[k], false), e = clampi(en->data[k], true);
+      const auto ax = static_cast<std::size_t>(axis);
+      lo[ax] = b;
+      step[ax] = s;
+      count[ax] = s > 0 ? std::max<std::int64_t>(0, (e - b + s - 1) / s) : std::max<std::int64_t>(0, (b - e - s - 1) / -s);
+    }
+    std::vector<std::int64_t> stride(r, 1);
+    for (std::size_t i = r; i-- > 1;) stride[i - 1] = stride[i] * d->dims[i];
+    out.dims = count;
+    out.integer = d->integer;
+    std::int64_t total = 1;
+    for (const auto c : count) total *= c;
+    std::vector<std::int64_t> idx(r, 0);
+    for (std::int64_t e = 0; e < total; ++e) {
+      std::int64_t src = 0;
+      for (std::size_t i = 0; i < r; ++i) src += (lo[i] + idx[i] * step[i]) * stride[i];
+      out.data.push_back(d->data[static_cast<std::size_t>(src)]);
+      for (std::size_t i = r; i-- > 0;) {
+        if (++idx[i] < count[i]) break;
+        idx[i] = 0;
+      }
+    }
+    return true;
+  }
   if (op == "Shape") {
     const auto it = n.input_size() == 1 ? dims.find(n.input(0)) : dims.end();
     if (it == dims.end() || it->second.empty()) return false;

@@ -140,6 +140,44 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       }
       break;
     }
+    case OpKind::MatMul: {
+      // Of two activations (canonicalize_attention.cpp): `heads` products;
+      // A is [M][heads][K], B [N][heads][K] (trans_b) or [K][heads][N], the
+      // output [M][heads][N], each a C x H map of rows; summed in double.
+      const FTensor& b = v[static_cast<std::size_t>(n.in[1])];
+      const auto h = static_cast<std::size_t>(n.heads), M = static_cast<std::size_t>(x.shape.h),
+                 K = static_cast<std::size_t>(x.shape.c) / h, N = static_cast<std::size_t>(y.shape.c) / h,
+                 rows = static_cast<std::size_t>(b.shape.h);
+      y.data.assign(h * N * M, 0.f);
+      for (std::size_t hh = 0; hh < h; ++hh)
+        for (std::size_t m = 0; m < M; ++m)
+          for (std::size_t j = 0; j < N; ++j) {
+            double s = 0;
+            for (std::size_t k = 0; k < K; ++k)
+              s += double(x.data[(hh * K + k) * M + m]) *
+                   b.data[n.trans_b ? (hh * K + k) * rows + j : (hh * N + j) * rows + k];
+            y.data[(hh * N + j) * M + m] = static_cast<float>(s * n.alpha);
+          }
+      break;
+    }
+    case OpKind::Softmax: {
+      // Per pixel over runs of n.group channels, in double; a causal mask
+      // leaves pixel row t the first t + 1 channels of each run (0 after).
+      const auto C = static_cast<std::size_t>(x.shape.c), hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
+      const std::size_t G = n.group > 0 ? static_cast<std::size_t>(n.group) : C;
+      y.data.assign(x.data.size(), 0.f);
+      for (std::size_t p = 0; p < hw; ++p) {
+        const std::size_t active = n.causal ? std::min(G, p / static_cast<std::size_t>(x.shape.w) + 1) : G;
+        for (std::size_t g0 = 0; g0 < C; g0 += G) {
+          double m = -INFINITY, sum = 0;
+          for (std::size_t j = 0; j < active; ++j) m = std::max(m, double(x.data[(g0 + j) * hw + p]));
+          for (std::size_t j = 0; j < active; ++j) sum += std::exp(double(x.data[(g0 + j) * hw + p]) - m);
+          for (std::size_t j = 0; j < active; ++j)
+            y.data[(g0 + j) * hw + p] = static_cast<float>(std::exp(double(x.data[(g0 + j) * hw + p]) - m) / sum);
+        }
+      }
+      break;
+    }
     case OpKind::Concat:
       for (int in : n.in) {
         const auto& d = v[static_cast<std::size_t>(in)].data;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "int_arith.h"
+#include "softmax_int.h"
 #include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
 #include "vp/common/host_threads.h"
@@ -73,6 +74,45 @@ QTensor layer_norm(const Node& n, const QTensor& x) {
       const I o = std::clamp<I>(round_shift(t * n.q.mult[k], n.q.shift[k]), -128, 127);
       y.data[at(c)] = static_cast<std::int8_t>(std::clamp<I>(o + n.q.bias[k], -128, 127));
     }
+  }
+  return y;
+}
+
+// MatMul of two activations (emit_matmul.cpp): exact int32 dot products of
+// int8 codes (|sum| <= K * 2^14), one requantization.
+QTensor matmul(const Graph& g, const Node& n, const QTensor& a, const QTensor& b) {
+  QTensor y;
+  y.shape = g.val(n.out[0]).shape;
+  const I h = n.heads, M = a.shape.h, K = a.shape.c / h, N = y.shape.c / h, rows = b.shape.h;
+  y.data.resize(static_cast<std::size_t>(h * N * M));
+  for (I hh = 0; hh < h; ++hh)
+    for (I m = 0; m < M; ++m)
+      for (I j = 0; j < N; ++j) {
+        I s = 0;
+        for (I k = 0; k < K; ++k)
+          s += I{a.data[static_cast<std::size_t>((hh * K + k) * M + m)]} *
+               b.data[static_cast<std::size_t>(n.trans_b ? (hh * K + k) * rows + j : (hh * N + j) * rows + k)];
+        // Beside a causal Softmax the scores n > m are not computed: 0.
+        y.data[static_cast<std::size_t>((hh * N + j) * M + m)] =
+            n.causal && n.trans_b && j > m ? std::int8_t{0}
+                                           : static_cast<std::int8_t>(requant(sat32(s), n.q.mult[0], n.q.shift[0]));
+      }
+  return y;
+}
+
+// Softmax per pixel over runs of n.group channels (softmax_int.h), the
+// causal mask leaving pixel row t its first t + 1 channels of each run.
+QTensor softmax(const Node& n, const QTensor& x) {
+  QTensor y;
+  y.shape = x.shape;
+  y.data.resize(x.data.size());
+  const I C = x.shape.c, hw = x.shape.h * x.shape.w, G = n.group > 0 ? n.group : C;
+  std::vector<std::int8_t> px(static_cast<std::size_t>(C)), out(static_cast<std::size_t>(C));
+  for (I p = 0; p < hw; ++p) {
+    for (I c = 0; c < C; ++c) px[static_cast<std::size_t>(c)] = x.data[static_cast<std::size_t>(c * hw + p)];
+    const I active = n.causal ? std::min(G, p / x.shape.w + 1) : G;
+    for (I g0 = 0; g0 < C; g0 += G) softmax_run(px.data() + g0, out.data() + g0, G, active, n.q.lut, n.q.shift[0]);
+    for (I c = 0; c < C; ++c) y.data[static_cast<std::size_t>(c * hw + p)] = out[static_cast<std::size_t>(c)];
   }
   return y;
 }
@@ -163,6 +203,12 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
         break;
       case OpKind::LayerNormalization:
         y = layer_norm(n, x);
+        break;
+      case OpKind::Softmax:
+        y = softmax(n, x);
+        break;
+      case OpKind::MatMul:
+        y = matmul(g, n, x, v[static_cast<std::size_t>(n.in[1])]);
         break;
       case OpKind::Concat:
         for (std::size_t k = 0; k < n.in.size(); ++k)

@@ -48,6 +48,17 @@ std::string ir_json(const Graph& g, const std::string& stage) {
     if (n.act != Act::none) o["activation"] = n.act == Act::relu ? "relu" : "clip";
     if (n.act == Act::clip) o["clip"] = {n.clip_lo, n.clip_hi};
     if (n.times_input) o["times_input"] = true;  // the table computes x * f(x)
+    if (n.op == OpKind::Softmax) {  // runs of channels, the causal mask, the difference's shift
+      o["run"] = n.group;
+      if (n.causal) o["causal"] = true;
+      if (!n.q.shift.empty()) o["difference_shift"] = n.q.shift[0];
+    }
+    if (n.op == OpKind::MatMul) {  // of two activations (canonicalize_attention.cpp)
+      o["heads"] = n.heads;
+      o["trans_b"] = n.trans_b;
+      o["alpha"] = n.alpha;
+      if (n.causal) o["causal"] = true;  // rows 0..m of B for output row m
+    }
     if (!n.q.mult.empty() || !n.q.w.empty()) {
       json q;
       if (!n.q.w.empty()) q["weights_int8"] = n.q.w.size();

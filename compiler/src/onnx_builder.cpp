@@ -371,6 +371,37 @@ std::string OnnxBuilder::softmax(const std::string& x) {
   return y;
 }
 
+std::string OnnxBuilder::softmax(const std::string& x, int axis) {
+  const std::string y = fresh("softmax");
+  attr_int(node(*model_, "Softmax", y, {x}, y), "axis", axis);
+  return y;
+}
+
+std::string OnnxBuilder::matmul_act(const std::string& a, const std::string& b) {
+  const std::string y = fresh("matmul");
+  node(*model_, "MatMul", y, {a, b}, y);
+  return y;
+}
+
+std::string OnnxBuilder::attention(const std::string& x, int T, int c, int heads, bool causal) {
+  const int d = c / heads;
+  const std::vector<std::int64_t> split{T, heads, d};
+  auto q = transpose(reshape(gemm(x, c, c), split), {1, 0, 2});
+  auto k = transpose(reshape(gemm(x, c, c), split), {1, 2, 0});
+  auto v = transpose(reshape(gemm(x, c, c), split), {1, 0, 2});
+  auto s = mul_const(matmul_act(q, k), {1.f / std::sqrt(float(d))}, {});
+  if (causal) {
+    std::vector<float> mask(static_cast<std::size_t>(T * T), 0.f);
+    for (int t = 0; t < T; ++t)
+      for (int u = t + 1; u < T; ++u) mask[static_cast<std::size_t>(t * T + u)] = -1e4f;
+    const std::string y = fresh("add");
+    node(*model_, "Add", y, {s, init("mask", {T, T}, mask)}, y);
+    s = y;
+  }
+  auto o = matmul_act(softmax(s, -1), v);
+  return gemm(reshape(transpose(o, {1, 0, 2}), {T, c}), c, c);
+}
+
 std::string OnnxBuilder::identity(const std::string& x) {
   const std::string y = fresh("identity");
   node(*model_, "Identity", y, {x}, y);

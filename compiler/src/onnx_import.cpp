@@ -303,6 +303,18 @@ Graph import_model(std::string_view bytes, const std::string& name) {
                      g.nodes[static_cast<std::size_t>(p)].op == OpKind::Transpose))
         continue;
     }
+    // A stack of matrices ([heads, T, d] between an attention's Reshapes,
+    // Transposes and MatMuls): canonicalize_attention.cpp reads it on the
+    // chip's layout or refuses it.
+    if (v.dims.size() == 3 && v.dims[0] != 1) {
+      const int p = g.producer(static_cast<int>(&v - g.values.data()));
+      const OpKind k = p >= 0 ? g.nodes[static_cast<std::size_t>(p)].op : OpKind::Identity;
+      if (p >= 0 && (k == OpKind::Reshape || k == OpKind::Transpose || k == OpKind::MatMul || k == OpKind::Mul ||
+                     k == OpKind::Div || k == OpKind::Add || k == OpKind::Softmax)) {
+        v.shape = Shape{0, 0, 0};
+        continue;
+      }
+    }
     v.shape = shape_of_dims(v.dims, v.name);
     if (v.shape.numel() > kMaxTensorElements)
       throw CompileError("tensor '" + v.name + "' has " + std::to_string(v.shape.numel()) + " elements; at most " +

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "int_arith.h"
+#include "softmax_int.h"
 #include "table_function.h"
 #include "vp/cc/passes.h"
 #include "vp/common/host_threads.h"
@@ -230,6 +231,28 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
       case OpKind::LayerNormalization:
         quantize_layer_norm(g, n);
         break;
+      case OpKind::MatMul: {  // of two activations: s_a * s_b * alpha / s_y
+        const Value& b = g.val(n.in[1]);
+        push_fixed(n.q, x.scale * b.scale * double(n.alpha) / y.scale);
+        y.nonneg = x.nonneg && b.nonneg && n.alpha >= 0;
+        break;
+      }
+      case OpKind::Softmax:
+      {
+        // The output step is 1/127 whatever the calibration saw (a
+        // probability is at most 1); the table holds 127 * exp of each code
+        // difference from the row's maximum, in steps of 2^shift input
+        // steps (softmax_int.h).
+        y.scale = kSoftmaxScale;
+        y.nonneg = true;
+        const int k = softmax_shift(x.scale);
+        n.q.shift = {k};
+        for (int code = -128; code < 128; ++code)
+          n.q.lut.push_back(code == -128 ? std::int8_t{0}
+                                         : static_cast<std::int8_t>(sat8(std::llround(
+                                               127.0 * std::exp(std::min(0, code) * std::ldexp(x.scale, k))))));
+        break;
+      }
       case OpKind::MaxPool:
         y.scale = x.scale;
         y.nonneg = x.nonneg;

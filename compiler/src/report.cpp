@@ -1,7 +1,10 @@
-// --report: per layer shape, MACs, crossbars, crossbar cell utilization, the
+// --report: per layer shape, whether it runs on crossbars (analog MVMs) or
+// on the digital path (the vector and scalar units), MACs (a MatMul of two
+// activations counts its digital ones), crossbars, crossbar cell utilization, the
 // copies (replicas, or cores for operators without weights), lanes and averaged reads, the
 // cost model's stage time (schedule_cost.h) and the analytic lower bound
-// (MVMs per crossbar x MVM cycles). The whole-model estimate, plus the
+// (MVMs per crossbar x MVM cycles), and the layer's share of the sum of the
+// stage times. The whole-model estimate, plus the
 // firmware's start of the cores: with one layer per CU (the layers
 // overlap) the critical path of the row hand-over (overlapped_estimate);
 // with CUs shared by layers (each CU runs its parts in turn) the sum of the
@@ -81,8 +84,8 @@ RowTimes overlapped_times(const Graph& g) {
         tail = 0;
         for (std::int64_t h = 0; h < o.h; ++h)
           tail += h * n.geom.sh - n.geom.pt + std::int64_t{n.geom.kh - 1} * n.geom.dh >= H - 1;
-      } else if (n.op == OpKind::GlobalAveragePool) {
-        need = H;
+      } else if (n.op == OpKind::GlobalAveragePool || (n.op == OpKind::MatMul && v == n.in[1] && !n.causal)) {
+        need = H;  // every row (a MatMul's second operand: all of B for each output row, unless causal)
       }
       const std::size_t wi = static_cast<std::size_t>(w);
       const double rows_before = static_cast<double>(std::max<std::int64_t>(0, need - 1));
@@ -112,10 +115,15 @@ std::int64_t overlapped_estimate(const Graph& g) { return static_cast<std::int64
 std::string layer_report(const Graph& g, const Target& t) {
   std::ostringstream o;
   char line[512];
-  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6s %12s %12s\n", "layer", "op", "out CxHxW", "MACs",
-                "xbars", "util", "copies", "est. cycles", "MVM bound");
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %12s\n", "layer", "op", "path",
+                "out CxHxW", "MACs", "xbars", "util", "copies", "est. cycles", "share", "MVM bound");
   o << line;
-  std::int64_t tot_macs = 0, tot_x = 0, tot_cyc = 0, tot_bound = 0, slowest = 0;
+  std::int64_t tot_macs = 0, tot_x = 0, tot_cyc = 0, tot_bound = 0, slowest = 0, digital_macs = 0, stage_sum = 0,
+               digital_stage = 0;
+  for (const Node& n : g.nodes) {
+    stage_sum += n.stage_cycles;
+    if (!op_has(n.op, op_crossbar)) digital_stage += n.stage_cycles;
+  }
   std::set<int> seen;
   bool overlapped = true;
   for (const Node& n : g.nodes)
@@ -134,6 +142,9 @@ std::string layer_report(const Graph& g, const Target& t) {
       const double cells = double(w.data.size()) * t.cols_per_weight() * n.replicas * n.lanes;
       util = xbars ? cells / (double(xbars) * t.rows * t.cols) : 0;
       used_cells += cells;
+    } else if (n.op == OpKind::MatMul) {
+      macs = s.c * s.h * s.w * (g.val(n.in[0]).shape.c / n.heads);
+      digital_macs += macs;
     }
     tot_macs += macs;
     tot_x += xbars;
@@ -147,9 +158,12 @@ std::string layer_report(const Graph& g, const Target& t) {
     // of 4 lanes, each MVM read 4 times.
     const std::string copies = std::to_string(n.replicas) + (n.lanes > 1 ? "x" + std::to_string(n.lanes) : std::string()) +
                                (n.reads > 1 ? "/" + std::to_string(n.reads) : std::string());
-    std::snprintf(line, sizeof line, "%-28.28s %-18s %-16s %14lld %7lld %5.1f%% %6s %12lld %12lld\n", n.name.c_str(),
-                  op_name(n.op).c_str(), shape, static_cast<long long>(macs), static_cast<long long>(xbars), util * 100,
-                  copies.c_str(), static_cast<long long>(n.stage_cycles), static_cast<long long>(n.bound_cycles));
+    std::snprintf(line, sizeof line, "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %12lld\n",
+                  n.name.c_str(), op_name(n.op).c_str(), op_has(n.op, op_crossbar) ? "xbar" : "digital", shape,
+                  static_cast<long long>(macs), static_cast<long long>(xbars), util * 100, copies.c_str(),
+                  static_cast<long long>(n.stage_cycles),
+                  stage_sum ? 100.0 * double(n.stage_cycles) / double(stage_sum) : 0.0,
+                  static_cast<long long>(n.bound_cycles));
     o << line;
   }
   // The firmware: per image its copies of the inputs and outputs, and the
@@ -161,8 +175,9 @@ std::string layer_report(const Graph& g, const Target& t) {
   for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel());
   const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()), in_bytes, out_bytes);
   tot_cyc = (overlapped ? overlapped_estimate(g) : tot_cyc) + start;
-  std::snprintf(line, sizeof line, "%-28s %-18s %-16s %14s %7s %6s %6d %12lld %12s\n", "(firmware: copies, starts)",
-                "-", "-", "-", "-", "-", static_cast<int>(cores.size()), static_cast<long long>(start), "-");
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %12s\n",
+                "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores.size()),
+                static_cast<long long>(start), "-", "-");
   o << line;
   std::snprintf(line, sizeof line,
                 "total: %lld MACs, %lld of %lld crossbars (%.1f%% of the chip), cell utilization of used crossbars "
@@ -174,6 +189,13 @@ std::string layer_report(const Graph& g, const Target& t) {
                            : "CUs shared: the sum of the stages",
                 static_cast<long long>(tot_bound), static_cast<long long>(CostModel(t).mvm_cycles()),
                 static_cast<long long>(slowest));
+  o << line;
+  std::snprintf(line, sizeof line,
+                "analog and digital: %lld MACs on crossbars, %lld on the digital path (MatMuls of two activations); "
+                "%.1f%% of the summed stage times on crossbar layers, %.1f%% on the digital path\n",
+                static_cast<long long>(tot_macs - digital_macs), static_cast<long long>(digital_macs),
+                stage_sum ? 100.0 * double(stage_sum - digital_stage) / double(stage_sum) : 0.0,
+                stage_sum ? 100.0 * double(digital_stage) / double(stage_sum) : 0.0);
   o << line;
   return o.str();
 }

@@ -27,6 +27,10 @@ constexpr std::int64_t kPixelFixed = 12;   // loop and address arithmetic per pi
 // LayerNormalization per pixel: two loads, muli, addi, srai, sub, addi on the
 // scalar unit (about 8 cycles with the multiply) and rsqrt (cu.scalar.rsqrt_cycles).
 constexpr std::int64_t kNormScalarCycles = 8 + 11;
+// Softmax per run of channels: ldb, sub, addi, dbnz, then ld, muli, three
+// addi and dbnz on the scalar unit (about 14 cycles with the loads and the
+// multiply) and recip (cu.scalar.recip_cycles).
+constexpr std::int64_t kSoftmaxRunCycles = 14 + 14;
 constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
 constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
 // The firmware's part of an inference (firmware/sidra_fw.s, measured in
@@ -243,6 +247,22 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       c.pixel_cycles = 2 * dma(C) + 9 * vec(C) + kNormScalarCycles + kPixelFixed;
       c.gmem_bytes = 2 * out.shape.numel();
       break;
+    case OpKind::MatMul: {  // emit_matmul.cpp: per row, N x (1 + heads) or heads x K x 2 vector operations
+      const std::int64_t h = n.heads, CA = in.shape.c, K = CA / h, N = C / h;
+      c.units = out.shape.h * W;
+      c.pixel_cycles = 2 * dma(C) + vec(C) +
+                       (n.trans_b ? vec(CA) + N * (vec(CA) + h * (vec(K) + 4) + 4) : vec(C) + h * K * (2 * vec(N) + 8));
+      c.row_cycles = 0;
+      c.gmem_bytes = 2 * out.shape.numel() + g.val(n.in[1]).shape.numel();
+      break;
+    }
+    case OpKind::Softmax: {  // emit_softmax.cpp: 4 vector operations over C (6 with a mask), 3 per run
+      const std::int64_t G = n.group > 0 ? n.group : C, runs = C / std::max<std::int64_t>(1, G);
+      c.units = out.shape.h * W;
+      c.pixel_cycles = 2 * dma(C) + (n.causal ? 6 : 4) * vec(C) + runs * (3 * vec(G) + kSoftmaxRunCycles) + kPixelFixed;
+      c.gmem_bytes = 2 * out.shape.numel();
+      break;
+    }
     case OpKind::Concat:
       c.units = out.shape.h * W;
       c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;

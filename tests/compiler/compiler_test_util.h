@@ -59,6 +59,33 @@ inline TestModel residual_model() {
   return {"residual", b.serialize()};
 }
 
+// Softmax inside the graph, on the chip: over the scores of each of six
+// rows, then per pixel over the channels of a map (axis 1 of NCHW).
+inline TestModel softmax_model() {
+  OnnxBuilder b("softmax", 13, 17);
+  auto x = b.input("x", {6, 32});
+  x = b.gemm(b.softmax(b.gemm(x, 32, 24)), 24, 12);
+  b.output(x);
+  return {"softmax", b.serialize()};
+}
+inline TestModel softmax_map_model() {
+  OnnxBuilder b("softmax_map", 13, 18);
+  auto x = b.input("x", {1, 4, 6, 6});
+  x = b.conv(b.softmax(b.conv(x, 4, 16, 3, 1, 1), 1), 16, 8, 1);
+  b.output(x);
+  return {"softmax_map", b.serialize()};
+}
+
+// Causal multi-head self-attention as PyTorch exports it (OnnxBuilder::
+// attention) between two Linear layers: heads 4, T 8, 32 channels.
+inline TestModel attention_model(bool causal = true, int heads = 4) {
+  OnnxBuilder b(causal ? "attention" : "attention_full", 17, 19);
+  auto x = b.gemm(b.input("x", {8, 24}), 24, 32);
+  x = b.attention(x, 8, 32, heads, causal);
+  b.output(b.gemm(x, 32, 16));
+  return {causal ? "attention" : "attention_full", b.serialize()};
+}
+
 // Depthwise conv with ReLU6, LeakyRelu, average pooling, channel concat,
 // multiplication by a per-channel constant, dilation.
 inline TestModel mixed_model() {

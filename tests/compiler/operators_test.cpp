@@ -65,6 +65,52 @@ std::string constant_node_model() {
 
 // One tiny graph per operator, where it survives import and, for chip
 // operators, canonicalization (Relu and Clip standalone, not fused).
+// x.view(4, 16) as PyTorch exports it without constant folding: the
+// Reshape's shape a Concat of Unsqueezed scalars.
+std::string unsqueeze_concat_model() {
+  OnnxBuilder b("unsqueeze");
+  b.output(b.relu(b.reshape(b.gemm(b.input("x", {4, 16}), 16, 16), {4, 16})));
+  onnx::ModelProto m;
+  if (!m.ParseFromString(b.serialize())) throw std::runtime_error("builder model does not parse");
+  auto* gp = m.mutable_graph();
+  const auto reshape = std::find_if(gp->mutable_node()->begin(), gp->mutable_node()->end(),
+                                    [](const onnx::NodeProto& n) { return n.op_type() == "Reshape"; });
+  auto scalar = [&](const std::string& name, std::int64_t v, const std::vector<std::int64_t>& dims) {
+    auto* t = gp->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (auto d : dims) t->add_dims(d);
+    t->add_int64_data(v);
+  };
+  scalar("rows", 4, {});
+  scalar("cols", 16, {});
+  scalar("axis0", 0, {1});
+  std::vector<onnx::NodeProto> extra(3);
+  const char* names[] = {"rows", "cols"};
+  for (int i = 0; i < 2; ++i) {
+    extra[static_cast<std::size_t>(i)].set_op_type("Unsqueeze");
+    extra[static_cast<std::size_t>(i)].set_name(std::string("unsqueeze_") + names[i]);
+    extra[static_cast<std::size_t>(i)].add_input(names[i]);
+    extra[static_cast<std::size_t>(i)].add_input("axis0");
+    extra[static_cast<std::size_t>(i)].add_output(std::string(names[i]) + "_1d");
+  }
+  extra[2].set_op_type("Concat");
+  extra[2].set_name("shape_concat");
+  extra[2].add_input("rows_1d");
+  extra[2].add_input("cols_1d");
+  extra[2].add_output("view_shape");
+  auto* ax = extra[2].add_attribute();
+  ax->set_name("axis");
+  ax->set_type(onnx::AttributeProto::INT);
+  ax->set_i(0);
+  reshape->set_input(1, "view_shape");
+  std::vector<onnx::NodeProto> nodes(extra.begin(), extra.end());
+  for (const auto& n : gp->node()) nodes.push_back(n);
+  gp->clear_node();
+  for (const auto& n : nodes) *gp->add_node() = n;
+  return m.SerializeAsString();
+}
+
 const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
   using F = std::function<std::string(OnnxBuilder&, const std::string&)>;
   auto image = [](F f) {
@@ -91,7 +137,15 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
   static const std::map<OpKind, std::function<std::string()>> graphs = {
       {OpKind::Conv, image([](OnnxBuilder& b, const std::string& x) { return b.conv(x, 4, 8, 3, 1, 1); })},
       {OpKind::Gemm, vector([](OnnxBuilder& b, const std::string& x) { return b.gemm(x, 16, 8); })},
-      {OpKind::MatMul, vector([](OnnxBuilder& b, const std::string& x) { return b.matmul(x, 16, 8); })},
+      // Of two activations (one head): the scores of x against itself, on
+      // the digital path.
+      {OpKind::MatMul,
+       [] {
+         OnnxBuilder b("tiny");
+         auto x = b.gemm(b.input("x", {6, 16}), 16, 16);
+         b.output(b.gemm(b.softmax(b.matmul_act(x, b.transpose(x, {1, 0})), -1), 6, 8));
+         return b.serialize();
+       }},
       {OpKind::Relu, image([](OnnxBuilder& b, const std::string& x) { return b.relu(x); })},
       {OpKind::Clip, image([](OnnxBuilder& b, const std::string& x) { return b.clip(x, -0.5f, 1.f); })},
       {OpKind::LeakyRelu, image([](OnnxBuilder& b, const std::string& x) { return b.leaky_relu(x, 0.1f); })},
@@ -147,12 +201,13 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
       {OpKind::Identity, image([](OnnxBuilder& b, const std::string& x) { return b.relu(b.identity(x)); })},
       {OpKind::Softmax,
        [] {
-         // Over one vector of class scores: the host applies it.
+         // Inside the graph, over the channels of each row: on the chip.
          OnnxBuilder b("tiny");
-         b.output(b.softmax(b.gemm(b.input("x", {1, 16}), 16, 8)));
+         b.output(b.gemm(b.softmax(b.gemm(b.input("x", {4, 16}), 16, 8)), 8, 8));
          return b.serialize();
        }},
       {OpKind::Constant, constant_node_model},
+      {OpKind::Unsqueeze, unsqueeze_concat_model},
   };
   return graphs;
 }
@@ -667,6 +722,88 @@ TEST(MaxPoolCeilMode, PartialWindowsAreMaxOverTheirInsidePart) {
 
 INSTANTIATE_TEST_SUITE_P(Table, OperatorThroughPasses, ::testing::ValuesIn(all_kinds()),
                          [](const ::testing::TestParamInfo<OpKind>& p) { return op_name(p.param); });
+
+}  // namespace
+}  // namespace vp::cc
+
+namespace vp::cc {
+namespace {
+
+std::string compile_error(const std::string& onnx) {
+  try {
+    Graph g = import_onnx_bytes(onnx, "attn");
+    canonicalize(g);
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// What the attention rewrite cannot read is refused with the node and the
+// reason, never run with the bytes in the wrong order.
+TEST(Attention, RefusesOperandsItCannotReadInPlace) {
+  {
+    OnnxBuilder b("attn");
+    auto x = b.gemm(b.input("x", {6, 16}), 16, 16);
+    b.output(b.matmul_act(b.transpose(x, {1, 0}), x));  // x^T x: A is not row-major
+    EXPECT_NE(compile_error(b.serialize()).find("first operand is not [M][heads][K]"), std::string::npos);
+  }
+  {
+    OnnxBuilder b("attn");
+    auto x = b.gemm(b.input("x", {8, 16}), 16, 16);
+    auto q = b.transpose(b.reshape(x, {8, 2, 8}), {1, 0, 2});
+    auto s = b.matmul_act(q, b.transpose(b.reshape(x, {8, 2, 8}), {1, 2, 0}));
+    b.output(b.gemm(b.reshape(b.softmax(s, 1), {8, 16}), 16, 4));  // Softmax over the query axis
+    EXPECT_NE(compile_error(b.serialize()).find("over the last axis"), std::string::npos);
+  }
+  {
+    OnnxBuilder b("attn");
+    auto x = b.gemm(b.input("x", {8, 16}), 16, 16);
+    auto q = b.transpose(b.reshape(x, {8, 2, 8}), {1, 0, 2});
+    auto o = b.matmul_act(b.softmax(b.matmul_act(q, b.transpose(b.reshape(x, {8, 2, 8}), {1, 2, 0})), -1),
+                          b.transpose(b.reshape(x, {8, 2, 8}), {1, 0, 2}));
+    b.output(b.gemm(b.reshape(o, {8, 16}), 16, 4));  // [heads, T, d] viewed as [T, C] without the transpose back
+    EXPECT_NE(compile_error(b.serialize()).find("reorders the attention's output"), std::string::npos);
+  }
+  {
+    OnnxBuilder b("attn");
+    auto x = b.gemm(b.input("x", {8, 16}), 16, 16);
+    auto q = b.transpose(b.reshape(x, {8, 2, 8}), {1, 0, 2});
+    b.output(b.softmax(b.matmul_act(q, b.transpose(b.reshape(x, {8, 2, 8}), {1, 2, 0})), -1));  // the scores themselves
+    EXPECT_NE(compile_error(b.serialize()).find("is attention heads"), std::string::npos);
+  }
+}
+
+// Heads, the key operand's orientation, the folded scale and the causal
+// mask as canonicalize leaves them.
+TEST(Attention, CanonicalFormOfTheExportedPattern) {
+  OnnxBuilder b("attn", 17);
+  auto x = b.gemm(b.input("x", {8, 24}), 24, 32);
+  b.output(b.attention(x, 8, 32, 4, true));
+  Graph g = import_onnx_bytes(b.serialize(), "attn");
+  canonicalize(g);
+  std::vector<const Node*> mm;
+  const Node* sm = nullptr;
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::MatMul) mm.push_back(&n);
+    if (n.op == OpKind::Softmax) sm = &n;
+    EXPECT_NE(n.op, OpKind::Transpose);
+    EXPECT_NE(n.op, OpKind::Reshape);
+    EXPECT_NE(n.op, OpKind::Add) << "the mask is the Softmax's";
+  }
+  ASSERT_EQ(mm.size(), 2u);
+  ASSERT_NE(sm, nullptr);
+  EXPECT_EQ(mm[0]->heads, 4);
+  EXPECT_TRUE(mm[0]->trans_b);
+  EXPECT_NEAR(mm[0]->alpha, 1 / std::sqrt(8.f), 1e-6);
+  EXPECT_EQ(mm[1]->heads, 4);
+  EXPECT_FALSE(mm[1]->trans_b);
+  EXPECT_TRUE(sm->causal);
+  EXPECT_TRUE(mm[0]->causal) << "the scores need the keys up to their own row only";
+  EXPECT_TRUE(mm[1]->causal) << "the probabilities are 0 past their own row";
+  EXPECT_EQ(sm->group, 8);
+  EXPECT_EQ(g.val(mm[0]->out[0]).shape, (Shape{32, 8, 1}));
+}
 
 }  // namespace
 }  // namespace vp::cc

@@ -84,6 +84,11 @@ struct QuantParams {
     int frac = 0, mean_shift = 0;
     std::int32_t mean_mult = 0, eps = 0;
   } norm;
+  // Softmax: lut holds the exponentials, lut[k] = round(127 * exp((k - 128)
+  // * s_x)) for a code difference k - 128 <= 0 from the row's maximum, 0 at
+  // -128 (a masked score, or one 128 steps or more below the maximum); the
+  // output step is 1/127, each code round(127 * e / sum(e)) with the sum's
+  // reciprocal from recip (softmax.h).
 };
 
 // One block of a weight matrix on one crossbar (map_crossbars.cpp).
@@ -125,6 +130,23 @@ struct Node {
   // input (canonicalize: Mul(x, Sigmoid(x)) is SiLU, Mul(x, HardSigmoid(x))
   // HardSwish): its table computes x * f(x).
   bool times_input = false;
+  // Softmax (emit_softmax.cpp): over each run of `group` consecutive
+  // channels of a pixel (0: all C of them); `causal`: in pixel row t only the
+  // first t + 1 channels of each run count, the others give 0 (a causal
+  // mask's Add of -inf above the diagonal, canonicalize_attention.cpp).
+  std::int64_t group = 0;
+  bool causal = false;
+  // MatMul of two activations (canonicalize_attention.cpp, emit_matmul.cpp):
+  // `heads` independent products. A is stored [M][heads][K] (C = heads * K,
+  // H = M); B is [N][heads][K] with trans_b (a key matrix read transposed),
+  // else [K][heads][N]; the output [M][heads][N]. alpha scales the product
+  // (an attention's 1 / sqrt(d) folded in). `causal` (set beside a causal
+  // Softmax): output row m reads rows 0..m of B only, so it starts as soon
+  // as they exist; with trans_b (the scores) its outputs n > m are 0 (the
+  // Softmax masks them), without (scores x values) A's codes k > m are 0.
+  int heads = 1;
+  bool trans_b = false;
+  float alpha = 1.f;
   float clip_lo = 0, clip_hi = 0;
   int layer_id = 0;            // trace layer number after schedule
   QuantParams q;

@@ -74,6 +74,14 @@ class OnnxBuilder {
   std::string matmul(const std::string& x, int k, int n);
   std::string concat(const std::vector<std::string>& xs, int axis = 1);
   std::string softmax(const std::string& x);
+  std::string softmax(const std::string& x, int axis);
+  std::string matmul_act(const std::string& a, const std::string& b);  // of two activations
+  // Causal multi-head self-attention over x [T, c] as PyTorch exports
+  // GPT-2's: q, k, v Linear layers, each Reshape to [T, heads, d] and
+  // Transpose to [heads, T, d] (k to [heads, d, T] in one), q @ k^T, Mul by
+  // 1/sqrt(d), Add of a -1e4 upper triangle (causal), Softmax, @ v,
+  // Transpose back, Reshape to [T, c], the output Linear.
+  std::string attention(const std::string& x, int T, int c, int heads, bool causal = true);
   std::string identity(const std::string& x);
   std::string dropout(const std::string& x, bool training = false);
   std::string custom(const std::string& op, const std::string& x);  // for error-path tests

@@ -1,0 +1,163 @@
+// MatMul of two activations on the vector unit (an attention's q @ k^T and
+// scores @ v; canonicalize_attention.cpp gives the layouts): no weights to
+// program, so the digital path computes it. Every core of the layer first
+// takes all of B (each output row reads every row of it) into its
+// scratchpad as int32, once, at its first row; beside a causal Softmax
+// (Node::causal) output row m needs B's rows 0..m only, so each row takes
+// the rows it lacks, and waits for no more (the row hand-over asks for
+// them alone); then per output row m:
+//   trans_b (B is [N][heads][K], keys): A's row widened, and for each n one
+//     vmul of the whole row by B's row n (every head at once), then a vpsum
+//     of each head's K products into the output's int32 sums (causal: the
+//     sums cleared, then n up to m only: the later scores are 0);
+//   plain (B is [K][heads][N], values): for each head and k, A's code
+//     (ldb) times B's row k of that head (vmuls) added into the head's N
+//     sums (vadd);
+// then one vrqs with the product's (M, S) and the row's store. Exact int32
+// sums, the golden model's (golden_model.cpp).
+#include "emit_loops.h"
+
+namespace vp::cc::emit {
+
+bool matmul_rows_as_needed(const Graph& g, const Node& n) {
+  const Value& a = g.val(n.in[0]);
+  const Value& b = g.val(n.in[1]);
+  const Value& y = g.val(n.out[0]);
+  // Row m's last B row is found from the row pointer of A (keys: B's rows
+  // are as long as A's) or of the output (values: as long as its rows),
+  // which needs rows without borders.
+  return n.causal && a.buf.pad == 0 && b.buf.pad == 0 && y.buf.pad == 0 && y.shape.w == 1 && a.shape.w == 1 &&
+         b.shape.w == 1 && (n.trans_b ? a.shape.c == b.shape.c : y.shape.c == b.shape.c);
+}
+
+void emit_matmul(Ctx& e, const Node& n) {
+  const Value& a = e.g.val(n.in[0]);
+  const Value& b = e.g.val(n.in[1]);
+  const Value& y = e.g.val(n.out[0]);
+  const std::int64_t h = n.heads, K = a.shape.c / h, N = y.shape.c / h, rows = b.shape.h, CA = a.shape.c,
+                     CB = b.shape.c, CY = y.shape.c;
+  const std::int64_t need = std::max(CA, CB) + 4 * CA + 4 * rows * CB + 4 * std::max(CA, N) + 4 * CY + CY + 8;
+  if (need > e.t.spad_bytes / 2)
+    throw CompileError("node '" + n.name + "': MatMul of two activations needs " + std::to_string(need) +
+                       " scratchpad bytes (all of its second operand as int32); at most " +
+                       std::to_string(e.t.spad_bytes / 2) + " are free");
+  for (int c : n.cores) {
+    e.scratch_reset(c);
+    const std::int64_t A8 = e.scratch(c, std::max(CA, CB)), A32 = e.scratch(c, 4 * CA), B32 = e.scratch(c, 4 * rows * CB),
+                       T32 = e.scratch(c, 4 * std::max(CA, N)), ACC = e.scratch(c, 4 * CY), O = e.scratch(c, CY),
+                       FLAG = e.scratch(c, 8);
+    e.li(c, 1, A8);
+    e.li(c, 2, A32);
+    e.li(c, 3, CA);
+    e.li(c, 4, T32);
+    e.li(c, 5, n.trans_b ? K : N);
+    e.li(c, 6, 1);
+    e.li(c, 7, ACC);
+    e.li(c, 8, O);
+    e.li(c, 9, CY);
+    e.li(c, 10, FLAG);
+    e.ins(c, "st r0, r10, 0");
+    const bool as_needed = matmul_rows_as_needed(e.g, n);
+    if (as_needed) {  // FLAG: the next B row's address in memory, then in the scratchpad
+      e.li(c, 11, interior(b));
+      e.ins(c, "st r11, r10, 0");
+      e.li(c, 11, B32);
+      e.ins(c, "st r11, r10, 4");
+    }
+    // B's rows up to this row's last (row pointer - its base + B's base).
+    const RowHook take_b = [&e, c, &n, &a, &b, &y, CB, A8, FLAG](std::int64_t, std::int64_t, std::int64_t) {
+      const std::string loop = e.label(c, "btake"), done = e.label(c, "bdone");
+      e.li(c, 12, n.trans_b ? interior(a) : interior(y));
+      e.ins(c, std::string("sub r12, ") + (n.trans_b ? "r24" : "r25") + ", r12");
+      e.ins(c, "addi r12, r12, " + std::to_string(interior(b)));
+      e.li(c, 10, FLAG);
+      e.ins(c, "ld r11, r10, 0");
+      e.ins(c, "ld r13, r10, 4");
+      e.li(c, 14, A8);
+      e.li(c, 15, CB);
+      e.put_label(c, loop);
+      e.ins(c, "blt r12, r11, " + done);
+      e.ins(c, "dma.gl r14, r11, r15");
+      e.ins(c, "vwiden r13, r14, r15");
+      e.ins(c, "addi r11, r11, " + std::to_string(CB));
+      e.ins(c, "addi r13, r13, " + std::to_string(4 * CB));
+      e.ins(c, "jmp " + loop);
+      e.put_label(c, done);
+      e.ins(c, "st r11, r10, 0");
+      e.ins(c, "st r13, r10, 4");
+    };
+    // All of B, at the first row (after its wait for B's rows).
+    const RowHook load_b = [&e, c, &b, rows, CB, A8, B32, FLAG](std::int64_t, std::int64_t, std::int64_t) {
+      const std::string skip = e.label(c, "bready"), loop = e.label(c, "bload");
+      e.li(c, 10, FLAG);
+      e.ins(c, "ld r11, r10, 0");
+      e.ins(c, "bne r11, r0, " + skip);
+      e.li(c, 11, interior(b));
+      e.li(c, 12, A8);
+      e.li(c, 13, B32);
+      e.li(c, 14, rows);
+      e.li(c, 15, CB);
+      e.put_label(c, loop);
+      e.ins(c, "dma.gl r12, r11, r15");
+      e.ins(c, "vwiden r13, r12, r15");
+      e.ins(c, "addi r11, r11, " + std::to_string(b.buf.wp(b.shape) * CB));
+      e.ins(c, "addi r13, r13, " + std::to_string(4 * CB));
+      e.ins(c, "dbnz r14, " + loop);
+      e.ins(c, "st r6, r10, 0");
+      e.put_label(c, skip);
+    };
+    const std::vector<Ptr> ptrs{{interior(a), CA, a.buf.wp(a.shape) * CA}, {interior(y), CY, y.buf.wp(y.shape) * CY}};
+    share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
+      e.ins(c, "dma.gl r1, r24, r3");
+      if (n.trans_b) {
+        e.ins(c, "vwiden r2, r1, r3");
+        e.li(c, 11, B32);
+        e.li(c, 12, ACC);
+        if (as_needed) {  // n up to m: B's rows taken so far; the later sums 0
+          e.ins(c, "vfill r7, r0, r9, i32");
+          e.li(c, 14, FLAG);
+          e.ins(c, "ld r14, r14, 4");
+        } else {
+          e.li(c, 14, N);
+        }
+        const std::string rows_loop = e.label(c, "mrow"), heads_loop = e.label(c, "mhead");
+        e.put_label(c, rows_loop);
+        e.ins(c, "vmul r4, r2, r11, r3, i32");
+        e.ins(c, "add r10, r4, r0");
+        e.ins(c, "add r13, r12, r0");
+        e.li(c, 15, h);
+        e.put_label(c, heads_loop);
+        e.ins(c, "vpsum r13, r10, r6, r5, r6, i32");
+        e.ins(c, "addi r10, r10, " + std::to_string(4 * K));
+        e.ins(c, "addi r13, r13, " + std::to_string(4 * N));
+        e.ins(c, "dbnz r15, " + heads_loop);
+        e.ins(c, "addi r11, r11, " + std::to_string(4 * CB));
+        e.ins(c, "addi r12, r12, 4");
+        e.ins(c, as_needed ? "blt r11, r14, " + rows_loop : "dbnz r14, " + rows_loop);
+      } else {
+        e.ins(c, "vfill r7, r0, r9, i32");
+        e.li(c, 11, A8);
+        e.li(c, 12, ACC);
+        e.li(c, 14, h);
+        const std::string heads_loop = e.label(c, "mhead"), k_loop = e.label(c, "mk");
+        e.put_label(c, heads_loop);
+        e.ins(c, "addi r13, r12, " + std::to_string(B32 - ACC));
+        e.li(c, 15, K);
+        e.put_label(c, k_loop);
+        e.ins(c, "ldb r10, r11, 0");
+        e.ins(c, "vmuls r4, r13, r10, r5, i32");
+        e.ins(c, "vadd r12, r12, r4, r5, i32");
+        e.ins(c, "addi r11, r11, 1");
+        e.ins(c, "addi r13, r13, " + std::to_string(4 * CB));
+        e.ins(c, "dbnz r15, " + k_loop);
+        e.ins(c, "addi r12, r12, " + std::to_string(4 * N));
+        e.ins(c, "dbnz r14, " + heads_loop);
+      }
+      e.li(c, 10, n.q.mult[0]);
+      e.ins(c, "vrqs r8, r7, r9, r10, " + std::to_string(n.q.shift[0]) + ", 0");
+      e.ins(c, "dma.lg r25, r8, r9");
+    }, as_needed ? take_b : load_b);
+  }
+}
+
+}  // namespace vp::cc::emit
