@@ -8,7 +8,9 @@
 #   bash bench/platform/multichip.sh [BUILD_DIR] [MODELS_DIR] [BATCH] [MODEL]
 #   defaults: build out/models 8 resnet50
 # VP_MULTICHIP_SWEEP=0 skips the sweep; VP_MULTICHIP_OUT=DIR keeps the runs
-# (default: a temporary folder).
+# (default: a temporary folder); VP_MULTICHIP_CHIPS="2 3" picks the chip
+# counts (default "1 2 4": a model bigger than one chip starts at 2) and
+# VP_MULTICHIP_LINKS="pcie" the links (default "pcie d2d").
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$(cd "${1:-$ROOT/build}" && pwd)/bin
@@ -33,7 +35,7 @@ echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at sta
 echo "model $MODEL, batch $BATCH for the interval; --no-deploy (inference only)"
 printf '| chips | link | crossbars | latency (cycles) | interval at batch %s (cycles) | inferences/s at 1 GHz | link bytes per inference | link energy per inference (uJ) | energy per inference (uJ) |\n' "$BATCH"
 echo '|---|---|---|---|---|---|---|---|---|'
-for n in 1 2 4; do
+for n in ${VP_MULTICHIP_CHIPS:-1 2 4}; do
   d=$W/chips$n
   mkdir -p "$d"
   chips_arg=()
@@ -44,7 +46,7 @@ for n in 1 2 4; do
   [ "$n" -gt 1 ] && program=$d/m.system.json
   ins=()
   for _ in $(seq "$BATCH"); do ins+=(--input "$d/$stem.in.bin"); done
-  links=(pcie d2d)
+  read -r -a links <<< "${VP_MULTICHIP_LINKS:-pcie d2d}"
   [ "$n" -eq 1 ] && links=(none)
   for link in "${links[@]}"; do
     link_arg=()
@@ -91,7 +93,8 @@ done
 [ "${VP_MULTICHIP_SWEEP:-1}" = 0 ] && exit 0
 # The interval against the link's lane rate (GT/s per lane, PCIe-class
 # x16 lanes otherwise): where the link, not the chips, sets the pace.
-for n in 2 4; do
+for n in ${VP_MULTICHIP_CHIPS:-1 2 4}; do
+  [ "$n" -eq 1 ] && continue
   d=$W/chips$n
   sweep=$d/lane_rate.yaml
   inputs=""
