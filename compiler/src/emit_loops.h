@@ -5,7 +5,8 @@
 // Register use inside a layer: r1..r9 constants of the layer, r10..r14
 // temporaries, r20/r23 the row and column counters, r21/r22/r26 row bases and
 // r24/r25/r27 the current pixel of up to three tensors; r16..r19, r30, r31
-// belong to the row hand-over (emit_sync.cpp).
+// belong to the row hand-over (emit_sync.cpp); r28, r29 are a MatMul's
+// (emit_matmul.cpp).
 #pragma once
 
 #include <algorithm>

@@ -249,9 +249,13 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       break;
     case OpKind::MatMul: {  // emit_matmul.cpp: per row, N x (1 + heads) or heads x K x 2 vector operations
       const std::int64_t h = n.heads, CA = in.shape.c, K = CA / h, N = C / h;
+      // Beside a causal Softmax row m takes B's rows 0..m: (rows + 1) / 2 on
+      // average, rounded up.
+      const std::int64_t keys = n.causal ? (N + 2) / 2 : N, values = n.causal ? (K + 2) / 2 : K;
       c.units = out.shape.h * W;
       c.pixel_cycles = 2 * dma(C) + vec(C) +
-                       (n.trans_b ? vec(CA) + N * (vec(CA) + h * (vec(K) + 4) + 4) : vec(C) + h * K * (2 * vec(N) + 8));
+                       (n.trans_b ? vec(CA) + keys * (vec(CA) + h * (vec(K) + 4) + 4)
+                                  : vec(C) + h * values * (2 * vec(N) + 8));
       c.row_cycles = 0;
       c.gmem_bytes = 2 * out.shape.numel() + g.val(n.in[1]).shape.numel();
       break;
