@@ -21,6 +21,9 @@
 //   head Reshapes and Transposes, a
 //   scale and a causal mask          -> canonicalize_attention.cpp
 //
+//   Split along the channels         -> canonicalize_split.cpp
+//   GELU's tanh form                 -> canonicalize_gelu_tanh.cpp
+//
 // Afterwards only the operators whose role in operators.def is `chip` remain:
 // Conv, Add, Mul (by a constant or of two activations), Relu, Clip, the table operators
 // (LeakyRelu, Sigmoid, Tanh, HardSigmoid, HardSwish, Erf, Gelu), MaxPool,
@@ -296,7 +299,7 @@ void canonicalize(Graph& g) {
   // only, so a later one that something reads (MaxPool's Indices,
   // Dropout's mask, or an output the operator does not define) is refused.
   for (const Node& n : g.nodes)
-    for (std::size_t k = 1; k < n.out.size(); ++k)
+    for (std::size_t k = 1; k < n.out.size() && n.op != OpKind::Split; ++k)
       if (!g.consumers(n.out[k]).empty() || is_output(g, n.out[k]))
         throw CompileError("node '" + n.name + "': its output " + std::to_string(k + 1) + " ('" + g.val(n.out[k]).name +
                            "') is read, but only an operator's first output is computed" +
@@ -352,7 +355,10 @@ void canonicalize(Graph& g) {
       }
     }
   }
-  // 2a. LayerNorm, GELU, per-channel constants after a Conv.
+  // 2'. Split along the channels: a Linear layer's parts (q, k, v) as Convs.
+  split_channels(g);
+  // 2a. LayerNorm, GELU (either form), per-channel constants after a Conv.
+  fold_gelu_tanh(g);
   fold_norm_patterns(g);
   // 2b. ReduceMean over H and W, zero Pads before a window operator, Div
   //     by a constant, channel Slices and shuffles.

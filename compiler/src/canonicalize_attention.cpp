@@ -15,7 +15,8 @@
 // layouts above, and a chain after it is dropped when it puts every byte
 // back where it is. Between the two MatMuls a Mul or Div by a scalar
 // constant folds into the first one's alpha, an Add of a causal mask
-// (0 on and below the diagonal, at most -1000 above it) becomes the
+// (0 on and below the diagonal, at most -1000 above it) or a Where of one
+// (masked_fill of the entries above the diagonal with -inf) becomes the
 // Softmax's `causal`, and the Softmax over the last axis runs over runs of
 // N channels, one per head.
 #include <algorithm>
@@ -185,6 +186,30 @@ bool causal_mask(const Value& k, std::int64_t M, std::int64_t N) {
   return M == N;
 }
 
+// A Where's condition that keeps exactly the causal triangle of an [M, N]
+// matrix (M = N): where(mask, scores, fill) keeps where true (torch.where),
+// masked_fill(mask, fill) where false; and its fill a scalar whose
+// exponential is 0 in float (-inf, or at most -1000).
+bool causal_where(const Value& cond, const Value& fill, std::int64_t M, std::int64_t N, bool keep_when_true) {
+  if (M != N || cond.dims.size() < 2 || cond.dims[cond.dims.size() - 2] != M || cond.dims.back() != N ||
+      numel(cond.dims) != M * N || cond.data.size() != static_cast<std::size_t>(M * N) || fill.data.size() != 1 ||
+      !(fill.data[0] <= -1000.f))
+    return false;
+  for (std::int64_t t = 0; t < M; ++t)
+    for (std::int64_t s = 0; s < N; ++s)
+      if ((cond.data[static_cast<std::size_t>(t * N + s)] != 0.f) != (keep_when_true ? s <= t : s > t)) return false;
+  return true;
+}
+
+// Marks the Softmax that alone reads `masked` causal.
+void causal_softmax(Graph& g, const Node& mask, int masked) {
+  const int s = sole_consumer(g, masked);
+  if (s < 0 || g.nodes[static_cast<std::size_t>(s)].op != OpKind::Softmax)
+    throw CompileError("node '" + mask.name + "' (" + op_name(mask.op) +
+                       "): a causal mask is supported before a Softmax that alone reads it");
+  g.nodes[static_cast<std::size_t>(s)].causal = true;
+}
+
 }  // namespace
 
 void fold_attention(Graph& g) {
@@ -219,6 +244,22 @@ void fold_attention(Graph& g) {
       any = true;
       continue;
     }
+    if (n.op == OpKind::Where && n.in.size() == 3 && n.in[0] >= 0 && n.in[1] >= 0 && n.in[2] >= 0 &&
+        (lay.count(n.in[1]) || lay.count(n.in[2]))) {
+      // masked_fill(mask, -inf) (scores third) or where(mask, scores, -inf).
+      const bool keep_when_true = lay.count(n.in[1]) > 0;
+      const int scores = n.in[keep_when_true ? 1 : 2], fill = n.in[keep_when_true ? 2 : 1];
+      const HeadLayout l = lay.at(scores);
+      if (!g.val(n.in[0]).is_const || !g.val(fill).is_const ||
+          !causal_where(g.val(n.in[0]), g.val(fill), l.m, l.n, keep_when_true))
+        throw CompileError("node '" + n.name + "' (Where): on attention scores it is supported as a causal mask only "
+                           "(a constant condition masking exactly the entries above the diagonal with -inf or at most "
+                           "-1000)");
+      causal_softmax(g, n, n.out[0]);
+      replace_uses(g, n.out[0], scores);
+      n.out.clear();
+      continue;
+    }
     if (n.in.empty() || !lay.count(n.in[0])) {
       if (n.in.size() > 1 && lay.count(n.in[1]) && !is_view_op(n) && n.op != OpKind::MatMul)
         throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads attention scores as its second input; not supported");
@@ -241,10 +282,7 @@ void fold_attention(Graph& g) {
       continue;
     }
     if (n.op == OpKind::Add && c1 && causal_mask(g.val(n.in[1]), l.m, l.n)) {
-      const int s = sole_consumer(g, n.out[0]);
-      if (s < 0 || g.nodes[static_cast<std::size_t>(s)].op != OpKind::Softmax)
-        throw CompileError("node '" + n.name + "' (Add): a causal mask is supported before a Softmax that alone reads it");
-      g.nodes[static_cast<std::size_t>(s)].causal = true;
+      causal_softmax(g, n, n.out[0]);
       replace_uses(g, n.out[0], x);
       n.out.clear();
       continue;

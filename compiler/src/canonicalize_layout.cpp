@@ -25,6 +25,8 @@ std::int64_t to_i64(float v) {
   return static_cast<std::int64_t>(v);
 }
 
+}  // namespace
+
 // Node n becomes a 1x1 Conv from value x to value y whose output channel k
 // is input channel src[k]: weights of 0 and 1, which quantize exactly (1 is
 // code 127 at a step of 1/127), so the copy only rounds to y's step.
@@ -45,8 +47,6 @@ void channel_copy_conv(Graph& g, Node& n, int x, int y, const std::vector<std::i
   n.geom = ConvGeom{};
   conv_bias(g, n);
 }
-
-}  // namespace
 
 // ReduceMean over the two spatial axes of a map (MNASNet's and ShuffleNet's
 // head, torch's x.mean([2, 3])) is a GlobalAveragePool: with keepdims=0 its

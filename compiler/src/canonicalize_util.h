@@ -22,6 +22,9 @@ void conv_bias(Graph& g, Node& n);
 
 // canonicalize_layout.cpp: the layout and shape operators torchvision's
 // CNNs export, rewritten into chip operators.
+// Node n becomes a 1x1 Conv from x to y copying input channel src[k] into
+// output channel k.
+void channel_copy_conv(Graph& g, Node& n, int x, int y, const std::vector<std::int64_t>& src);
 void reduce_mean_to_gap(const Graph& g, Node& n);
 void fold_pad(Graph& g, Node& n);
 void slice_to_conv(Graph& g, Node& n);
@@ -34,6 +37,14 @@ void chain_concats(Graph& g);
 // constants folded into the Conv before them.
 void channels_last_regions(Graph& g);
 void fold_norm_patterns(Graph& g);
+
+// canonicalize_split.cpp: Split along the channels, into the Convs of a
+// Linear layer's parts (q, k, v of one projection) or channel copies.
+void split_channels(Graph& g);
+
+// canonicalize_gelu_tanh.cpp: GELU's tanh form, however it is written out,
+// recognized by evaluating the expression: one table.
+void fold_gelu_tanh(Graph& g);
 
 // canonicalize_attention.cpp: MatMuls of two activations (an attention's
 // q @ k^T and scores @ v) read on the chip's layout, the head Reshapes and

@@ -7,11 +7,14 @@
 // constants, shape inference gives the Slice or Reshape and everything after
 // it their dimensions. A Slice or Transpose of a constant buffer (a causal
 // mask cut to the sequence, mask[:T, :T]; a weight transposed for a MatMul)
-// is folded too, up to kMaxSliced elements, and so is an Identity of one.
+// is folded too, up to kMaxSliced elements, and so are an Identity of one,
+// an Equal comparing one with a constant and a Cast of one (masked_fill's
+// condition, mask[:T, :T] == 0 cast to bool).
 #include "fold_constants.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
@@ -37,6 +40,7 @@ struct Const {
   std::vector<double> data;
   std::vector<std::int64_t> dims;
   bool integer = false;
+  bool boolean = false;  // 0/1, written back as BOOL (an Equal's mask)
 };
 
 bool read_tensor(const onnx::TensorProto& t, Const& c) {
@@ -65,6 +69,9 @@ bool read_tensor(const onnx::TensorProto& t, Const& c) {
     case onnx::TensorProto::INT64: c.integer = true; return from(std::int64_t{}, t.int64_data());
     case onnx::TensorProto::INT32: c.integer = true; return from(std::int32_t{}, t.int32_data());
     case onnx::TensorProto::FLOAT: return from(float{}, t.float_data());
+    case onnx::TensorProto::BOOL:  // one byte each when raw, else int32_data
+      c.integer = c.boolean = true;
+      return from(std::uint8_t{}, t.int32_data());
     default: return false;
   }
 }
@@ -102,7 +109,8 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     }
     return true;
   }();
-  if (op != "Slice" && op != "Transpose" && op != "Identity" && !small_inputs) return false;
+  if (op != "Slice" && op != "Transpose" && op != "Identity" && op != "Equal" && op != "Cast" && !small_inputs)
+    return false;
   if (op == "Identity") {  // a buffer PyTorch writes once and aliases (a mask every block slices)
     const Const* d = in(0);
     if (!d) return false;
@@ -282,6 +290,32 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     out.integer = d->integer;
     return true;
   }
+  if (op == "Cast") {  // of a constant to bool, an integer or float (PyTorch casts a mask to bool)
+    const Const* d = in(0);
+    const auto to = attr_int(n, "to", 0);
+    if (!d || (to != onnx::TensorProto::BOOL && to != onnx::TensorProto::INT64 && to != onnx::TensorProto::INT32 &&
+               to != onnx::TensorProto::FLOAT))
+      return false;
+    out.dims = d->dims;
+    out.boolean = to == onnx::TensorProto::BOOL;
+    out.integer = to != onnx::TensorProto::FLOAT;
+    for (const double v : d->data) {
+      if (out.integer && !out.boolean && !(std::fabs(v) < kMaxInteger)) return false;
+      out.data.push_back(out.boolean ? (v != 0 ? 1.0 : 0.0) : out.integer ? std::trunc(v) : double(float(v)));
+    }
+    return true;
+  }
+  if (op == "Equal") {  // a mask compared with a constant: mask[:T, :T] == 0 before a Where
+    const Const *a = in(0), *b = in(1);
+    if (!a || !b || n.input_size() != 2) return false;
+    const std::size_t na = a->data.size(), nb = b->data.size();
+    if (na == 0 || nb == 0 || (na != nb && na != 1 && nb != 1)) return false;
+    out.integer = out.boolean = true;
+    out.dims = na >= nb ? a->dims : b->dims;
+    for (std::size_t i = 0; i < std::max(na, nb); ++i)
+      out.data.push_back(a->data[na == 1 ? 0 : i] == b->data[nb == 1 ? 0 : i] ? 1.0 : 0.0);
+    return true;
+  }
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
     const Const *a = in(0), *b = in(1);
     if (!a || !b || n.input_size() != 2) return false;
@@ -330,9 +364,12 @@ bool fold_shape_arithmetic(onnx::GraphProto& gp) {
     onnx::TensorProto t;
     t.set_name(n.output(0));
     for (const auto d : c.dims) t.add_dims(d);
-    t.set_data_type(c.integer ? onnx::TensorProto::INT64 : onnx::TensorProto::FLOAT);
+    t.set_data_type(c.boolean   ? onnx::TensorProto::BOOL
+                    : c.integer ? onnx::TensorProto::INT64
+                                : onnx::TensorProto::FLOAT);
     for (const double v : c.data) {
-      if (c.integer) t.add_int64_data(static_cast<std::int64_t>(v));
+      if (c.boolean) t.add_int32_data(v != 0 ? 1 : 0);
+      else if (c.integer) t.add_int64_data(static_cast<std::int64_t>(v));
       else t.add_float_data(static_cast<float>(v));
     }
     const std::string out = n.output(0), name = n.name();

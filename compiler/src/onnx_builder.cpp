@@ -2,6 +2,7 @@
 #include "vp/cc/onnx_builder.h"
 
 #include <cmath>
+#include <limits>
 
 #include <onnx/onnx_pb.h>
 
@@ -400,6 +401,67 @@ std::string OnnxBuilder::attention(const std::string& x, int T, int c, int heads
   }
   auto o = matmul_act(softmax(s, -1), v);
   return gemm(reshape(transpose(o, {1, 0, 2}), {T, c}), c, c);
+}
+
+std::vector<std::string> OnnxBuilder::split(const std::string& x, const std::vector<std::int64_t>& sizes, int axis) {
+  const std::string name = fresh("split");
+  auto* n = node(*model_, "Split", name, {x, init_i64("sizes", sizes)}, name + "_0");
+  std::vector<std::string> out{name + "_0"};
+  for (std::size_t k = 1; k < sizes.size(); ++k) {
+    out.push_back(name + "_" + std::to_string(k));
+    n->add_output(out.back());
+  }
+  attr_int(n, "axis", axis);
+  return out;
+}
+
+std::string OnnxBuilder::attention_gpt2(const std::string& x, int T, int c, int heads, int offset, bool mask_chain) {
+  const int d = c / heads;
+  const std::vector<std::int64_t> view{T, heads, d};
+  const auto qkv = split(gemm(x, c, 3 * c), {c, c, c}, 1);
+  auto q = transpose(reshape(qkv[0], view), {1, 0, 2});
+  auto k = transpose(reshape(qkv[1], view), {1, 2, 0});
+  auto v = transpose(reshape(qkv[2], view), {1, 0, 2});
+  const auto s = masked_fill_causal(mul_const(matmul_act(q, k), {1.f / std::sqrt(float(d))}, {}), T, offset, mask_chain);
+  auto o = matmul_act(softmax(s, -1), v);
+  return gemm(reshape(transpose(o, {1, 0, 2}), {T, c}), c, c);
+}
+
+std::string OnnxBuilder::masked_fill_causal(const std::string& s, int T, int offset, bool mask_chain) {
+  std::string cond;
+  if (mask_chain) {  // tril(ones) == 0, cast to bool
+    std::vector<float> tril(static_cast<std::size_t>(T * T), 0.f);
+    for (int t = 0; t < T; ++t)
+      for (int u = 0; u <= std::min(T - 1, t + offset); ++u) tril[static_cast<std::size_t>(t * T + u)] = 1.f;
+    const std::string eq = fresh("equal");
+    node(*model_, "Equal", eq, {init("tril", {T, T}, tril), init("zero", {}, {0.f})}, eq);
+    cond = fresh("cast");
+    attr_int(node(*model_, "Cast", cond, {eq}, cond), "to", onnx::TensorProto::BOOL);
+  } else {
+    auto* t = model_->mutable_graph()->add_initializer();
+    t->set_name(fresh("mask"));
+    t->set_data_type(onnx::TensorProto::BOOL);
+    t->add_dims(T);
+    t->add_dims(T);
+    for (int r = 0; r < T; ++r)
+      for (int u = 0; u < T; ++u) t->add_int32_data(u > r + offset ? 1 : 0);
+    cond = t->name();
+  }
+  const std::string y = fresh("where");
+  node(*model_, "Where", y, {cond, init("fill", {}, {-std::numeric_limits<float>::infinity()}), s}, y);
+  return y;
+}
+
+std::string OnnxBuilder::gelu_tanh(const std::string& x, float kappa, bool cube_as_pow) {
+  auto op = [&](const char* type, const std::vector<std::string>& in) {
+    const std::string y = fresh(type);
+    node(*model_, type, y, in, y);
+    return y;
+  };
+  const std::string cube = cube_as_pow ? op("Pow", {x, init("three", {}, {3.f})}) : op("Mul", {op("Mul", {x, x}), x});
+  const std::string inner = op("Add", {x, op("Mul", {cube, init("kappa", {}, {kappa})})});
+  const std::string th = tanh(op("Mul", {inner, init("k", {}, {std::sqrt(2.f / 3.14159265f)})}));
+  return op("Mul", {op("Mul", {x, init("half", {}, {0.5f})}), op("Add", {th, init("one", {}, {1.f})})});
 }
 
 std::string OnnxBuilder::identity(const std::string& x) {

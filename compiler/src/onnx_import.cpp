@@ -310,7 +310,7 @@ Graph import_model(std::string_view bytes, const std::string& name) {
       const int p = g.producer(static_cast<int>(&v - g.values.data()));
       const OpKind k = p >= 0 ? g.nodes[static_cast<std::size_t>(p)].op : OpKind::Identity;
       if (p >= 0 && (k == OpKind::Reshape || k == OpKind::Transpose || k == OpKind::MatMul || k == OpKind::Mul ||
-                     k == OpKind::Div || k == OpKind::Add || k == OpKind::Softmax)) {
+                     k == OpKind::Div || k == OpKind::Add || k == OpKind::Where || k == OpKind::Softmax)) {
         v.shape = Shape{0, 0, 0};
         continue;
       }

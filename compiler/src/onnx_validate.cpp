@@ -112,6 +112,9 @@ Arity arity_of(OpKind op) {
     case OpKind::Div: case OpKind::Sub: case OpKind::Gather: case OpKind::Pow: return {2, 2};
     case OpKind::LayerNormalization: return {2, 3};
     case OpKind::Slice: return {3, 5};
+    case OpKind::Where: return {3, 3};
+    case OpKind::Split: return {1, 2};
+    case OpKind::Equal: return {2, 2};
     case OpKind::Clip: case OpKind::Pad: case OpKind::Dropout: return {1, 3};
     case OpKind::BatchNormalization: return {5, 5};
     case OpKind::Concat: return {1, 1 << 20};
@@ -249,10 +252,20 @@ void validate_onnx_model(onnx::ModelProto& model, const std::string& file) {
 void validate_graph(const Graph& g, const std::string& file) {
   if (g.inputs.empty()) throw CompileError(file + ": the graph has no input (a model of constants only)");
   if (g.outputs.empty()) throw CompileError(file + ": the graph has no output");
-  for (const auto& v : g.values) {
+  // -infinity is a value only as a Where's fill (masked_fill of a causal
+  // mask, canonicalize_attention.cpp), which never reaches an interpreter.
+  std::vector<bool> fill(g.values.size(), false);
+  for (const Node& n : g.nodes)
+    for (std::size_t k = 1; n.op == OpKind::Where && k < n.in.size(); ++k)
+      if (n.in[k] >= 0) fill[static_cast<std::size_t>(n.in[k])] = true;
+  for (const Node& n : g.nodes)
+    for (std::size_t k = 0; k < n.in.size(); ++k)
+      if (n.in[k] >= 0 && (n.op != OpKind::Where || k == 0)) fill[static_cast<std::size_t>(n.in[k])] = false;
+  for (std::size_t id = 0; id < g.values.size(); ++id) {
+    const Value& v = g.values[id];
     if (!v.is_const) continue;
     for (std::size_t i = 0; i < v.data.size(); ++i)
-      if (!std::isfinite(v.data[i]))
+      if (!std::isfinite(v.data[i]) && !(fill[id] && v.data[i] < 0 && std::isinf(v.data[i])))
         throw CompileError(file + ": constant '" + v.name + "' holds " + (std::isnan(v.data[i]) ? "NaN" : "infinity") +
                            " at element " + std::to_string(i) + "; weights must be finite");
   }
@@ -278,7 +291,8 @@ void validate_graph(const Graph& g, const std::string& file) {
     // A data input that is a constant would need constant folding; the
     // interpreters hold no activation for it (Add and Mul are checked by
     // canonicalize, which accepts a constant operand).
-    if (n.op != OpKind::Add && n.op != OpKind::Mul && g.val(n.in[0]).is_const)
+    // (A Where's first input is its condition: a causal mask, constant.)
+    if (n.op != OpKind::Add && n.op != OpKind::Mul && n.op != OpKind::Where && g.val(n.in[0]).is_const)
       throw CompileError(file + ": " + label + " reads the constant '" + g.val(n.in[0]).name +
                          "' as its data input; expected an activation (constant folding is not supported)");
     const auto rank = static_cast<std::int64_t>(g.val(n.in[0]).dims.size());
@@ -292,7 +306,8 @@ void validate_graph(const Graph& g, const std::string& file) {
         throw CompileError(file + ": " + label + ": axis " + std::to_string(a) + " is out of range; expected " +
                            std::to_string(lo) + " to " + std::to_string(hi) + " for rank " + std::to_string(rank));
     };
-    if (n.op == OpKind::Concat || n.op == OpKind::Softmax) axis_in(-rank, rank - 1, n.op == OpKind::Concat ? 0 : -1);
+    if (n.op == OpKind::Concat || n.op == OpKind::Softmax || n.op == OpKind::Split)
+      axis_in(-rank, rank - 1, n.op == OpKind::Softmax ? -1 : 0);
     if (n.op == OpKind::Flatten) axis_in(-rank, rank, 1);
     if (n.op == OpKind::Conv && n.in.size() > 1 && n.in[1] >= 0) {
       const std::int64_t group = attr("group", 1);

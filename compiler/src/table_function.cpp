@@ -26,7 +26,10 @@ double function_of(const Node& n, double x) {
     case OpKind::HardSigmoid: return hard_sigmoid(x, attr(n, "alpha", 0.2f), attr(n, "beta", 0.5f));
     case OpKind::HardSwish: return x * hard_sigmoid(x, 1.0 / 6.0, 0.5);
     case OpKind::Erf: return std::erf(x);
-    case OpKind::Gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case OpKind::Gelu:  // the tanh form where canonicalize found it (canonicalize_gelu_tanh.cpp)
+      if (n.ints.count("approximate_tanh"))
+        return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)));
+      return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     default:
       throw CompileError("node '" + n.name + "': " + op_name(n.op) + " is not a table operator");
   }

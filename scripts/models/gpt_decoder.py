@@ -5,7 +5,7 @@
 
   gpt_decoder.py [OUT_DIR] [--seed 0] [--opset 17] [--calib 8] [--test 2]
                  [--layers 2] [--d-model 64] [--heads 4] [--context 16] [--vocab 64]
-                 [--name gpt_decoder] [--no-exporter-folding]
+                 [--name gpt_decoder] [--no-exporter-folding] [--style plain|gpt2]
 
 Two pre-LayerNorm decoder blocks (causal multi-head self-attention, a GELU
 MLP of 4 x d_model), a final LayerNorm and the vocabulary head, over one
@@ -17,6 +17,13 @@ crossbars. The attention is written as GPT-2's is: q, k, v viewed as
 1/sqrt(d), the causal mask added (a -1e4 upper triangle sliced to T from a
 buffer), softmax, @ v, transposed back and viewed as [T, C]. The output is
 the logits [T, vocab].
+
+--style gpt2 writes the block as GPT-2's own code does instead: one Linear
+layer of 3 x d_model for q, k and v, split (`c_attn(x).split(C, dim=1)`),
+the mask as masked_fill of the entries above the diagonal with -inf from a
+lower-triangular buffer of ones (`bias[:t, :t] == 0`), and the MLP's GELU
+in its tanh form written out (0.5·x·(1 + tanh(sqrt(2/pi)·(x + 0.044715·x^3))),
+with torch.pow), as GPT-2 and BERT compute it.
 
 --no-exporter-folding exports with do_constant_folding=False: the views'
 shapes stay Unsqueezes of the sizes and a Concat, the mask a Slice of the
@@ -47,6 +54,36 @@ def build(args):
     import torch
     from torch import nn
 
+    class NewGELU(nn.Module):
+        """GELU's tanh form as GPT-2 writes it."""
+
+        def forward(self, x):
+            return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+    class GPT2Attention(nn.Module):
+        """One projection for q, k and v, split; the mask by masked_fill."""
+
+        def __init__(self):
+            super().__init__()
+            c = args.d_model
+            self.heads = args.heads
+            self.c_attn = nn.Linear(c, 3 * c)
+            self.c_proj = nn.Linear(c, c)
+            self.register_buffer("bias", torch.tril(torch.ones(args.context, args.context)))
+
+        def forward(self, x):
+            t, c = x.shape
+            h, d = self.heads, c // self.heads
+            q, k, v = self.c_attn(x).split(c, dim=1)
+            q = q.view(t, h, d).transpose(0, 1)
+            k = k.view(t, h, d).transpose(0, 1)
+            v = v.view(t, h, d).transpose(0, 1)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d))
+            att = att.masked_fill(self.bias[:t, :t] == 0, float("-inf"))
+            att = torch.softmax(att, dim=-1)
+            y = (att @ v).transpose(0, 1).contiguous().view(t, c)
+            return self.c_proj(y)
+
     class CausalSelfAttention(nn.Module):
         def __init__(self):
             super().__init__()
@@ -76,9 +113,10 @@ def build(args):
             super().__init__()
             c = args.d_model
             self.ln1 = nn.LayerNorm(c)
-            self.attn = CausalSelfAttention()
+            gpt2 = args.style == "gpt2"
+            self.attn = GPT2Attention() if gpt2 else CausalSelfAttention()
             self.ln2 = nn.LayerNorm(c)
-            self.mlp = nn.Sequential(nn.Linear(c, 4 * c), nn.GELU(), nn.Linear(4 * c, c))
+            self.mlp = nn.Sequential(nn.Linear(c, 4 * c), NewGELU() if gpt2 else nn.GELU(), nn.Linear(4 * c, c))
 
         def forward(self, x):
             x = x + self.attn(self.ln1(x))
@@ -132,6 +170,8 @@ def main():
     p.add_argument("--vocab", type=int, default=64)
     p.add_argument("--name", default="gpt_decoder")
     p.add_argument("--no-exporter-folding", action="store_true")
+    p.add_argument("--style", choices=["plain", "gpt2"], default="plain",
+                   help="gpt2: one q/k/v projection split, masked_fill(-inf), GELU's tanh form")
     args = p.parse_args()
     NAME = args.name
     if args.d_model % args.heads:
@@ -173,7 +213,7 @@ def main():
         "calib": [f"{NAME}/calib_{i:03d}.npy" for i in range(args.calib)],
         "test": [f"{NAME}/test_{i:03d}.npy" for i in range(args.test)],
         "seed": args.seed, "opset": args.opset, "ops": ops, "nodes": len(m.graph.node),
-        "exporter_folding": not args.no_exporter_folding,
+        "exporter_folding": not args.no_exporter_folding, "style": args.style,
         "decoder": {"layers": args.layers, "d_model": args.d_model, "heads": args.heads,
                     "context": args.context, "vocab": args.vocab},
     }

@@ -111,6 +111,19 @@ std::string unsqueeze_concat_model() {
   return m.SerializeAsString();
 }
 
+// masked_fill's condition as an export without constant folding writes
+// it, Equal(tril, 0) cast to bool: folded at import.
+// Scores of x against itself, as the MatMul's tiny graph, masked above
+// the diagonal before the Softmax.
+std::string masked_scores_model(bool mask_chain) {
+  OnnxBuilder b("tiny", 17);
+  auto x = b.gemm(b.input("x", {6, 16}), 16, 16);
+  const auto s = b.masked_fill_causal(b.matmul_act(x, b.transpose(x, {1, 0})), 6, 0, mask_chain);
+  b.output(b.gemm(b.softmax(s, -1), 6, 8));
+  return b.serialize();
+}
+std::string gpt2_mask_chain_model() { return masked_scores_model(true); }
+
 const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
   using F = std::function<std::string(OnnxBuilder&, const std::string&)>;
   auto image = [](F f) {
@@ -206,6 +219,13 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
          b.output(b.gemm(b.softmax(b.gemm(b.input("x", {4, 16}), 16, 8)), 8, 8));
          return b.serialize();
        }},
+      // Of the graph's input (no Linear to cut): channel copies; the first
+      // part unread.
+      {OpKind::Split, vector([](OnnxBuilder& b, const std::string& x) { return b.split(x, {6, 10}, 1)[1]; })},
+      // masked_fill(-inf) of GPT-2's attention: the Softmax's causal flag.
+      {OpKind::Where, [] { return masked_scores_model(false); }},
+      {OpKind::Equal, gpt2_mask_chain_model},
+      {OpKind::Cast, gpt2_mask_chain_model},
       {OpKind::Constant, constant_node_model},
       {OpKind::Unsqueeze, unsqueeze_concat_model},
   };
@@ -282,7 +302,9 @@ TEST_P(OperatorThroughPasses, EveryPassOfItsRoleHandlesIt) {
   if (d.role == OpRole::to_conv) {
     EXPECT_EQ(count_kind(g, OpKind::Conv), 1);
   }
-  if (d.role == OpRole::rewrite) {  // into a GlobalAveragePool, the pads of the pooling, a Mul, a Conv or a LayerNorm
+  if (k == OpKind::Where) {  // into the Softmax's causal flag
+    EXPECT_TRUE(std::any_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.op == OpKind::Softmax && n.causal; }));
+  } else if (d.role == OpRole::rewrite) {  // into a GlobalAveragePool, the pads of the pooling, a Mul, a Conv or a LayerNorm
     EXPECT_EQ(count_kind(g, OpKind::GlobalAveragePool) + count_kind(g, OpKind::AveragePool) +
                   count_kind(g, OpKind::Mul) + count_kind(g, OpKind::Conv) + count_kind(g, OpKind::LayerNormalization),
               1);
@@ -803,6 +825,124 @@ TEST(Attention, CanonicalFormOfTheExportedPattern) {
   EXPECT_TRUE(mm[1]->causal) << "the probabilities are 0 past their own row";
   EXPECT_EQ(sm->group, 8);
   EXPECT_EQ(g.val(mm[0]->out[0]).shape, (Shape{32, 8, 1}));
+}
+
+// GPT-2's q, k, v projection: one Linear of 3c outputs Split along the
+// channels becomes one Conv per part, each with its rows of the weights and
+// bias, reading the Linear's input; a Split of anything else becomes channel
+// copies (0/1 weights).
+TEST(Rewrites, SplitOfALinearIsOneConvPerPart) {
+  {
+    OnnxBuilder b("split");
+    const auto parts = b.split(b.gemm(b.input("x", {6, 16}), 16, 24), {8, 4, 12}, -1);
+    for (const auto& p : parts) b.output(p);
+    Graph g = import_onnx_bytes(b.serialize(), "split");
+    const Node* gemm = nullptr;
+    for (const Node& n : g.nodes)
+      if (n.op == OpKind::Gemm) gemm = &n;
+    ASSERT_NE(gemm, nullptr);
+    const std::vector<float> w = g.val(gemm->in[1]).data, bias = g.val(gemm->in[2]).data;  // B is [24, 16] (transB)
+    const int x = gemm->in[0];
+    canonicalize(g);
+    EXPECT_EQ(count_kind(g, OpKind::Split), 0);
+    ASSERT_EQ(count_kind(g, OpKind::Conv), 3);
+    std::int64_t row = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const Node& c = g.nodes[k];
+      ASSERT_EQ(c.op, OpKind::Conv);
+      EXPECT_EQ(c.in[0], x) << "each part reads the Linear's input";
+      EXPECT_EQ(c.out[0], g.outputs[k]);
+      const Value& cw = g.val(c.in[1]);
+      const std::int64_t rows = std::vector<std::int64_t>{8, 4, 12}[k];
+      ASSERT_EQ(cw.dims, (std::vector<std::int64_t>{rows, 16, 1, 1}));
+      for (std::int64_t r = 0; r < rows; ++r) {
+        for (std::int64_t i = 0; i < 16; ++i)
+          EXPECT_EQ(cw.data[static_cast<std::size_t>(r * 16 + i)], w[static_cast<std::size_t>((row + r) * 16 + i)]);
+        EXPECT_EQ(g.val(c.in[2]).data[static_cast<std::size_t>(r)], bias[static_cast<std::size_t>(row + r)]);
+      }
+      row += rows;
+    }
+    EXPECT_LE(golden_steps(g), 3.0);
+  }
+  {
+    // After a Relu the Linear is not the Split's to cut: copies.
+    OnnxBuilder b("split_relu");
+    const auto parts = b.split(b.relu(b.gemm(b.input("x", {6, 16}), 16, 24)), {12, 12}, 1);
+    b.output(b.add(parts[0], parts[1]));
+    Graph g = import_onnx_bytes(b.serialize(), "split_relu");
+    canonicalize(g);
+    ASSERT_EQ(count_kind(g, OpKind::Conv), 3);
+    for (std::size_t k = 1; k < 3; ++k) {
+      const Value& cw = g.val(g.nodes[k].in[1]);
+      for (std::size_t i = 0; i < cw.data.size(); ++i) EXPECT_TRUE(cw.data[i] == 0.f || cw.data[i] == 1.f);
+    }
+  }
+  {
+    OnnxBuilder b("split_rows");
+    b.output(b.split(b.gemm(b.input("x", {6, 16}), 16, 24), {2, 4}, 0)[0]);
+    EXPECT_NE(compile_error(b.serialize()).find("Split): supported along the channels only"), std::string::npos);
+  }
+  {
+    OnnxBuilder b("split_sizes");
+    b.output(b.split(b.gemm(b.input("x", {6, 16}), 16, 24), {8, 8}, 1)[0]);
+    EXPECT_NE(compile_error(b.serialize()).find("24"), std::string::npos) << "sizes that do not add up to the channels";
+  }
+}
+
+// masked_fill of the entries above the diagonal with -inf (a bool
+// constant, or the Equal and Cast an unfolded export writes) is the causal
+// mask; any other mask is refused by name.
+TEST(Attention, MaskedFillAboveTheDiagonalIsTheCausalMask) {
+  for (const bool chain : {false, true}) {
+    OnnxBuilder b("gpt2", 17);
+    b.output(b.attention_gpt2(b.gemm(b.input("x", {8, 24}), 24, 32), 8, 32, 4, 0, chain));
+    Graph g = import_onnx_bytes(b.serialize(), "gpt2");
+    canonicalize(g);
+    EXPECT_EQ(count_kind(g, OpKind::Where), 0);
+    EXPECT_EQ(count_kind(g, OpKind::Split), 0);
+    int causal = 0, matmuls = 0;
+    for (const Node& n : g.nodes) {
+      if (n.op == OpKind::Softmax) causal += n.causal;
+      if (n.op == OpKind::MatMul) matmuls += n.causal;
+    }
+    EXPECT_EQ(causal, 1) << "chain " << chain;
+    EXPECT_EQ(matmuls, 2) << "chain " << chain;
+  }
+  OnnxBuilder b("gpt2_offset", 17);
+  b.output(b.attention_gpt2(b.gemm(b.input("x", {8, 24}), 24, 32), 8, 32, 4, 1));
+  EXPECT_NE(compile_error(b.serialize()).find("(Where): on attention scores it is supported as a causal mask only"),
+            std::string::npos);
+}
+
+// GELU's tanh form, x^3 as Pow or as x * x * x, is one table of that form;
+// an expression that is not GELU (another coefficient) is left as it is.
+TEST(TableOperators, GeluTanhFormIsOneTable) {
+  for (const bool pow : {true, false}) {
+    OnnxBuilder b("gelu_tanh", 17);
+    b.output(b.gelu_tanh(b.gemm(b.input("x", {4, 16}), 16, 16), 0.044715f, pow));
+    Graph g = import_onnx_bytes(b.serialize(), "gelu_tanh");
+    canonicalize(g);
+    ASSERT_EQ(count_kind(g, OpKind::Gelu), 1) << "pow " << pow;
+    EXPECT_EQ(count_kind(g, OpKind::Tanh), 0);
+    EXPECT_EQ(count_kind(g, OpKind::Mul), 0);
+    const Node& n = g.nodes.back();
+    EXPECT_TRUE(n.ints.count("approximate_tanh"));
+    const auto calib = default_calibration(g);
+    const auto all = run_fp32_all(g, calib[0]);
+    const auto& in = all[static_cast<std::size_t>(n.in[0])].data;
+    const auto& out = all[static_cast<std::size_t>(n.out[0])].data;
+    ASSERT_EQ(in.size(), out.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const double x = in[i];
+      EXPECT_NEAR(out[i], 0.5 * x * (1 + std::tanh(std::sqrt(2 / 3.14159265358979) * (x + 0.044715 * x * x * x))), 1e-5);
+    }
+    EXPECT_LE(golden_steps(g), 3.0);  // the Linear's weights' rounding, as for any graph with weights
+  }
+  // Another coefficient: not GELU, so its Pow is left and refused, never
+  // made a wrong table.
+  OnnxBuilder b("not_gelu", 17);
+  b.output(b.gelu_tanh(b.gemm(b.input("x", {4, 16}), 16, 16), 0.2f));
+  EXPECT_NE(compile_error(b.serialize()).find("Pow"), std::string::npos);
 }
 
 }  // namespace

@@ -82,6 +82,19 @@ class OnnxBuilder {
   // 1/sqrt(d), Add of a -1e4 upper triangle (causal), Softmax, @ v,
   // Transpose back, Reshape to [T, c], the output Linear.
   std::string attention(const std::string& x, int T, int c, int heads, bool causal = true);
+  // The same attention as GPT-2's own code writes it: one Linear of 3c
+  // outputs Split into q, k and v, and masked_fill(-inf) as a Where whose
+  // condition is true from column t + 1 + offset of row t on (offset 0: the
+  // causal mask), a bool constant, or with mask_chain the Equal(tril, 0)
+  // and Cast to bool that an export without constant folding writes.
+  std::string attention_gpt2(const std::string& x, int T, int c, int heads, int offset = 0, bool mask_chain = false);
+  // That masked_fill alone, on scores whose last two axes are [T, T].
+  std::string masked_fill_causal(const std::string& scores, int T, int offset = 0, bool mask_chain = false);
+  // Split along `axis` into parts of the given sizes (opset 13+: sizes as an input).
+  std::vector<std::string> split(const std::string& x, const std::vector<std::int64_t>& sizes, int axis);
+  // GELU's tanh form written out, 0.5 x (1 + tanh(sqrt(2/pi) (x + kappa x^3))),
+  // x^3 as Pow (GPT-2's code) or as x * x * x (torch's approximate='tanh').
+  std::string gelu_tanh(const std::string& x, float kappa = 0.044715f, bool cube_as_pow = true);
   std::string identity(const std::string& x);
   std::string dropout(const std::string& x, bool training = false);
   std::string custom(const std::string& op, const std::string& x);  // for error-path tests

@@ -1,0 +1,131 @@
+// Split along the channel axis (the last axis of a [T, C] matrix, axis 1 of
+// a map). GPT-2's attention computes q, k and v with one Linear layer of 3C
+// outputs and splits them (`c_attn(x).split(C, dim=2)`): when the Split is
+// the only reader of a Conv (the Linear after gemm_to_conv), the Conv itself
+// is cut into one Conv per part, each with its rows of the weights and
+// bias. That costs no crossbar (the parts tile the same columns) and gives
+// each part a scale of its own: q, k and v are calibrated apart, which is
+// what the MatMuls of two activations read. Any other Split becomes one
+// channel copy (a 1x1 Conv of 0/1 weights) per part, as a Slice does.
+#include <numeric>
+#include <string>
+
+#include "canonicalize_util.h"
+#include "vp/cc/passes.h"
+
+namespace vp::cc::canon {
+namespace {
+
+// The parts' sizes along the axis: the `split` input (opset 13+) or
+// attribute (before), else equal parts.
+std::vector<std::int64_t> part_sizes(const Graph& g, const Node& n, std::int64_t extent) {
+  std::vector<std::int64_t> sizes;
+  if (n.in.size() > 1 && n.in[1] >= 0) {
+    const Value& s = g.val(n.in[1]);
+    if (!s.is_const) throw CompileError("node '" + n.name + "' (Split): its sizes must be constant");
+    for (const float f : s.data) sizes.push_back(static_cast<std::int64_t>(f));
+  } else if (n.ints.count("split")) {
+    sizes = n.ints.at("split");
+  } else {
+    const auto parts = static_cast<std::int64_t>(n.out.size());
+    if (parts == 0 || extent % parts != 0)
+      throw CompileError("node '" + n.name + "' (Split): " + std::to_string(extent) + " channels do not split into " +
+                         std::to_string(parts) + " equal parts");
+    sizes.assign(static_cast<std::size_t>(parts), extent / parts);
+  }
+  if (sizes.size() != n.out.size())
+    throw CompileError("node '" + n.name + "' (Split): " + std::to_string(sizes.size()) + " sizes for " +
+                       std::to_string(n.out.size()) + " outputs");
+  for (const auto s : sizes)
+    if (s <= 0) throw CompileError("node '" + n.name + "' (Split): every part must keep at least one channel");
+  if (std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0}) != extent)
+    throw CompileError("node '" + n.name + "' (Split): the sizes do not add up to the " + std::to_string(extent) +
+                       " channels");
+  return sizes;
+}
+
+// Checks the axis is the channels' and returns the sizes.
+std::vector<std::int64_t> channel_parts(const Graph& g, const Node& n) {
+  const Value& x = g.val(n.in[0]);
+  const auto rank = static_cast<std::int64_t>(x.dims.size());
+  auto axis = attr_i(n, "axis", 0);
+  if (axis < 0) axis += rank;
+  if (!((rank == 2 || rank == 4) && axis == 1))
+    throw CompileError("node '" + n.name + "' (Split): supported along the channels only (the last axis of a [T, C] "
+                       "matrix or axis 1 of a map), got axis " + std::to_string(attr_i(n, "axis", 0)) + " of a " +
+                       std::to_string(rank) + "-D tensor");
+  return part_sizes(g, n, x.shape.c);
+}
+
+// Rows [r0, r0 + rows) of the first dimension of constant `id`.
+int constant_rows(Graph& g, int id, std::int64_t r0, std::int64_t rows, const std::string& suffix) {
+  Value v = g.val(id);
+  const auto per = v.data.size() / static_cast<std::size_t>(v.dims[0]);
+  v.data.assign(v.data.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r0) * per),
+                v.data.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r0 + rows) * per));
+  v.dims[0] = rows;
+  v.name += suffix;
+  return g.add_value(std::move(v));
+}
+
+}  // namespace
+
+void split_channels(Graph& g) {
+  std::vector<int> cut(g.nodes.size(), -1);  // Conv node -> the Split that cuts it
+  std::vector<std::vector<std::int64_t>> sizes(g.nodes.size());
+  bool any = false;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.op != OpKind::Split || n.out.empty()) continue;
+    any = true;
+    sizes[i] = channel_parts(g, n);
+    const int p = g.producer(n.in[0]);
+    if (p < 0) continue;
+    const Node& c = g.nodes[static_cast<std::size_t>(p)];
+    if (c.op == OpKind::Conv && c.geom.group == 1 && c.act == Act::none && c.fused_add < 0 &&
+        sole_consumer(g, n.in[0]) == static_cast<int>(i))
+      cut[static_cast<std::size_t>(p)] = static_cast<int>(i);
+  }
+  if (!any) return;
+  std::vector<Node> nodes;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (cut[i] >= 0) {  // the Conv, one per part, where it stood
+      const Node& s = g.nodes[static_cast<std::size_t>(cut[i])];
+      std::int64_t c0 = 0;
+      for (std::size_t k = 0; k < s.out.size(); ++k) {
+        const std::int64_t rows = sizes[static_cast<std::size_t>(cut[i])][k];
+        const std::string suffix = ".split" + std::to_string(k);
+        Node part = n;
+        part.name += suffix;
+        part.in[1] = constant_rows(g, n.in[1], c0, rows, suffix);
+        part.in[2] = constant_rows(g, n.in[2], c0, rows, suffix);
+        part.out = {s.out[k]};
+        nodes.push_back(std::move(part));
+        c0 += rows;
+      }
+      continue;
+    }
+    if (n.op == OpKind::Split && !n.out.empty()) {
+      if (n.in[0] >= 0 && g.producer(n.in[0]) >= 0 && cut[static_cast<std::size_t>(g.producer(n.in[0]))] == static_cast<int>(i))
+        continue;  // done at its Conv
+      std::int64_t c0 = 0;
+      for (std::size_t k = 0; k < n.out.size(); ++k) {
+        const std::int64_t rows = sizes[i][k];
+        std::vector<std::int64_t> src(static_cast<std::size_t>(rows));
+        std::iota(src.begin(), src.end(), c0);
+        Node part = n;
+        part.name += ".split" + std::to_string(k);
+        channel_copy_conv(g, part, n.in[0], n.out[k], src);
+        nodes.push_back(std::move(part));
+        c0 += rows;
+      }
+      continue;
+    }
+    nodes.push_back(n);
+  }
+  g.nodes = std::move(nodes);
+  g.remove_dead_nodes();  // parts nobody reads
+}
+
+}  // namespace vp::cc::canon
