@@ -38,13 +38,16 @@ std::string stem(const std::string& path) {
 void parse_models(const Doc& doc, const YAML::Node& root, SweepSpec& spec) {
   if (root["model"] && root["models"]) doc.fail(root["models"], "give either 'model' or 'models', not both");
   const YAML::Node node = root["model"] ? root["model"] : root["models"];
-  if (!node) doc.fail(root, "no model: add 'model: program.s' (assembly, .vpo object or .onnx)");
+  if (!node) doc.fail(root, "no model: add 'model: program.s' (assembly, .vpo object, .onnx or .system.json)");
   if (node.IsSequence() && node.size() == 0) doc.fail(node, "models: empty list");
   std::unordered_set<std::string> seen;
   for (const auto& item : doc.items(node, "model")) {
     const std::string m = doc.existing_file(item, item.Scalar(), "model");
-    if (!has_suffix(m, ".s") && !has_suffix(m, ".asm") && !has_suffix(m, ".vpo") && !has_suffix(m, ".onnx"))
-      doc.fail(item, "model " + item.Scalar() + ": expected .s/.asm (assembly), .vpo (object) or .onnx");
+    // A .system.json (vp-cc --chips) runs as vp-run's --system.
+    if (!has_suffix(m, ".s") && !has_suffix(m, ".asm") && !has_suffix(m, ".vpo") && !has_suffix(m, ".onnx") &&
+        !has_suffix(m, ".system.json"))
+      doc.fail(item, "model " + item.Scalar() +
+                         ": expected .s/.asm (assembly), .vpo (object), .onnx or .system.json (a system of chips)");
     if (!seen.insert(m).second) doc.fail(item, "model " + item.Scalar() + " listed twice");
     spec.models.push_back(m);
   }

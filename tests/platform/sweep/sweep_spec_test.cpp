@@ -158,6 +158,18 @@ TEST_F(SweepSpecTest, StructuralMistakesNameTheLine) {
   EXPECT_NE(error_of("outputs: [out/y.bin]\n").find("bare file name"), std::string::npos);
   EXPECT_NE(error_of("metrics:\n  - {golden: prog.s, output: y.bin}\n").find("not among 'outputs:'"), std::string::npos);
   EXPECT_NE(error_of("parameters: [1\n").find("s.yaml:"), std::string::npos);  // YAML syntax
+  // A model vp-run cannot run is named with what is expected; a system of
+  // chips (vp-cc --chips) is one it can.
+  write("net.json", "{}");
+  write("net.system.json", "{}");
+  try {
+    parse_sweep_text("model: net.json\n", path("s.yaml"));
+    ADD_FAILURE() << "a .json model was accepted";
+  } catch (const SweepError& e) {
+    EXPECT_NE(std::string(e.what()).find("s.yaml:1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(".system.json (a system of chips)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(parse_sweep_text("model: net.system.json\n", path("s.yaml")).models.size(), 1u);
   try {
     parse_sweep_text("preset: small\n", path("s.yaml"));
     ADD_FAILURE() << "a sweep without a model was accepted";
