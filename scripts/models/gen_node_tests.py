@@ -45,13 +45,13 @@ SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "
              "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
              "Concat", "Identity", "Softmax", "ReduceMean", "Pad", "Div", "Slice", "Transpose",
-             "Shape", "Gather", "Sub", "Dropout", "LayerNormalization", "Pow", "Sqrt"]
+             "Shape", "Gather", "Sub", "Dropout", "LayerNormalization", "Pow", "Sqrt", "Split", "Where"]
 
 # Inputs that are weights/parameters rather than activations, per operator
 # (input indices): these become initializers in model.const.onnx.
 CONST_INPUTS = {"Conv": [1, 2], "Gemm": [1, 2], "MatMul": [1], "BatchNormalization": [1, 2, 3, 4],
                 "Mul": [1], "Clip": [1, 2], "Reshape": [1], "Pad": [1, 2], "Div": [1],
-                "Slice": [1, 2, 3, 4]}
+                "Slice": [1, 2, 3, 4], "Split": [1], "Where": [0]}
 
 
 def import_onnx_cases():
