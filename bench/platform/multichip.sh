@@ -107,7 +107,7 @@ inputs: [${inputs#, }]
 outputs: [y.bin]
 inferences_per_run: 4
 parameters:
-  link.lane_gtps: {from: 0.5, to: 32, factor: 4}
+  link.lane_gtps: {from: 0.125, to: 32, factor: 4}
 metrics:
   - system.interval_cycles
   - system.latency_cycles

@@ -347,15 +347,18 @@ CompileResult compile_model(const CompileOptions& o) {
   std::vector<Graph*> chip_graphs{&g};
   std::vector<std::string> chip_outs{o.out};
   if (o.chips > 1) {
+    // Cut by work, then refined by each part's estimated time per image
+    // as it will be mapped.
+    const MapOptions mo{o.replicate, o.pipeline, o.lanes, o.batch};
     try {
-      partition = partition_chips(g, target, o.chips);
+      partition = partition_chips(g, target, o.chips, &mo);
     } catch (const CompileError&) {
       // No cut of whole layers fits: spread the layers wider than half a
       // chip over two or more, then cut again (the first error stands when
       // there is none to split).
       if (split_wide_layers(g, target, target.crossbars() / 2) == 0) throw;
       dump(o.dump_dir, 3, "split", g);
-      partition = partition_chips(g, target, o.chips);
+      partition = partition_chips(g, target, o.chips, &mo);
     }
     chip_graphs.clear();
     chip_outs.clear();

@@ -11,6 +11,15 @@
 // its crossbars a part takes about work / crossbars. Minimising the largest
 // part sets the pace of a stream; ties go to the cut that moves the fewest
 // bytes over the link. Every part must hold one copy of its layers.
+//
+// Work is not yet time: a chip takes one image at a time, so what paces a
+// batch through the chips is each part's time per image, the critical path
+// of its row hand-over plus its firmware's copies of the values that cross
+// the link (ResNet-50 on 4 chips, cut by work alone, crosses 1.0 MB after
+// layer1, whose copies cost the first two chips more than their layers).
+// With refine, each cut is then moved, one at a time within a window of
+// nodes, to where the larger part it bounds is estimated fastest, each
+// candidate part mapped and estimated as its chip's program would be.
 #include <algorithm>
 #include <cstdio>
 #include <limits>
@@ -39,9 +48,138 @@ std::vector<int> crossing_into(const Graph& g, std::size_t from, std::size_t to)
   return {ids.begin(), ids.end()};
 }
 
+// Parts [starts[k], starts[k + 1]) of the nodes with their inputs, outputs
+// and the routes between them.
+Partition from_cuts(const Graph& g, const std::vector<std::size_t>& starts, const std::vector<std::int64_t>& work,
+                    const std::vector<std::int64_t>& xbars) {
+  const std::size_t M = g.nodes.size();
+  Partition p;
+  p.parts.resize(starts.size());
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    ChipPart& part = p.parts[k];
+    const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : M;
+    part.first = static_cast<int>(starts[k]);
+    part.last = static_cast<int>(end);
+    part.crossbars = xbars[end] - xbars[starts[k]];
+    part.work = work[end] - work[starts[k]];
+  }
+  // Which part writes each value.
+  std::vector<int> part_of(g.values.size(), -1);
+  for (std::size_t k = 0; k < p.parts.size(); ++k)
+    for (int i = p.parts[k].first; i < p.parts[k].last; ++i)
+      for (int v : g.nodes[static_cast<std::size_t>(i)].out) part_of[static_cast<std::size_t>(v)] = static_cast<int>(k);
+  for (std::size_t k = 0; k < p.parts.size(); ++k) {
+    ChipPart& part = p.parts[k];
+    if (k == 0) part.inputs = g.inputs;
+    else part.inputs = crossing_into(g, static_cast<std::size_t>(part.first), static_cast<std::size_t>(part.last));
+  }
+  for (std::size_t k = 0; k + 1 < p.parts.size(); ++k) {
+    std::set<int> outs;
+    for (std::size_t m = k + 1; m < p.parts.size(); ++m)
+      for (int v : p.parts[m].inputs)
+        if (part_of[static_cast<std::size_t>(v)] == static_cast<int>(k)) outs.insert(v);
+    p.parts[k].outputs.assign(outs.begin(), outs.end());
+  }
+  p.parts.back().outputs = g.outputs;
+  for (std::size_t m = 1; m < p.parts.size(); ++m)
+    for (std::size_t j = 0; j < p.parts[m].inputs.size(); ++j) {
+      const int v = p.parts[m].inputs[j];
+      const int k = part_of[static_cast<std::size_t>(v)];
+      const auto& outs = p.parts[static_cast<std::size_t>(k)].outputs;
+      const auto at = std::find(outs.begin(), outs.end(), v) - outs.begin();
+      p.routes.push_back({v, k, static_cast<int>(at), static_cast<int>(m), static_cast<int>(j), g.val(v).shape.numel()});
+    }
+  return p;
+}
+
+
+// Part [first, last) alone, as its chip's program would be: mapped with
+// `mo`, estimated per image (critical path and firmware copies).
+std::int64_t part_estimate(const Graph& g, const Target& t, const MapOptions& mo, std::size_t first, std::size_t last) {
+  const std::size_t M = g.nodes.size();
+  Partition q;
+  ChipPart part;
+  part.first = static_cast<int>(first);
+  part.last = static_cast<int>(last);
+  part.inputs = first == 0 ? g.inputs : crossing_into(g, first, last);
+  if (last == M) {
+    part.outputs = g.outputs;
+  } else {
+    std::set<int> outs;
+    for (int v : crossing_into(g, last, M))
+      if (g.producer(v) >= static_cast<int>(first)) outs.insert(v);
+    part.outputs.assign(outs.begin(), outs.end());
+  }
+  q.parts.push_back(part);
+  if (last < M) q.parts.emplace_back();  // not the last chip: its outputs are named as the link carries them
+  Graph cg = chip_graph(g, q, 0);
+  try {
+    map_crossbars(cg, t, mo);
+  } catch (const CompileError&) {
+    return std::numeric_limits<std::int64_t>::max() / 4;  // does not fit: never chosen
+  }
+  return estimate_cycles(cg, t);
+}
+
+// The cuts moved one at a time, each to the allowed position within
+// kWindow nodes that minimises (largest part's estimate, sum of the parts'),
+// until no move helps.
+std::vector<std::size_t> refine_cuts(const Graph& g, const Target& t, const MapOptions& mo, std::vector<std::size_t> starts,
+                                     const std::vector<bool>& allowed, const std::vector<std::int64_t>& xbars) {
+  constexpr std::size_t kWindow = 12;
+  constexpr int kRounds = 4;
+  const std::size_t M = g.nodes.size(), K = starts.size();
+  if (K < 2) return starts;
+  std::map<std::pair<std::size_t, std::size_t>, std::int64_t> memo;
+  auto est = [&](std::size_t first, std::size_t last) {
+    const auto key = std::make_pair(first, last);
+    const auto it = memo.find(key);
+    if (it != memo.end()) return it->second;
+    return memo[key] = part_estimate(g, t, mo, first, last);
+  };
+  using Cost = std::pair<std::int64_t, std::int64_t>;
+  auto cost = [&](const std::vector<std::size_t>& st) {
+    Cost c{0, 0};
+    for (std::size_t k = 0; k < K; ++k) {
+      const std::int64_t e = est(st[k], k + 1 < K ? st[k + 1] : M);
+      c.first = std::max(c.first, e);
+      c.second += e;
+    }
+    return c;
+  };
+  Cost now = cost(starts);
+  for (int round = 0; round < kRounds; ++round) {
+    bool moved = false;
+    for (std::size_t k = 1; k < K; ++k) {
+      const std::size_t lo = std::max(starts[k - 1] + 1, starts[k] > kWindow ? starts[k] - kWindow : 0);
+      const std::size_t hi = std::min((k + 1 < K ? starts[k + 1] : M) - 1, starts[k] + kWindow);
+      std::size_t best = starts[k];
+      for (std::size_t c = lo; c <= hi; ++c) {
+        if (c == starts[k] || !allowed[c]) continue;
+        if (xbars[c] - xbars[starts[k - 1]] > t.crossbars() ||
+            xbars[k + 1 < K ? starts[k + 1] : M] - xbars[c] > t.crossbars())
+          continue;
+        std::vector<std::size_t> st = starts;
+        st[k] = c;
+        const Cost c2 = cost(st);
+        if (c2 < now) {
+          now = c2;
+          best = c;
+        }
+      }
+      if (best != starts[k]) {
+        starts[k] = best;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  return starts;
+}
+
 }  // namespace
 
-Partition partition_chips(const Graph& g, const Target& t, int chips) {
+Partition partition_chips(const Graph& g, const Target& t, int chips, const MapOptions* refine) {
   const std::size_t M = g.nodes.size();
   if (chips < 1) throw CompileError("--chips " + std::to_string(chips) + ": expected 1 or more chips");
   if (static_cast<std::size_t>(chips) > M)
@@ -128,43 +266,13 @@ Partition partition_chips(const Graph& g, const Target& t, int chips) {
     if (whole != none && whole.first <= best.first + best.first / 20) from = std::move(from_single);
   }
 
-  Partition p;
-  p.parts.resize(static_cast<std::size_t>(chips));
-  for (std::size_t k = static_cast<std::size_t>(chips), c = M; k > 0; --k) {
-    ChipPart& part = p.parts[k - 1];
-    part.first = static_cast<int>(from[k][c]);
-    part.last = static_cast<int>(c);
-    part.crossbars = xbars[c] - xbars[from[k][c]];
-    part.work = work[c] - work[from[k][c]];
+  std::vector<std::size_t> starts(K, 0);
+  for (std::size_t k = K, c = M; k > 0; --k) {
+    starts[k - 1] = from[k][c];
     c = from[k][c];
   }
-  // Which part writes each value.
-  std::vector<int> part_of(g.values.size(), -1);
-  for (std::size_t k = 0; k < p.parts.size(); ++k)
-    for (int i = p.parts[k].first; i < p.parts[k].last; ++i)
-      for (int v : g.nodes[static_cast<std::size_t>(i)].out) part_of[static_cast<std::size_t>(v)] = static_cast<int>(k);
-  for (std::size_t k = 0; k < p.parts.size(); ++k) {
-    ChipPart& part = p.parts[k];
-    if (k == 0) part.inputs = g.inputs;
-    else part.inputs = crossing_into(g, static_cast<std::size_t>(part.first), static_cast<std::size_t>(part.last));
-  }
-  for (std::size_t k = 0; k + 1 < p.parts.size(); ++k) {
-    std::set<int> outs;
-    for (std::size_t m = k + 1; m < p.parts.size(); ++m)
-      for (int v : p.parts[m].inputs)
-        if (part_of[static_cast<std::size_t>(v)] == static_cast<int>(k)) outs.insert(v);
-    p.parts[k].outputs.assign(outs.begin(), outs.end());
-  }
-  p.parts.back().outputs = g.outputs;
-  for (std::size_t m = 1; m < p.parts.size(); ++m)
-    for (std::size_t j = 0; j < p.parts[m].inputs.size(); ++j) {
-      const int v = p.parts[m].inputs[j];
-      const int k = part_of[static_cast<std::size_t>(v)];
-      const auto& outs = p.parts[static_cast<std::size_t>(k)].outputs;
-      const auto at = std::find(outs.begin(), outs.end(), v) - outs.begin();
-      p.routes.push_back({v, k, static_cast<int>(at), static_cast<int>(m), static_cast<int>(j), g.val(v).shape.numel()});
-    }
-  return p;
+  if (refine) starts = refine_cuts(g, t, *refine, std::move(starts), allowed, xbars);
+  return from_cuts(g, starts, work, xbars);
 }
 
 Graph chip_graph(const Graph& g, const Partition& p, int chip) {

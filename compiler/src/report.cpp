@@ -110,7 +110,34 @@ namespace {
 
 std::int64_t overlapped_estimate(const Graph& g) { return static_cast<std::int64_t>(overlapped_times(g).total); }
 
+// One layer per CU (the pipeline placement): no CU holds two layers.
+bool layers_overlap(const Graph& g) {
+  std::set<int> seen;
+  bool overlapped = true;
+  for (const Node& n : g.nodes)
+    for (int c : n.cores) overlapped = seen.insert(c).second && overlapped;
+  return overlapped;
+}
+
+// The firmware's part of an image: its copies of the inputs and outputs,
+// and the start of every core with a program.
+std::int64_t firmware_cycles(const Graph& g, const Target& t, std::int64_t& cores_used) {
+  std::set<int> cores;
+  for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
+  std::vector<std::int64_t> in_bytes, out_bytes;
+  for (int v : g.inputs) in_bytes.push_back(g.val(v).shape.numel());
+  for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel());
+  cores_used = static_cast<std::int64_t>(cores.size());
+  return CostModel(t).start(cores_used, in_bytes, out_bytes);
+}
+
 }  // namespace
+
+std::int64_t estimate_cycles(const Graph& g, const Target& t) {
+  std::int64_t sum = 0, cores = 0;
+  for (const Node& n : g.nodes) sum += n.stage_cycles;
+  return (layers_overlap(g) ? overlapped_estimate(g) : sum) + firmware_cycles(g, t, cores);
+}
 
 std::string layer_report(const Graph& g, const Target& t) {
   std::ostringstream o;
@@ -124,10 +151,7 @@ std::string layer_report(const Graph& g, const Target& t) {
     stage_sum += n.stage_cycles;
     if (!op_has(n.op, op_crossbar)) digital_stage += n.stage_cycles;
   }
-  std::set<int> seen;
-  bool overlapped = true;
-  for (const Node& n : g.nodes)
-    for (int c : n.cores) overlapped = seen.insert(c).second && overlapped;
+  const bool overlapped = layers_overlap(g);
   double used_cells = 0;
   for (const Node& n : g.nodes) {
     const Shape& s = g.val(n.out[0]).shape;
@@ -166,17 +190,11 @@ std::string layer_report(const Graph& g, const Target& t) {
                   static_cast<long long>(n.bound_cycles));
     o << line;
   }
-  // The firmware: per image its copies of the inputs and outputs, and the
-  // start of every core with a program.
-  std::set<int> cores;
-  for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
-  std::vector<std::int64_t> in_bytes, out_bytes;
-  for (int v : g.inputs) in_bytes.push_back(g.val(v).shape.numel());
-  for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel());
-  const std::int64_t start = CostModel(t).start(static_cast<std::int64_t>(cores.size()), in_bytes, out_bytes);
+  std::int64_t cores = 0;
+  const std::int64_t start = firmware_cycles(g, t, cores);
   tot_cyc = (overlapped ? overlapped_estimate(g) : tot_cyc) + start;
   std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %12s\n",
-                "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores.size()),
+                "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores),
                 static_cast<long long>(start), "-", "-");
   o << line;
   std::snprintf(line, sizeof line,

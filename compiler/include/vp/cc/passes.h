@@ -179,8 +179,13 @@ struct Partition {
   std::vector<ChipRoute> routes;
 };
 // Cuts a quantized graph into `chips` parts balanced by the cost model,
-// each fitting one chip `t`; CompileError when no such cut exists.
-Partition partition_chips(const Graph& g, const Target& t, int chips);
+// each fitting one chip `t`; CompileError when no such cut exists. With
+// `refine`, the cuts found by balancing work are then moved to lower the
+// largest part's estimated time per image (each part mapped with those
+// options and estimated as one chip's program: its critical path and its
+// firmware's copies of what crosses the link), which is what paces a batch
+// flowing through the chips.
+Partition partition_chips(const Graph& g, const Target& t, int chips, const MapOptions* refine = nullptr);
 // Convs (group 1) whose one copy needs more than `limit` crossbars become
 // slices of their output channels and a Concat, so that the partition can
 // spread one layer over chips (split_layers.cpp); returns how many.
@@ -212,6 +217,10 @@ std::map<int, int> adc_ranges_from_profile_text(const std::string& text, const s
 // ---- reports ----------------------------------------------------------------------
 std::string ir_json(const Graph& g, const std::string& stage);
 std::string layer_report(const Graph& g, const Target& t);
+// The report's estimate of one inference of a mapped graph: the critical
+// path of the row hand-over (or the sum of the stages on shared CUs) plus
+// the firmware's copies and starts.
+std::int64_t estimate_cycles(const Graph& g, const Target& t);
 
 // Bytes of a channels-last tensor as the chip stores it (no border) and back.
 std::vector<std::int8_t> to_hwc(const QTensor& t);
