@@ -18,7 +18,7 @@ SUPPORTED = ["Conv", "Gemm", "MatMul", "Relu", "Clip", "LeakyRelu", "Sigmoid", "
              "HardSwish", "Erf", "Add", "Mul", "MaxPool",
              "AveragePool", "GlobalAveragePool", "Flatten", "Reshape", "BatchNormalization",
              "Concat", "Identity", "Softmax", "ReduceMean", "Pad", "Div", "Slice", "Transpose",
-             "Shape", "Gather", "Sub", "Dropout", "LayerNormalization", "Pow", "Sqrt"]
+             "Shape", "Gather", "Sub", "Dropout", "LayerNormalization", "Pow", "Sqrt", "Split", "Where"]
 # Cases python3-onnx 1.12 is known to provide, one or more per operator,
 # plus the extra Conv cases of gen_node_tests.py.
 EXPECTED = [
@@ -38,6 +38,7 @@ EXPECTED = [
     "extra_chunk_by_shape", "extra_pad_averagepool", "extra_reducemean_hw", "extra_mul_gate", "extra_div_const",
     "extra_dropout_relu", "test_dropout_default",
     "test_layer_normalization_2d_axis1", "test_layer_normalization_4d_axis_negative_1", "test_pow_example",
+    "test_split_equal_parts_2d", "test_split_variable_parts_2d", "test_where_example",
     "test_sqrt_example", "extra_layer_norm_channels", "extra_layer_norm_channels_decomposed", "extra_gelu_erf",
 ]
 errors = []
