@@ -134,49 +134,37 @@ void emit_matmul(Ctx& e, const Node& n) {
         e.ins(c, "addi r11, r11, " + std::to_string(4 * CB));
         e.ins(c, "addi r12, r12, 4");
         e.ins(c, as_needed ? "blt r11, r14, " + rows_loop : "dbnz r14, " + rows_loop);
-      } else if (as_needed) {
-        // k up to m: the value rows taken so far (r29: their end less ACC,
-        // so each head's end is its sums' address plus r29); the later
-        // probabilities are 0 codes and add nothing. r28: the head's first
-        // probability.
-        e.ins(c, "vfill r7, r0, r9, i32");
-        e.li(c, 14, FLAG);
-        e.ins(c, "ld r29, r14, 4");
-        e.ins(c, "addi r29, r29, " + std::to_string(-ACC));
-        e.li(c, 28, A8);
-        e.li(c, 12, ACC);
-        e.li(c, 14, h);
-        const std::string heads_loop = e.label(c, "mhead"), k_loop = e.label(c, "mk");
-        e.put_label(c, heads_loop);
-        e.ins(c, "addi r13, r12, " + std::to_string(B32 - ACC));
-        e.ins(c, "add r15, r12, r29");
-        e.ins(c, "add r11, r28, r0");
-        e.put_label(c, k_loop);
-        e.ins(c, "ldb r10, r11, 0");
-        e.ins(c, "vmuls r4, r13, r10, r5, i32");
-        e.ins(c, "vadd r12, r12, r4, r5, i32");
-        e.ins(c, "addi r11, r11, 1");
-        e.ins(c, "addi r13, r13, " + std::to_string(4 * CB));
-        e.ins(c, "blt r13, r15, " + k_loop);
-        e.ins(c, "addi r28, r28, " + std::to_string(K));
-        e.ins(c, "addi r12, r12, " + std::to_string(4 * N));
-        e.ins(c, "dbnz r14, " + heads_loop);
       } else {
+        // Per head, k up to K (or, causal, up to m: the value rows taken so
+        // far; the later probabilities are 0 codes and add nothing).
         e.ins(c, "vfill r7, r0, r9, i32");
-        e.li(c, 11, A8);
+        if (as_needed) {  // r29: the taken rows' end less ACC (a head's end: its sums + r29); r28: its first probability
+          e.li(c, 14, FLAG);
+          e.ins(c, "ld r29, r14, 4");
+          e.ins(c, "addi r29, r29, " + std::to_string(-ACC));
+          e.li(c, 28, A8);
+        } else {
+          e.li(c, 11, A8);
+        }
         e.li(c, 12, ACC);
         e.li(c, 14, h);
         const std::string heads_loop = e.label(c, "mhead"), k_loop = e.label(c, "mk");
         e.put_label(c, heads_loop);
         e.ins(c, "addi r13, r12, " + std::to_string(B32 - ACC));
-        e.li(c, 15, K);
+        if (as_needed) {
+          e.ins(c, "add r15, r12, r29");
+          e.ins(c, "add r11, r28, r0");
+        } else {
+          e.li(c, 15, K);
+        }
         e.put_label(c, k_loop);
         e.ins(c, "ldb r10, r11, 0");
         e.ins(c, "vmuls r4, r13, r10, r5, i32");
         e.ins(c, "vadd r12, r12, r4, r5, i32");
         e.ins(c, "addi r11, r11, 1");
         e.ins(c, "addi r13, r13, " + std::to_string(4 * CB));
-        e.ins(c, "dbnz r15, " + k_loop);
+        e.ins(c, as_needed ? "blt r13, r15, " + k_loop : "dbnz r15, " + k_loop);
+        if (as_needed) e.ins(c, "addi r28, r28, " + std::to_string(K));
         e.ins(c, "addi r12, r12, " + std::to_string(4 * N));
         e.ins(c, "dbnz r14, " + heads_loop);
       }
