@@ -57,17 +57,6 @@ std::vector<std::int64_t> channel_parts(const Graph& g, const Node& n) {
   return part_sizes(g, n, x.shape.c);
 }
 
-// Rows [r0, r0 + rows) of the first dimension of constant `id`.
-int constant_rows(Graph& g, int id, std::int64_t r0, std::int64_t rows, const std::string& suffix) {
-  Value v = g.val(id);
-  const auto per = v.data.size() / static_cast<std::size_t>(v.dims[0]);
-  v.data.assign(v.data.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r0) * per),
-                v.data.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r0 + rows) * per));
-  v.dims[0] = rows;
-  v.name += suffix;
-  return g.add_value(std::move(v));
-}
-
 }  // namespace
 
 void split_channels(Graph& g) {
@@ -98,8 +87,8 @@ void split_channels(Graph& g) {
         const std::string suffix = ".split" + std::to_string(k);
         Node part = n;
         part.name += suffix;
-        part.in[1] = constant_rows(g, n.in[1], c0, rows, suffix);
-        part.in[2] = constant_rows(g, n.in[2], c0, rows, suffix);
+        part.in[1] = g.constant_rows(n.in[1], c0, c0 + rows, suffix);
+        part.in[2] = g.constant_rows(n.in[2], c0, c0 + rows, suffix);
         part.out = {s.out[k]};
         nodes.push_back(std::move(part));
         c0 += rows;

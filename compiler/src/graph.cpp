@@ -35,4 +35,15 @@ void Graph::remove_dead_nodes() {
   nodes = std::move(kept);
 }
 
+int Graph::constant_rows(int id, std::int64_t r0, std::int64_t r1, const std::string& suffix) {
+  Value v = val(id);
+  if (v.dims.empty() || v.dims[0] <= 0 || v.data.size() <= 1) return id;
+  const auto per = v.data.size() / static_cast<std::size_t>(v.dims[0]);
+  v.data.assign(v.data.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r0) * per),
+                v.data.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(r1) * per));
+  v.dims[0] = r1 - r0;
+  v.name += suffix;
+  return add_value(std::move(v));
+}
+
 }  // namespace vp::cc

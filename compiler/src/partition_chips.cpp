@@ -92,27 +92,17 @@ Partition from_cuts(const Graph& g, const std::vector<std::size_t>& starts, cons
   return p;
 }
 
-
-// Part [first, last) alone, as its chip's program would be: mapped with
-// `mo`, estimated per image (critical path and firmware copies).
-std::int64_t part_estimate(const Graph& g, const Target& t, const MapOptions& mo, std::size_t first, std::size_t last) {
-  const std::size_t M = g.nodes.size();
-  Partition q;
-  ChipPart part;
-  part.first = static_cast<int>(first);
-  part.last = static_cast<int>(last);
-  part.inputs = first == 0 ? g.inputs : crossing_into(g, first, last);
-  if (last == M) {
-    part.outputs = g.outputs;
-  } else {
-    std::set<int> outs;
-    for (int v : crossing_into(g, last, M))
-      if (g.producer(v) >= static_cast<int>(first)) outs.insert(v);
-    part.outputs.assign(outs.begin(), outs.end());
-  }
-  q.parts.push_back(part);
-  if (last < M) q.parts.emplace_back();  // not the last chip: its outputs are named as the link carries them
-  Graph cg = chip_graph(g, q, 0);
+// Part [first, last) alone, as its chip's program would be: cut out of a
+// partition at first and last (so its inputs and outputs are the ones the
+// link would carry), mapped with `mo`, estimated per image (critical path
+// and firmware copies).
+std::int64_t part_estimate(const Graph& g, const Target& t, const MapOptions& mo, std::size_t first, std::size_t last,
+                           const std::vector<std::int64_t>& work, const std::vector<std::int64_t>& xbars) {
+  std::vector<std::size_t> starts;
+  if (first > 0) starts.push_back(0);
+  starts.push_back(first);
+  if (last < g.nodes.size()) starts.push_back(last);
+  Graph cg = chip_graph(g, from_cuts(g, starts, work, xbars), first > 0 ? 1 : 0);
   try {
     map_crossbars(cg, t, mo);
   } catch (const CompileError&) {
@@ -125,7 +115,8 @@ std::int64_t part_estimate(const Graph& g, const Target& t, const MapOptions& mo
 // kWindow nodes that minimises (largest part's estimate, sum of the parts'),
 // until no move helps.
 std::vector<std::size_t> refine_cuts(const Graph& g, const Target& t, const MapOptions& mo, std::vector<std::size_t> starts,
-                                     const std::vector<bool>& allowed, const std::vector<std::int64_t>& xbars) {
+                                     const std::vector<bool>& allowed, const std::vector<std::int64_t>& work,
+                                     const std::vector<std::int64_t>& xbars) {
   constexpr std::size_t kWindow = 12;
   constexpr int kRounds = 4;
   const std::size_t M = g.nodes.size(), K = starts.size();
@@ -135,7 +126,7 @@ std::vector<std::size_t> refine_cuts(const Graph& g, const Target& t, const MapO
     const auto key = std::make_pair(first, last);
     const auto it = memo.find(key);
     if (it != memo.end()) return it->second;
-    return memo[key] = part_estimate(g, t, mo, first, last);
+    return memo[key] = part_estimate(g, t, mo, first, last, work, xbars);
   };
   using Cost = std::pair<std::int64_t, std::int64_t>;
   auto cost = [&](const std::vector<std::size_t>& st) {
@@ -271,7 +262,7 @@ Partition partition_chips(const Graph& g, const Target& t, int chips, const MapO
     starts[k - 1] = from[k][c];
     c = from[k][c];
   }
-  if (refine) starts = refine_cuts(g, t, *refine, std::move(starts), allowed, xbars);
+  if (refine) starts = refine_cuts(g, t, *refine, std::move(starts), allowed, work, xbars);
   return from_cuts(g, starts, work, xbars);
 }
 

@@ -145,7 +145,7 @@ std::string layer_report(const Graph& g, const Target& t) {
   std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %12s\n", "layer", "op", "path",
                 "out CxHxW", "MACs", "xbars", "util", "copies", "est. cycles", "share", "MVM bound");
   o << line;
-  std::int64_t tot_macs = 0, tot_x = 0, tot_cyc = 0, tot_bound = 0, slowest = 0, digital_macs = 0, stage_sum = 0,
+  std::int64_t tot_macs = 0, tot_x = 0, tot_bound = 0, slowest = 0, digital_macs = 0, stage_sum = 0,
                digital_stage = 0;
   for (const Node& n : g.nodes) {
     stage_sum += n.stage_cycles;
@@ -172,7 +172,6 @@ std::string layer_report(const Graph& g, const Target& t) {
     }
     tot_macs += macs;
     tot_x += xbars;
-    tot_cyc += n.stage_cycles;
     tot_bound = overlapped ? std::max(tot_bound, n.bound_cycles) : tot_bound + n.bound_cycles;
     slowest = std::max(slowest, n.stage_cycles);
     char shape[64];
@@ -192,7 +191,7 @@ std::string layer_report(const Graph& g, const Target& t) {
   }
   std::int64_t cores = 0;
   const std::int64_t start = firmware_cycles(g, t, cores);
-  tot_cyc = (overlapped ? overlapped_estimate(g) : tot_cyc) + start;
+  const std::int64_t tot_cyc = estimate_cycles(g, t);
   std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %12s\n",
                 "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores),
                 static_cast<long long>(start), "-", "-");

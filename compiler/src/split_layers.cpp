@@ -26,17 +26,6 @@ std::vector<T> slice_rows(const std::vector<T>& v, std::int64_t rows, std::int64
   return std::vector<T>(v.begin() + r0 * per, v.begin() + r1 * per);
 }
 
-// The constant `id` cut to output channels [c0, c1) of its first dimension.
-int sliced_constant(Graph& g, int id, std::int64_t c0, std::int64_t c1, const std::string& suffix) {
-  Value v = g.val(id);
-  if (v.dims.empty() || v.dims[0] <= 0) return id;
-  const std::int64_t rows = v.dims[0];
-  v.data = slice_rows(v.data, rows, c0, c1);
-  v.dims[0] = c1 - c0;
-  v.name += suffix;
-  return g.add_value(std::move(v));
-}
-
 }  // namespace
 
 int split_wide_layers(Graph& g, const Target& t, std::int64_t limit) {
@@ -69,7 +58,7 @@ int split_wide_layers(Graph& g, const Target& t, std::int64_t limit) {
       s.q.mult = slice_rows(n.q.mult, N, c0, c1);
       s.q.shift = slice_rows(n.q.shift, N, c0, c1);
       for (std::size_t k = 1; k < s.in.size(); ++k)
-        if (g.val(s.in[k]).is_const) s.in[k] = sliced_constant(g, s.in[k], c0, c1, suffix);
+        if (g.val(s.in[k]).is_const) s.in[k] = g.constant_rows(s.in[k], c0, c1, suffix);
       Value y = g.val(n.out[0]);
       y.name += suffix;
       y.shape.c = c1 - c0;

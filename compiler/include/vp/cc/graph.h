@@ -224,6 +224,10 @@ struct Graph {
   int producer(int id) const;
   // Drops nodes whose outputs nobody reads (and that are not graph outputs).
   void remove_dead_nodes();
+  // A new constant: `id`'s rows [r0, r1) of its first dimension (its output
+  // channels, for a weight or bias), named with `suffix`; `id` itself when it
+  // holds one value for every row.
+  int constant_rows(int id, std::int64_t r0, std::int64_t r1, const std::string& suffix);
 };
 
 // Activation view of ONNX dims: [1,C,H,W] -> C,H,W; [B,K] -> C=K, H=B; [K] -> C=K.
