@@ -12,15 +12,15 @@
 
 namespace vp::cc {
 
-int parse_average_reads(const std::string& text, std::vector<std::string>& layers) {
+int parse_layer_count(const std::string& option, const std::string& text, std::vector<std::string>& layers) {
   const std::size_t colon = text.find(':');
   const std::string count = text.substr(0, colon);
   const auto bad = [&](const std::string& why) {
-    return CompileError("--average-reads '" + text + "': " + why);
+    return CompileError(option + " '" + text + "': " + why);
   };
   int n = 0;
   try {
-    n = static_cast<int>(common::parse_int(count, "--average-reads", 1, 16));
+    n = static_cast<int>(common::parse_int(count, option, 1, 16));
   } catch (const common::NumberError&) {
     throw bad("expected N or N:LAYER,LAYER,... with N a power of two from 1 to 16");
   }
@@ -39,15 +39,21 @@ int parse_average_reads(const std::string& text, std::vector<std::string>& layer
   return n;
 }
 
-void set_average_reads(Graph& g, int reads, const std::vector<std::string>& layers) {
+std::vector<Node*> named_convs(Graph& g, const std::vector<std::string>& layers, const std::string& option) {
   for (const std::string& name : layers) {
     const auto it = std::find_if(g.nodes.begin(), g.nodes.end(), [&](const Node& n) { return n.name == name; });
     if (it == g.nodes.end() || it->op != OpKind::Conv)
-      throw CompileError("--average-reads: '" + name + "' is not a Conv layer of the model (see --report)");
+      throw CompileError(option + ": '" + name + "' is not a Conv layer of the model (see --report)");
   }
+  std::vector<Node*> out;
   for (Node& n : g.nodes)
     if (n.op == OpKind::Conv && (layers.empty() || std::find(layers.begin(), layers.end(), n.name) != layers.end()))
-      n.reads = reads;
+      out.push_back(&n);
+  return out;
+}
+
+void set_average_reads(Graph& g, int reads, const std::vector<std::string>& layers) {
+  for (Node* n : named_convs(g, layers, "--average-reads")) n->reads = reads;
 }
 
 }  // namespace vp::cc

@@ -332,6 +332,7 @@ CompileResult compile_model(const CompileOptions& o) {
   }
   const auto t2 = std::chrono::steady_clock::now();
   set_average_reads(g, o.average_reads, o.average_layers);
+  set_redundancy(g, o.redundancy, o.redundancy_layers);
   // The bindings are vp-cc's own (with_io_directives): the emitter writes
   // only its comments on them.
   const bool io_directives = o.io == "on" || (o.io == "auto" && assembler_has_io());

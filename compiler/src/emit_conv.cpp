@@ -11,14 +11,31 @@ namespace vp::cc::emit {
 
 namespace {
 
-// log2 of the Conv's averaged reads: added to its requantization shifts.
+// How many times larger the Conv's sums are than one read of one copy:
+// averaged reads (average_reads.cpp) times redundant copies (redundancy.cpp).
+int sum_factor(const Node& n) { return n.reads * n.redundancy; }
+
+// log2 of sum_factor: added to the requantization shifts.
 int read_shift(const Node& n) {
   int a = 0;
-  while ((1 << a) < n.reads) ++a;
+  while ((1 << a) < sum_factor(n)) ++a;
   if (n.q.shift.empty() || *std::max_element(n.q.shift.begin(), n.q.shift.end()) + a > 62)
-    throw CompileError("node '" + n.name + "': " + std::to_string(n.reads) +
-                       " averaged reads need a requantization shift above 62");
+    throw CompileError("node '" + n.name + "': " + std::to_string(n.reads) + " averaged reads of " +
+                       std::to_string(n.redundancy) + " redundant copies need a requantization shift above 62");
   return a;
+}
+
+// Redundant copies of a tile's rows (redundancy.cpp): the first copy's
+// patch, just assembled at `at`, repeated behind it for the others.
+void repeat_patch(Ctx& e, int c, std::int64_t at, const ColumnTile& ct, int R) {
+  if (ct.redundant == 1) return;
+  const std::int64_t once = std::int64_t{ct.row_tiles_once(R)} * R;
+  e.li(c, 10, at);
+  e.li(c, 12, once);
+  for (int j = 1; j < ct.redundant; ++j) {
+    e.li(c, 11, at + j * once);
+    e.ins(c, "vmov r11, r10, r12, i8");
+  }
 }
 
 // One MVM (`line` without its acc field) fired n.reads times: the first
@@ -79,7 +96,7 @@ void emit_conv(Ctx& e, const Node& n) {
         for (auto& lp : patch) lp[i] = lp[same];
         continue;
       }
-      const std::int64_t rt = (mine[i]->k + R - 1) / R;
+      const std::int64_t rt = mine[i]->row_tiles(R);
       segs[i] = window_segments(n.geom, C, wp, mine[i]->ci0, mine[i]->ci1);
       for (auto& lp : patch) {
         lp[i] = e.scratch(c, rt * R);
@@ -115,8 +132,12 @@ void emit_conv(Ctx& e, const Node& n) {
       const std::int64_t dx = std::int64_t{q} * n.geom.sw * C;
       std::vector<Segment> moved = lb.at < 0 ? segs[i] : lb.segments(mine[i]->ci0, mine[i]->ci1);
       for (Segment& sg : moved) sg.gofs += dx;
-      if (lb.at < 0) return gather(e, c, kCur[0], patch[slot][i], moved);
-      line_window(e, c, lb_reg, patch[slot][i], moved);
+      if (lb.at < 0) {
+        gather(e, c, kCur[0], patch[slot][i], moved);
+      } else {
+        line_window(e, c, lb_reg, patch[slot][i], moved);
+      }
+      repeat_patch(e, c, patch[slot][i], *mine[i], R);
     };
     if (helper) {
       e.writes = false;  // its partial sums go to the owner, which stores the pixels
@@ -134,11 +155,11 @@ void emit_conv(Ctx& e, const Node& n) {
     }
     // Owner: bias, requantization pairs, output buffers.
     std::vector<std::int32_t> bias, rq;
-    // Averaged reads (average_reads.cpp): the sums are reads x larger.
+    // Averaged reads and redundant copies: the sums are sum_factor x larger.
     const int extra_shift = read_shift(n);
     for (auto* ct : mine)
       for (int k = ct->n0; k < ct->n0 + ct->ncols; ++k) {
-        bias.push_back(n.q.bias[static_cast<std::size_t>(k)] * n.reads);
+        bias.push_back(n.q.bias[static_cast<std::size_t>(k)] * sum_factor(n));
         rq.push_back(n.q.mult[static_cast<std::size_t>(k)]);
         rq.push_back(n.q.shift[static_cast<std::size_t>(k)] + extra_shift);
       }
@@ -175,7 +196,7 @@ void emit_conv(Ctx& e, const Node& n) {
       // both sets' output (and residual) buffers.
       std::int64_t more = 0;
       for (std::size_t i = 0; i < mine.size(); ++i)
-        if (!segs[i].empty()) more += lanes * (((mine[i]->k + R - 1) / R * R + 7) / 8 * 8);
+        if (!segs[i].empty()) more += lanes * ((mine[i]->row_tiles(R) * R + 7) / 8 * 8);
       more += lanes * ((static_cast<std::int64_t>(mine.size()) * L * 4 + 7) / 8 * 8);
       more += 2 * (add ? 2 : 1) * ((lanes * ncols + 7) / 8 * 8);
       // (kPipeSlack: the words the layer's end and a stream's copies still take.)
@@ -195,7 +216,7 @@ void emit_conv(Ctx& e, const Node& n) {
             lp[i] = lp[same];
             continue;
           }
-          const std::int64_t rt = (mine[i]->k + R - 1) / R;
+          const std::int64_t rt = mine[i]->row_tiles(R);
           lp[i] = e.scratch(c, rt * R);
           e.li(c, 10, lp[i]);
           e.li(c, 11, rt * R);
@@ -220,7 +241,7 @@ void emit_conv(Ctx& e, const Node& n) {
     e.li(c, 5, rq_at);
     e.li(c, 7, part);
     bool one_group = !split && mine.size() <= 16;
-    for (std::size_t i = 0; i < mine.size(); ++i) one_group = one_group && mine[i]->k <= R && patch[0][i] == patch[0][0] &&
+    for (std::size_t i = 0; i < mine.size(); ++i) one_group = one_group && mine[i]->row_tiles(R) == 1 && patch[0][i] == patch[0][0] &&
                   mine[i]->parts[0].xbar0 == mine[0]->parts[0].xbar0 + static_cast<int>(i);
     // Lane q of a group of k in buffer set st: its windows, the residual's
     // channels of its pixel, its MVMs.

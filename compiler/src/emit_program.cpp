@@ -131,14 +131,17 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
           // Lane lx / row_tiles of the part holds the same levels as lane 0.
           const int x = lx % part.row_tiles, xbar = part.xbar0 + lx / part.row_tiles * part.lane_xbars + x;
           const int pcols = ct.ncols * t.cols_per_weight();
-          const auto key = std::make_pair(ct.n0, part.row_tile0 + x);
+          // Redundant copies of the rows (ColumnTile::redundant) hold the
+          // levels of the first copy's row tile.
+          const int logical = (part.row_tile0 + x) % ct.row_tiles_once(t.rows);
+          const auto key = std::make_pair(ct.n0, logical);
           if (const auto it = encoded.find(key); it != encoded.end()) {
             cells << ".xbar " << t.cluster_of(part.core) << ", " << t.cu_of(part.core) << ", " << xbar
                   << ", 0, 0, " << t.rows << ", " << pcols << "\n    .incbin \"" << image_name << "\", "
                   << it->second.first << ", " << it->second.second << "\n";
             continue;
           }
-          const std::int64_t k0 = std::int64_t{part.row_tile0 + x} * t.rows;
+          const std::int64_t k0 = std::int64_t{logical} * t.rows;
           // Rows past K are programmed too (weight 0): the patch feeds them 0,
           // and a fully programmed crossbar keeps the MVM on its exact path.
           const int used = static_cast<int>(std::min<std::int64_t>(t.rows, ct.k - k0));

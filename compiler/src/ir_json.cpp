@@ -75,6 +75,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
     for (const auto& ct : n.tiles) {
       json t{{"channels", {ct.n0, ct.n0 + ct.ncols}}, {"input_channels", {ct.ci0, ct.ci1}}, {"k", ct.k}};
       if (n.replicas > 1) t["copy"] = ct.copy;
+      if (ct.redundant > 1) t["redundant"] = ct.redundant;
       for (const auto& p : ct.parts)
       {
         json part{{"core", p.core}, {"xbar0", p.xbar0}, {"row_tile0", p.row_tile0}, {"row_tiles", p.row_tiles}};
@@ -93,6 +94,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       o["replicas"] = n.replicas;
       if (n.lanes > 1) o["lanes"] = n.lanes;
       if (n.reads > 1) o["reads"] = n.reads;
+      if (n.redundancy > 1) o["redundancy"] = n.redundancy;
       o["stage_cycles"] = n.stage_cycles;
       if (n.bound_cycles) o["mvm_bound_cycles"] = n.bound_cycles;
     }

@@ -38,7 +38,8 @@ struct Bin {
 };
 constexpr int kMaxGroup = 16;  // mvm's crossbar mask
 
-int row_tiles(const ColumnTile& ct, const Target& t) { return static_cast<int>((ct.k + t.rows - 1) / t.rows); }
+// Every copy of its rows (ColumnTile::redundant) included.
+int row_tiles(const ColumnTile& ct, const Target& t) { return ct.row_tiles(t.rows); }
 
 // One copy's CU loads: one MVM group each, or (`packed`, when the chip has
 // too few CUs for that) whole tiles packed while a CU's crossbars last.
@@ -92,6 +93,7 @@ std::vector<ColumnTile> column_tiles(const Graph& g, const Node& n, int L) {
     ct.ci0 = (n0 / Ng) * Cg;
     ct.ci1 = ((n0 + ct.ncols - 1) / Ng + 1) * Cg;
     ct.k = std::int64_t{n.geom.kh} * n.geom.kw * (ct.ci1 - ct.ci0);
+    ct.redundant = n.redundancy;
     tiles.push_back(ct);
   }
   return tiles;

@@ -163,7 +163,7 @@ std::string layer_report(const Graph& g, const Target& t) {
       for (const auto& ct : n.tiles)
         for (const auto& p : ct.parts) xbars += std::int64_t{p.row_tiles} * p.lanes;
       // Cells that hold a weight of the layer (zeros of other groups excluded), in every copy.
-      const double cells = double(w.data.size()) * t.cols_per_weight() * n.replicas * n.lanes;
+      const double cells = double(w.data.size()) * t.cols_per_weight() * n.replicas * n.lanes * n.redundancy;
       util = xbars ? cells / (double(xbars) * t.rows * t.cols) : 0;
       used_cells += cells;
     } else if (n.op == OpKind::MatMul) {
@@ -177,10 +177,12 @@ std::string layer_report(const Graph& g, const Target& t) {
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.c), static_cast<long long>(s.h),
                   static_cast<long long>(s.w));
-    // Averaged reads (--average-reads) follow a slash: 17x4/4 is 17 copies
-    // of 4 lanes, each MVM read 4 times.
+    // Averaged reads (--average-reads) follow a slash, redundant copies
+    // (--redundancy) a plus: 17x4/4 is 17 copies of 4 lanes, each MVM read 4
+    // times; 1+2 one copy whose weights are held twice.
     const std::string copies = std::to_string(n.replicas) + (n.lanes > 1 ? "x" + std::to_string(n.lanes) : std::string()) +
-                               (n.reads > 1 ? "/" + std::to_string(n.reads) : std::string());
+                               (n.reads > 1 ? "/" + std::to_string(n.reads) : std::string()) +
+                               (n.redundancy > 1 ? "+" + std::to_string(n.redundancy) : std::string());
     std::snprintf(line, sizeof line, "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %12lld\n",
                   n.name.c_str(), op_name(n.op).c_str(), op_has(n.op, op_crossbar) ? "xbar" : "digital", shape,
                   static_cast<long long>(macs), static_cast<long long>(xbars), util * 100, copies.c_str(),

@@ -185,6 +185,10 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     for (const auto& s : segs) fill += dma(s.len);
     bytes_per_unit = window;
   }
+  // Redundant copies of the rows (redundancy.cpp): the patch repeated, one
+  // vmov each; their MVMs fire with the first copy's.
+  const std::int64_t once = (window + t_.rows - 1) / t_.rows * t_.rows;
+  fill += (n.redundancy - 1) * (kVmovScalar + vec(once));
   c.pixel_cycles = fill + 3 * vec(cols) + kPixelFixed;
   c.group_cycles = groups * n.reads * mvm_;
   c.fill_cycles = fill;

@@ -2,7 +2,7 @@
 //
 //   vp-cc MODEL.onnx -o MODEL.asm [--chip NAME] [--set k=v]... [--calib X.npy]...
 //         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]
-//         [--lanes auto|N] [--average-reads N[:LAYER,...]]
+//         [--lanes auto|N] [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
 //   (IN.npy: one image, or N stacked along a first dimension of N)
@@ -27,7 +27,7 @@ const char* kUsage =
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
     "             [--threads N] [--batch N] [--adc-ranges PROFILE.json [--adc-headroom H]]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
-    "             [--average-reads N[:LAYER,...]] [--chips N [--link pcie|d2d]]\n"
+    "             [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]] [--chips N [--link pcie|d2d]]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -52,6 +52,9 @@ const char* kUsage =
     "  --adc-headroom H multiply the measured sums by H >= 1 first (default 1)\n"
     "  --average-reads N[:LAYER,...]   read every MVM of the named Conv layers (all without names) N times\n"
     "                   and average (N = 1, 2, 4, 8 or 16): read noise / sqrt(N), N x their crossbar time\n"
+    "  --redundancy N[:LAYER,...]   hold the named Conv layers' weights (all without names) N times on\n"
+    "                   crossbars of their own and add their column sums (N = 1, 2, 4, 8 or 16): programming\n"
+    "                   error and read noise / sqrt(N), N x their crossbars and conversions\n"
     "  --chips N        cut the model over N chips (layer-wise pipeline balanced by the cost model):\n"
     "                   OUT.chipK.asm (.xbar, .io.json) per chip and OUT.system.json, which vp-run --system runs\n"
     "  --link L         the chip-to-chip link the system file names: pcie (default) or d2d\n"
@@ -147,6 +150,13 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       try {
         o.average_reads = parse_average_reads(v, o.average_layers);
+      } catch (const CompileError& e) {
+        throw UsageError(e.what());
+      }
+    } else if (a == "--redundancy") {
+      const std::string v = next();
+      try {
+        o.redundancy = parse_layer_count("--redundancy", v, o.redundancy_layers);
       } catch (const CompileError& e) {
         throw UsageError(e.what());
       }

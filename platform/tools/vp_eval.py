@@ -3,7 +3,8 @@
 
   vp-eval MODEL.onnx --data X.npy --labels Y.npy [--calib C.npy]...
           [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
-          [--mitigate adc-range,encoding,averaging | --auto [--target-drop P]] [--adc-headroom H]
+          [--mitigate adc-range,encoding,redundancy,averaging | --auto [--target-drop P]] [--adc-headroom H]
+          [--redundancy N] [--redundancy-layers all|NAME,...]
           [--average-reads N] [--average-layers all|auto|NAME,...] [--no-deploy] [--json FILE] [--work DIR] [-q]
 
 X.npy holds N float32 images stacked along its first dimension (the model's
@@ -36,6 +37,13 @@ Mitigations (--mitigate, comma-separated):
              carry only their own programming error, at twice the columns
              per weight (more crossbars where a layer is wide).
              Chip-wide: the chip has one encoding for every crossbar
+  redundancy the weights held --redundancy times (default 2) on crossbars of
+             their own, each copy programmed on its own, the copies' column
+             sums added (vp-cc --redundancy): what is programmed in (the
+             verify residual, relaxation, stuck cells) and read noise /
+             sqrt(N), at N times the crossbars and conversions of each layer
+             (fewer copies for the schedule where crossbars run short).
+             Which layers: --redundancy-layers all (default) or Conv names
   averaging  every MVM read --average-reads times (default 4) and averaged
              (vp-cc --average-reads): read noise / sqrt(N), at N times the
              crossbar time and read energy of each layer averaged. Which
@@ -47,7 +55,7 @@ Mitigations (--mitigate, comma-separated):
              distance by at least 10 %
 
 --auto tries no mitigation, then adc-range, then adc-range and encoding,
-then all three, and keeps the first within --target-drop points (default 1) of FP32 (or
+then with redundancy, then all four, and keeps the first within --target-drop points (default 1) of FP32 (or
 the last); the JSON's "auto" lists each try.
 
 Energy per inference is the run's energy after deployment over N: the ISPP
@@ -69,11 +77,13 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MITIGATIONS = ("adc-range", "encoding", "averaging")
+MITIGATIONS = ("adc-range", "encoding", "redundancy", "averaging")
 # --auto's order: cheapest first (ranges cost one xadc per crossbar; the
-# differential encoding doubles the columns per weight; averaged reads
-# multiply every layer's crossbar time).
-AUTO_LADDER = ((), ("adc-range",), ("adc-range", "encoding"), ("adc-range", "encoding", "averaging"))
+# differential encoding doubles the columns per weight; redundant copies
+# multiply the crossbars and conversions; averaged reads multiply every
+# layer's crossbar time).
+AUTO_LADDER = ((), ("adc-range",), ("adc-range", "encoding"), ("adc-range", "encoding", "redundancy"),
+               ("adc-range", "encoding", "redundancy", "averaging"))
 
 
 class EvalError(Exception):
@@ -188,6 +198,11 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
         if "averaging" in mitigations and a.average_layers != "auto":
             layers = "" if a.average_layers == "all" else ":" + a.average_layers
             averaging = ["--average-reads", a.average_reads + layers]
+        redundancy = []
+        if "redundancy" in mitigations:
+            layers = "" if a.redundancy_layers == "all" else ":" + a.redundancy_layers
+            redundancy = ["--redundancy", a.redundancy + layers]
+        cc_params += redundancy
         # --average-layers auto reads the Conv layers' names from the IR dump.
         ir = os.path.join(work, "ir")
         dump = ["--dump-ir", ir] if "averaging" in mitigations and a.average_layers == "auto" else []
@@ -270,11 +285,13 @@ def main(argv):
     ap.add_argument("--no-deploy", action="store_true", help="crossbars assumed programmed (vp-run --no-deploy)")
     ap.add_argument("--mitigate", default="", help="comma-separated: " + ", ".join(MITIGATIONS))
     ap.add_argument("--adc-headroom", default="1", help="adc-range: measured sums x this (vp-cc --adc-headroom)")
+    ap.add_argument("--redundancy", default="2", help="redundancy: copies of the weights (vp-cc --redundancy; default 2)")
+    ap.add_argument("--redundancy-layers", default="all", help="redundancy: all (default) or Conv names, comma-separated")
     ap.add_argument("--average-reads", default="4", help="averaging: reads per MVM (vp-cc --average-reads; default 4)")
     ap.add_argument("--average-layers", default="all",
                     help="averaging: all (default), auto (chosen on the calibration images) or Conv names, comma-separated")
     ap.add_argument("--auto", action="store_true",
-                    help="try no mitigation, then adc-range, then adc-range and encoding, then all three, "
+                    help="try no mitigation, then adc-range, then adc-range and encoding, then with redundancy, then all four, "
                          "until within --target-drop")
     ap.add_argument("--target-drop", type=float, default=1.0, help="--auto: points of accuracy below FP32 allowed (default 1)")
     ap.add_argument("--json", help="write the figures as JSON")
@@ -291,6 +308,8 @@ def main(argv):
         ap.error("--mitigate adc-range measures the ADC ranges on the --calib images: give at least one")
     if a.average_layers == "auto" and not a.calib:
         ap.error("--average-layers auto measures the layers on the --calib images: give at least one")
+    if a.redundancy not in ("1", "2", "4", "8", "16"):
+        ap.error(f"--redundancy {a.redundancy}: expected 1, 2, 4, 8 or 16")
     if a.average_reads not in ("1", "2", "4", "8", "16"):
         ap.error(f"--average-reads {a.average_reads}: expected 1, 2, 4, 8 or 16")
     if a.auto and mitigations:

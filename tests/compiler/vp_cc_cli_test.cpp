@@ -32,8 +32,15 @@ std::string slurp(const fs::path& p) {
 
 struct Result {
   int code = -1;
-  std::string err;
+  std::string err, out;
 };
+
+// How often `w` occurs in `a`.
+std::size_t occurrences(const std::string& a, const std::string& w) {
+  std::size_t k = 0;
+  for (std::size_t at = a.find(w); at != std::string::npos; at = a.find(w, at + 1)) ++k;
+  return k;
+}
 
 class VpCcCli : public ::testing::Test {
  protected:
@@ -60,12 +67,15 @@ class VpCcCli : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   void write(const std::string& name, const std::string& bytes) { std::ofstream(dir_ / name, std::ios::binary) << bytes; }
   Result cc(const std::string& args) {
-    const std::string cmd = "cd '" + dir_.string() + "' && '" + vp_cc_ + "' " + args + " 2>'" + path("err.txt") + "' >/dev/null";
+    const std::string cmd =
+        "cd '" + dir_.string() + "' && '" + vp_cc_ + "' " + args + " 2>'" + path("err.txt") + "' >'" + path("out.txt") + "'";
     const int st = std::system(cmd.c_str());
     Result r;
     r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     r.err = slurp(path("err.txt"));
+    r.out = slurp(path("out.txt"));
     fs::remove(path("err.txt"));
+    fs::remove(path("out.txt"));
     return r;
   }
   // Files in the scratch folder other than the test's own inputs.
@@ -159,13 +169,32 @@ TEST_F(VpCcCli, AverageReadsAreParsedStrictlyAndKeepTheGoldenBytes) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(slurp(path("test.golden.bin")), golden);
   const std::string four = slurp(path("o.asm"));
-  const auto count = [](const std::string& a, const std::string& w) {
-    std::size_t k = 0;
-    for (std::size_t at = a.find(w); at != std::string::npos; at = a.find(w, at + 1)) ++k;
-    return k;
-  };
-  EXPECT_GT(count(one, "mvm "), 0u);
-  EXPECT_EQ(count(four, "mvm "), 4 * count(one, "mvm "));
+  EXPECT_GT(occurrences(one, "mvm "), 0u);
+  EXPECT_EQ(occurrences(four, "mvm "), 4 * occurrences(one, "mvm "));
+}
+
+// --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
+// do not change; each MVM stays one instruction (its mask covers every
+// copy's crossbars), the patch is repeated (vmov) and the report shows the
+// copies and the crossbars they take.
+TEST_F(VpCcCli, RedundancyIsParsedStrictlyDoublesTheCrossbarsAndKeepsTheGoldenBytes) {
+  for (const char* bad : {"abc", "0", "3", "32", "2:", "2:a,,b", ""}) {
+    const auto r = cc(std::string("net.onnx -o o.asm --redundancy '") + bad + "'");
+    EXPECT_FAILS(r, 2, "--redundancy");
+  }
+  EXPECT_FAILS(cc("net.onnx -o o.asm --redundancy 2:no_such_layer"), 1, "--redundancy: 'no_such_layer' is not a Conv");
+  EXPECT_TRUE(outputs().empty());
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --replicate none --lanes 1 --report").code, 0);
+  const std::string golden = slurp(path("test.golden.bin")), one = slurp(path("o.asm"));
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy --replicate none --lanes 1 --report --redundancy 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string two = slurp(path("o.asm"));
+  EXPECT_GT(occurrences(one, "mvm "), 0u);
+  EXPECT_EQ(occurrences(two, "mvm "), occurrences(one, "mvm "));
+  EXPECT_GT(occurrences(two, "vmov "), occurrences(one, "vmov "));
+  EXPECT_EQ(occurrences(two, ".xbar "), 2 * occurrences(one, ".xbar "));
+  EXPECT_NE(r.out.find(" 1+2 "), std::string::npos) << r.out;
 }
 
 TEST_F(VpCcCli, NotAModelSaysWhatItIs) {
@@ -389,7 +418,9 @@ TEST_F(VpCcCli, ModelgenOptionsAreStrictAndItsOutputWholeOrAbsent) {
     Result r;
     r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     r.err = slurp(path("err.txt"));
+    r.out = slurp(path("out.txt"));
     fs::remove(path("err.txt"));
+    fs::remove(path("out.txt"));
     return r;
   };
   EXPECT_FAILS(run("resnet18 m.onnx --image abc"), 2, "--image: expected a whole number");

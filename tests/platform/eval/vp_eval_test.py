@@ -4,8 +4,9 @@
 model's image for image, the golden model is within a point of FP32, device
 noise moves the chip off the golden model (and the same seed gives the same
 figures), 8-bit ADCs lose accuracy until the ADC ranges are calibrated
-(--mitigate adc-range, which brings the chip back to the golden model), and
-bad inputs are refused by name.
+(--mitigate adc-range, which brings the chip back to the golden model),
+redundant weights give back what programming noise takes, and bad inputs are
+refused by name.
 
   vp_eval_test.py BIN_DIR WORK_DIR
 """
@@ -97,6 +98,24 @@ def main():
     check(len(ch["layers"]) >= 1 and len(ch["alone"]) >= len(ch["layers"]), "some layers are chosen among those measured")
     check(ch["distance_with"] < ch["distance_without"], "the chosen layers bring the chip closer to the golden model")
     check(auto_avg["accuracy"]["chip"] > figures[0][0]["chip"], "the chosen layers buy accuracy back")
+
+    # Programming noise is in the cells, where averaged reads cannot reach
+    # it; redundant copies of the weights, each programmed on its own, give
+    # accuracy back, at twice the crossbars and the same MVMs.
+    prog = base + ["--no-deploy", "--set", "nonideal.prog_noise_sigma=0.3", "--seed", "7"]
+    runs = {}
+    for k, extra in (("single", []), ("redundant", ["--mitigate", "redundancy", "--redundancy", "4"])):
+        out = os.path.join(work, f"prog_{k}.json")
+        code, _, err = vp_eval(bin_dir, prog + extra + ["--json", out, "-q"])
+        check(code == 0, f"programming-noise run ({k}) exits 0 (got {code}): {err}")
+        runs[k] = json.load(open(out))
+    one, four = runs["single"], runs["redundant"]
+    print("programming noise 0.3:", one["accuracy"]["chip"], "4 copies:", four["accuracy"]["chip"],
+          one["crossbars"], four["crossbars"])
+    check(four["mitigations"] == ["redundancy"], "the redundancy is listed")
+    check(four["accuracy"]["chip"] >= one["accuracy"]["chip"] + 0.03,
+          "four copies of the weights are at least 3 points more accurate than one")
+    check(four["crossbars"] >= 2 * one["crossbars"], "the copies take crossbars of their own")
 
     # 8-bit ADCs at the configured full scale lose accuracy; ranges measured
     # on the calibration images give it back, byte for byte here.

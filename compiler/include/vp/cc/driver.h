@@ -31,6 +31,10 @@ struct CompileOptions {
   // (all of them when none is named); parse_average_reads.
   int average_reads = 1;
   std::vector<std::string> average_layers;
+  // --redundancy N[:LAYER,...]: N copies of the named Convs' weights (all
+  // when none is named), their column sums added (redundancy.cpp).
+  int redundancy = 1;
+  std::vector<std::string> redundancy_layers;
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

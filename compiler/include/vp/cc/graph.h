@@ -112,6 +112,13 @@ struct ColumnTile {
   struct Part { int core; int xbar0; int row_tile0; int row_tiles; int lanes = 1; int lane_xbars = 0; };
   std::vector<Part> parts;     // parts[0] is the owner
   int copy = 0;                // which replica of the layer's weights (map_crossbars.cpp)
+  // Redundant copies of its rows (vp-cc --redundancy, redundancy.cpp): the
+  // tile's crossbars hold `redundant` copies of its K rows, each a whole
+  // number of row tiles (row tile x holds rows of x mod row_tiles_once()),
+  // and the patch is repeated to match, so one `sum` MVM adds the copies.
+  int redundant = 1;
+  int row_tiles_once(int rows) const { return static_cast<int>((k + rows - 1) / rows); }
+  int row_tiles(int rows) const { return redundant * row_tiles_once(rows); }
 };
 
 // Node::ints["auto_pad"] after parse (NOTSET leaves no entry).
@@ -163,6 +170,11 @@ struct Node {
   // and requantization shift scaled to match, so an exact crossbar gives
   // the same bytes and a noisy one averages its read noise.
   int reads = 1;  // copies per CU of a Conv's loads (ColumnTile::Part::lanes)
+  // Redundant copies of a Conv's weights on crossbars of their own, their
+  // column sums added (vp-cc --redundancy, redundancy.cpp; a power of two,
+  // bias and shift scaled as for reads): the copies' programming errors
+  // (verify residual, relaxation, stuck cells) and read noise average.
+  int redundancy = 1;
   std::int64_t stage_cycles = 0, bound_cycles = 0;
   std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
   // A Conv whose only reader is a residual Add computes that Add per pixel

@@ -133,12 +133,22 @@ std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t);
 int parse_replicate(const std::string& text);
 // "auto" (0) or a count N >= 1 (--lanes); CompileError otherwise.
 int parse_lanes(const std::string& text);
-// "N" or "N:LAYER,LAYER,..." (--average-reads): N a power of two from 1 to
-// 16, the layers Conv node names as --report lists them; CompileError otherwise.
-int parse_average_reads(const std::string& text, std::vector<std::string>& layers);
+// "N" or "N:LAYER,LAYER,..." (`option`: --average-reads, --redundancy): N a
+// power of two from 1 to 16, the layers Conv node names as --report lists
+// them; CompileError naming the option otherwise.
+int parse_layer_count(const std::string& option, const std::string& text, std::vector<std::string>& layers);
+inline int parse_average_reads(const std::string& text, std::vector<std::string>& layers) {
+  return parse_layer_count("--average-reads", text, layers);
+}
+// The Convs named (every Conv when `layers` is empty); CompileError naming
+// `option` and a layer that is not a Conv of the graph.
+std::vector<Node*> named_convs(Graph& g, const std::vector<std::string>& layers, const std::string& option);
 // Sets Node::reads of the Convs named (every Conv when `layers` is empty);
 // CompileError naming a layer that is not a Conv of the graph.
 void set_average_reads(Graph& g, int reads, const std::vector<std::string>& layers);
+// Sets Node::redundancy of the Convs named (every Conv when `layers` is
+// empty), as set_average_reads (redundancy.cpp).
+void set_redundancy(Graph& g, int copies, const std::vector<std::string>& layers);
 void plan_memory(Graph& g, const Target& t);
 
 struct EmitOptions {
