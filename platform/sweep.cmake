@@ -1,5 +1,6 @@
 # vp-sweep: design-point sweeps over vp-run (docs/vp-sweep.md).
 add_library(vp_sweep STATIC
+  src/sweep/adc_calibration.cpp
   src/sweep/axis_parser.cpp
   src/sweep/chart.cpp
   src/sweep/compile_cache.cpp

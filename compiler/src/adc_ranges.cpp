@@ -61,6 +61,14 @@ std::map<int, int> adc_ranges_from_profile_text(const std::string& text, const s
   if (per_cu == nullptr || !per_cu->is_number_integer() || per_cu->get<std::int64_t>() != t.xbars_per_cu)
     bad(path, "\"crossbars_per_cu\": the profile is of a chip with " + (per_cu ? per_cu->dump() : "no") +
                   " crossbars per CU, the target has " + std::to_string(t.xbars_per_cu));
+  // A range is a number of LSBs of the ADC's own width: ranges measured
+  // with another width would clip or waste codes.
+  if (const nlohmann::json* adc = field(j, "adc"); adc != nullptr && adc->is_object()) {
+    const nlohmann::json* bits = field(*adc, "bits");
+    if (bits != nullptr && (!bits->is_number_integer() || bits->get<std::int64_t>() != t.adc_bits))
+      bad(path, "\"adc\".\"bits\": the profile was measured with " + bits->dump() + "-bit ADCs, the target has " +
+                    std::to_string(t.adc_bits) + " (compile with the profiled chip's --set adc.bits)");
+  }
   const nlohmann::json* list = field(j, "crossbars");
   if (list == nullptr || !list->is_array()) bad(path, "\"crossbars\": expected a list");
   const std::int64_t total = static_cast<std::int64_t>(t.cores()) * t.xbars_per_cu;

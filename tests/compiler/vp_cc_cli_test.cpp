@@ -197,6 +197,25 @@ TEST_F(VpCcCli, RedundancyIsParsedStrictlyDoublesTheCrossbarsAndKeepsTheGoldenBy
   EXPECT_NE(r.out.find(" 1+2 "), std::string::npos) << r.out;
 }
 
+// --adc-ranges: a range counts LSBs of the ADC's own width, so a profile
+// measured with another width is refused by name, not compiled into ranges
+// that clip.
+TEST_F(VpCcCli, AdcProfileOfAnotherAdcWidthIsRefused) {
+  const auto profile = [](int bits) {
+    return "{\"format\": \"vp-adc-profile\", \"version\": 1, \"crossbars_per_cu\": 16, \"adc\": {\"bits\": " +
+           std::to_string(bits) + "}, \"crossbars\": [{\"crossbar\": 0, \"max_column_sum\": 100}]}";
+  };
+  write("in-p4.json", profile(4));
+  write("in-p8.json", profile(8));
+  EXPECT_FAILS(cc("net.onnx -o o.asm --adc-ranges in-p4.json"), 1,
+               "in-p4.json: \"adc\".\"bits\": the profile was measured with 4-bit");
+  EXPECT_TRUE(outputs().empty()) << ::testing::PrintToString(outputs());
+  const auto four = cc("net.onnx -o o.asm --adc-ranges in-p4.json --set adc.bits=4");
+  EXPECT_EQ(four.code, 0) << four.err;
+  const auto eight = cc("net.onnx -o o.asm --adc-ranges in-p8.json");
+  EXPECT_EQ(eight.code, 0) << eight.err;
+}
+
 TEST_F(VpCcCli, NotAModelSaysWhatItIs) {
   write("in-empty.onnx", "");
   EXPECT_FAILS(cc("in-empty.onnx -o o.asm"), 1, "in-empty.onnx: empty file");

@@ -9,20 +9,6 @@
 namespace vp::sweep::detail {
 namespace {
 
-std::string last_lines(const std::string& path, std::size_t n) {
-  std::string text;
-  try {
-    text = read_file(path);
-  } catch (const std::exception&) {
-    return {};
-  }
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  if (text.empty()) return {};  // vp-cc printed nothing
-  std::size_t pos = text.size();
-  for (std::size_t i = 0; i < n && pos != std::string::npos && pos > 0; ++i) pos = text.rfind('\n', pos - 1);
-  return pos == std::string::npos ? text : text.substr(pos + 1);
-}
-
 // A finished vp-cc: its folder becomes the cache entry, or NAME.failed with
 // the compiler's output for the user to read.
 void publish_compiled(const SweepSpec& spec, const Outcome& o, const std::string& key, const std::string& tmp,
@@ -51,6 +37,20 @@ void publish_compiled(const SweepSpec& spec, const Outcome& o, const std::string
 }
 
 }  // namespace
+
+std::string last_lines(const std::string& path, std::size_t n) {
+  std::string text;
+  try {
+    text = read_file(path);
+  } catch (const std::exception&) {
+    return {};
+  }
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (text.empty()) return {};  // vp-cc printed nothing
+  std::size_t pos = text.size();
+  for (std::size_t i = 0; i < n && pos != std::string::npos && pos > 0; ++i) pos = text.rfind('\n', pos - 1);
+  return pos == std::string::npos ? text : text.substr(pos + 1);
+}
 
 bool is_compiled(const Layout& layout, const std::string& key) {
   return file_exists(layout.compiled(key) + "/done");

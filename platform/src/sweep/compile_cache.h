@@ -18,6 +18,9 @@ namespace vp::sweep::detail {
 
 bool is_compiled(const Layout& layout, const std::string& key);
 
+// The last n lines of a tool's log file ("" when it is empty or unreadable).
+std::string last_lines(const std::string& path, std::size_t n);
+
 // The program file vp-run gets for a compiled key.
 std::string compiled_program(const SweepSpec& spec, const Layout& layout, const std::string& key);
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "adc_calibration.h"
 #include "compile_cache.h"
 #include "vp/sweep/files.h"
 #include "vp/sweep/process_pool.h"
@@ -120,14 +121,21 @@ void check_tools(const SweepSpec& spec, const Plan& plan, const Tools& tools) {
                                   "program (.s/.vpo) instead");
 }
 
-std::vector<std::string> vp_run_argv(const SweepSpec& spec, const Point& point, const std::string& vp_run,
-                                     const std::string& program) {
+std::vector<std::string> point_device_argv(const SweepSpec& spec, const Point& point, const std::string& vp_run,
+                                           const std::string& program) {
   std::vector<std::string> argv{vp_run, "-q", "--model", program, "--chip", spec.preset};
   for (const auto& c : spec.configs) argv.insert(argv.end(), {"--config", c});
   for (const auto& [k, v] : spec.fixed) argv.insert(argv.end(), {"--set", k + "=" + v});
   for (std::size_t a = 0; a < spec.axes.size(); ++a)
     argv.insert(argv.end(), {"--set", spec.axes[a].param + "=" + point.values[a]});
-  argv.insert(argv.end(), {"--seed", std::to_string(point.seed), "--stats", "stats.json"});
+  argv.insert(argv.end(), {"--seed", std::to_string(point.seed)});
+  return argv;
+}
+
+std::vector<std::string> vp_run_argv(const SweepSpec& spec, const Point& point, const std::string& vp_run,
+                                     const std::string& program) {
+  std::vector<std::string> argv = point_device_argv(spec, point, vp_run, program);
+  argv.insert(argv.end(), {"--stats", "stats.json"});
   for (const auto& in : spec.inputs) argv.insert(argv.end(), {"--input", in});
   for (const auto& o : spec.outputs) argv.insert(argv.end(), {"--output", o.file + o.spec});
   if (spec.max_cycles) argv.insert(argv.end(), {"--max-cycles", std::to_string(spec.max_cycles)});
@@ -203,6 +211,14 @@ RunSummary run_points(const SweepSpec& spec, const Plan& plan, const Layout& lay
     }
   }
 
+  // Then each point's ADC ranges, measured on its own device (compiler.adc_ranges).
+  std::map<std::string, std::string> calibration_failures;
+  if (!detail::calibrate_points(spec, plan, layout, tools, todo, compile_failures, options, &calibration_failures,
+                                &sum.signal)) {
+    sum.interrupted = true;
+    return sum;
+  }
+
   if (!options.quiet)
     std::cerr << fmt::format("vp-sweep: {} point(s): {} done before, {} to run, {} invalid; {} at a time\n",
                              sum.selected, sum.already_done, todo.size(), sum.invalid, options.parallel);
@@ -211,8 +227,9 @@ RunSummary run_points(const SweepSpec& spec, const Plan& plan, const Layout& lay
   std::size_t finished = 0;
   for (const Point* p : todo) {
     const std::string dir = layout.point(p->id);
-    const std::string program =
-        p->program.empty() ? spec.models[p->model] : detail::compiled_program(spec, layout, p->program);
+    const std::string program = p->program.empty()              ? spec.models[p->model]
+                                : !spec.adc_calib_inputs.empty() ? detail::calibrated_program(spec, layout, *p)
+                                                                 : detail::compiled_program(spec, layout, p->program);
     Job job;
     job.command.argv = vp_run_argv(spec, *p, tools.vp_run, program);
     job.command.cwd = dir;
@@ -232,14 +249,17 @@ RunSummary run_points(const SweepSpec& spec, const Plan& plan, const Layout& lay
       json pj = point_json(spec, *p);
       pj["command"] = argv;
       write_file_atomically(dir + "/point.json", pj.dump(1) + "\n");
-      const auto failed = compile_failures.find(p->program);
-      if (failed != compile_failures.end()) {
-        write_file_atomically(layout.result(p->id),
-                              json{{"status", "compile_error"}, {"message", failed->second}}.dump(1) + "\n");
-        write_file_atomically(layout.done(p->id), "compile_error\n");
+      // A point whose program could not be made is done without running.
+      const auto not_run = [&](const std::string& status, const std::string& why) {
+        write_file_atomically(layout.result(p->id), json{{"status", status}, {"message", why}}.dump(1) + "\n");
+        write_file_atomically(layout.done(p->id), status + "\n");
         ++sum.not_completed;
         return false;
-      }
+      };
+      if (const auto failed = compile_failures.find(p->program); failed != compile_failures.end())
+        return not_run("compile_error", failed->second);
+      if (const auto failed = calibration_failures.find(p->id); failed != calibration_failures.end())
+        return not_run("calibration_error", failed->second);
       locks[p->id] = std::move(lock);
       return true;
     };

@@ -227,13 +227,38 @@ void parse_axes_and_mode(const Doc& doc, const YAML::Node& root, SweepSpec& spec
 void parse_compiler(const Doc& doc, const YAML::Node& node, SweepSpec& spec) {
   spec.compiler_args = {"{model}", "-o", "{out}/model.asm", "--chip", "{preset}", "{sets}"};
   if (!node) return;
-  static const char* const kKeys[] = {"args", "program", nullptr};
+  static const char* const kKeys[] = {"args", "program", "adc_ranges", nullptr};
   doc.only_keys(node, kKeys, "compiler");
   if (node["args"]) {
     spec.compiler_args.clear();
     for (const auto& item : doc.items(node["args"], "compiler args")) spec.compiler_args.push_back(item.Scalar());
   }
   if (node["program"]) spec.compiler_program = doc.scalar(node["program"], "compiler program");
+  if (const YAML::Node ranges = node["adc_ranges"]) {
+    // The calibration loop of vp-eval --mitigate adc-range, per point.
+    static const char* const kRangeKeys[] = {"inputs", "headroom", nullptr};
+    if (!ranges.IsMap()) doc.fail(ranges, "compiler adc_ranges: expected {inputs: [FILE, ...], headroom: H}");
+    doc.only_keys(ranges, kRangeKeys, "compiler adc_ranges");
+    if (!ranges["inputs"]) doc.fail(ranges, "compiler adc_ranges: no inputs (the calibration inputs vp-run profiles)");
+    for (const auto& item : doc.items(ranges["inputs"], "compiler adc_ranges inputs")) {
+      const std::string s = item.Scalar();
+      const std::size_t at = s.rfind('@');
+      if (at != std::string::npos)
+        io_number(doc, item, s.substr(at + 1), "calibration input '" + s + "' address", "FILE or FILE@ADDR");
+      spec.adc_calib_inputs.push_back(doc.existing_file(item, s.substr(0, at), "calibration input") +
+                                      (at == std::string::npos ? "" : s.substr(at)));
+    }
+    if (spec.adc_calib_inputs.empty()) doc.fail(ranges["inputs"], "compiler adc_ranges: inputs is empty");
+    if (ranges["headroom"]) {
+      spec.adc_headroom = doc.number(ranges["headroom"], "compiler adc_ranges headroom");
+      if (!(spec.adc_headroom >= 1.0 && spec.adc_headroom <= 1e6))
+        doc.fail(ranges["headroom"], "compiler adc_ranges headroom must be from 1 to 1e6 (vp-cc --adc-headroom)");
+    }
+    for (const auto& m : spec.models)
+      if (!has_suffix(m, ".onnx"))
+        doc.fail(ranges, "compiler adc_ranges: model " + m + " is not ONNX; only a model vp-cc compiles can be "
+                         "compiled again with the measured ranges");
+  }
 }
 
 }  // namespace

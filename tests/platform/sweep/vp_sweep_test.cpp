@@ -294,6 +294,69 @@ TEST_F(VpSweep, SilentlyFailingVpCcIsReportedAndLeavesNoTemporary) {
     EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
 }
 
+// compiler.adc_ranges: each point profiles its own device with the real
+// vp-run (exact ADCs, its own parameters and seed), and its program is
+// compiled again with the profile and every parameter of the point; the
+// point runs that program. Resumed, nothing is measured or compiled again.
+// A compile that fails on the ranges marks its points calibration_error.
+TEST_F(VpSweep, AdcRangesAreCalibratedPerPointAndCached) {
+  // A stand-in for vp-cc that logs its calls, checks the profile it gets
+  // and emits the MLP program.
+  const std::string cc = write(
+      "fake-vp-cc", "#!/bin/sh\necho \"$@\" >> '" + path("compiles.log") +
+                        "'\nout=\nprofile=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; "
+                        "[ \"$1\" = --adc-ranges ] && profile=$2; shift; done\n"
+                        "if [ -n \"$profile\" ]; then grep -q vp-adc-profile \"$profile\" || exit 3; "
+                        "[ -n \"$FAIL_RANGES\" ] && { echo 'ranges refused' >&2; exit 5; }; fi\n"
+                        "printf '.include \"%s\"\\n' '" + src_ + "/examples/mlp.s' > \"$out\"\n");
+  ::chmod(cc.c_str(), 0755);
+  write("net.onnx", "stand-in model bytes");
+  const std::string in = src_ + "/examples/data/mlp.x.bin@0";
+  const std::string s = write("s.yaml", "model: net.onnx\npreset: small\ninputs: [" + in +
+                                            "]\nset: {adc.mode: quantize}\nmetrics: [run.cycles]\nplots: []\n"
+                                            "parameters:\n  xbar.read_ns: [50, 100]\n"
+                                            "compiler:\n  adc_ranges: {inputs: [" + in + "], headroom: 2}\n");
+  const auto r = sweep("'" + s + "' -o '" + path("out") + "' --vp-cc '" + cc + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::string log = slurp(path("compiles.log"));
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 3) << log;  // the program, then one per point
+  EXPECT_NE(log.find("--set adc.mode=quantize --set xbar.read_ns=50 --adc-ranges "), std::string::npos) << log;
+  EXPECT_NE(log.find("--set xbar.read_ns=100 --adc-ranges "), std::string::npos) << log;
+  EXPECT_NE(log.find("--adc-headroom 2\n"), std::string::npos) << log;
+  std::size_t calibrated = 0;
+  for (const auto& e : fs::directory_iterator(path("out/calibrated"))) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+    const json profile = json::parse(slurp((e.path() / "adc_profile.json").string()));
+    EXPECT_EQ(profile.at("format"), "vp-adc-profile");
+    EXPECT_TRUE(fs::exists(e.path() / "done"));
+    // The point ran the program compiled with its own ranges.
+    const json point = json::parse(slurp(path("out/points/" + e.path().filename().string() + "/point.json")));
+    const auto& cmd = point.at("command");
+    const auto model = std::find(cmd.begin(), cmd.end(), "--model");
+    ASSERT_NE(model, cmd.end());
+    EXPECT_EQ(*(model + 1), (e.path() / "model.asm").string());
+    ++calibrated;
+  }
+  EXPECT_EQ(calibrated, 2u);
+  for (const auto& row : read_csv(slurp(path("out/results.csv")))) EXPECT_EQ(row.at("status"), "completed");
+  // A third point is measured and compiled; the first two are not.
+  write("s.yaml", slurp(s).replace(slurp(s).find("[50, 100]"), 9, "[50, 100, 200]"));
+  const auto more = sweep("'" + s + "' -o '" + path("out") + "' --vp-cc '" + cc + "'");
+  ASSERT_EQ(more.code, 0) << more.err;
+  log = slurp(path("compiles.log"));
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 4) << log;
+  // Ranges the compiler refuses: the points say why, and keep the logs.
+  const auto failed = sh("FAIL_RANGES=1 '" + bin_ + "/vp-sweep' '" + s + "' -o '" + path("out2") + "' --vp-cc '" + cc + "'");
+  EXPECT_EQ(failed.code, 4) << failed.err;
+  EXPECT_NE(failed.err.find("3 calibration_error"), std::string::npos) << failed.err;
+  const std::string results = slurp(path("out2/results.json"));
+  EXPECT_NE(results.find("vp-cc --adc-ranges: vp-cc failed (exit 5): ranges refused"), std::string::npos) << results;
+  std::size_t kept = 0;
+  for (const auto& e : fs::directory_iterator(path("out2/calibrated")))
+    kept += e.path().extension() == ".failed" && fs::exists(e.path() / "adc_profile.json");
+  EXPECT_EQ(kept, 3u);
+}
+
 // Counts and indices on the command line: no wrap, no negative.
 TEST_F(VpSweep, NumericOptionsAreStrict) {
   const std::string s = write("s.yaml", mlp_header("strict"));

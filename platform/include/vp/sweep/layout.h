@@ -6,6 +6,9 @@
 //                                stderr.txt, stats.json, outputs, result.json,
 //                                and `done`, written last
 //   OUT/compiled/<key>/          one compiled ONNX model per program key
+//   OUT/calibrated/<id>/         a point's ADC profile and the program
+//                                compiled again with its ranges
+//                                (compiler.adc_ranges)
 //   OUT/results.csv, results.json, plots/, slurm/
 #pragma once
 
@@ -24,6 +27,7 @@ struct Layout {
   std::string result(const std::string& id) const { return point(id) + "/result.json"; }
   std::string stats(const std::string& id) const { return point(id) + "/stats.json"; }
   std::string compiled(const std::string& key) const { return root + "/compiled/" + key; }
+  std::string calibrated(const std::string& id) const { return root + "/calibrated/" + id; }
   std::string plots() const { return root + "/plots"; }
   std::string slurm() const { return root + "/slurm"; }
 };

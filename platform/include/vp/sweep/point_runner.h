@@ -45,6 +45,11 @@ struct RunSummary {
 RunSummary run_points(const SweepSpec& spec, const Plan& plan, const Layout& layout, const Tools& tools,
                       const std::vector<std::size_t>& which, const RunOptions& options);
 
+// vp-run on one point's device: the program, the preset, configs, fixed
+// and varied parameters and the seed (no inputs, outputs or statistics).
+std::vector<std::string> point_device_argv(const SweepSpec& spec, const Point& point, const std::string& vp_run,
+                                           const std::string& program);
+
 // The vp-run command of one point (program = what --model gets).
 std::vector<std::string> vp_run_argv(const SweepSpec& spec, const Point& point, const std::string& vp_run,
                                      const std::string& program);

@@ -84,6 +84,12 @@ struct SweepSpec {
   std::string out_dir;               // from `output:`, "" if not given
   std::vector<std::string> compiler_args;  // template, see docs/vp-sweep.md
   std::string compiler_program = "model.asm";
+  // compiler.adc_ranges (docs/vp-sweep.md, adc_calibration.cpp): each
+  // point's ADC ranges measured on its own device (vp-run --adc-profile on
+  // these inputs), then its program compiled again with them (vp-cc
+  // --adc-ranges, the measured sums x adc_headroom). Empty: no calibration.
+  std::vector<std::string> adc_calib_inputs;
+  double adc_headroom = 1.0;
 
   const Axis* axis(const std::string& param) const {
     for (const auto& a : axes)
