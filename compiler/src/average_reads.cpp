@@ -12,19 +12,23 @@
 
 namespace vp::cc {
 
-int parse_layer_count(const std::string& option, const std::string& text, std::vector<std::string>& layers) {
+int parse_layer_value(const std::string& option, const std::string& text, int lo, int hi, bool power_of_two,
+                      std::vector<std::string>& layers) {
   const std::size_t colon = text.find(':');
   const std::string count = text.substr(0, colon);
   const auto bad = [&](const std::string& why) {
     return CompileError(option + " '" + text + "': " + why);
   };
+  const std::string range = std::to_string(lo) + " to " + std::to_string(hi);
   int n = 0;
   try {
-    n = static_cast<int>(common::parse_int(count, option, 1, 16));
+    n = static_cast<int>(common::parse_int(count, option, lo, hi));
   } catch (const common::NumberError&) {
-    throw bad("expected N or N:LAYER,LAYER,... with N a power of two from 1 to 16");
+    throw bad("expected N or N:LAYER,LAYER,... with N " + std::string(power_of_two ? "a power of two " : "") +
+              "from " + range);
   }
-  if ((n & (n - 1)) != 0) throw bad("N must be a power of two (1, 2, 4, 8 or 16), so the average is a shift");
+  if (power_of_two && (n & (n - 1)) != 0)
+    throw bad("N must be a power of two (1, 2, 4, 8 or 16), so the average is a shift");
   layers.clear();
   if (colon == std::string::npos) return n;
   std::size_t at = colon + 1;
@@ -37,6 +41,10 @@ int parse_layer_count(const std::string& option, const std::string& text, std::v
     at = comma + 1;
   }
   return n;
+}
+
+int parse_layer_count(const std::string& option, const std::string& text, std::vector<std::string>& layers) {
+  return parse_layer_value(option, text, 1, 16, true, layers);
 }
 
 std::vector<Node*> named_convs(Graph& g, const std::vector<std::string>& layers, const std::string& option) {

@@ -284,6 +284,8 @@ CompileResult compile_model(const CompileOptions& o) {
   const double t_front = since(t0);
   const auto t1 = std::chrono::steady_clock::now();
   quantize(g, sets_in, o.percentile, o.threads);
+  // Part of the quantized network: the golden model computes with it.
+  set_input_bits(g, o.input_bits);
   const double t_quant = since(t1);
   dump(o.dump_dir, 3, "quantized", g);
 

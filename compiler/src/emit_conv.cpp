@@ -25,13 +25,19 @@ int read_shift(const Node& n) {
   return a;
 }
 
-// Redundant copies of a tile's rows (redundancy.cpp): the first copy's
-// patch, just assembled at `at`, repeated behind it for the others.
-void repeat_patch(Ctx& e, int c, std::int64_t at, const ColumnTile& ct, int R) {
-  if (ct.redundant == 1) return;
+// A window just assembled at `at`: its codes shifted to the layer's input
+// bits (input_bits.cpp), then, for redundant copies of the tile's rows
+// (redundancy.cpp), the first copy's patch repeated behind it.
+void finish_patch(Ctx& e, int c, const Node& n, std::int64_t at, const ColumnTile& ct, int R) {
+  if (ct.redundant == 1 && n.input_bits == 8) return;
   const std::int64_t once = std::int64_t{ct.row_tiles_once(R)} * R;
   e.li(c, 10, at);
   e.li(c, 12, once);
+  if (n.input_bits < 8) {
+    const int top = (1 << (n.input_bits - 1)) - 1;
+    e.ins(c, "vsra r10, r10, r12, " + std::to_string(8 - n.input_bits) + ", i8");
+    e.ins(c, "vclamp r10, r10, r12, " + std::to_string(-top - 1) + ", " + std::to_string(top) + ", i8");
+  }
   for (int j = 1; j < ct.redundant; ++j) {
     e.li(c, 11, at + j * once);
     e.ins(c, "vmov r11, r10, r12, i8");
@@ -137,7 +143,7 @@ void emit_conv(Ctx& e, const Node& n) {
       } else {
         line_window(e, c, lb_reg, patch[slot][i], moved);
       }
-      repeat_patch(e, c, patch[slot][i], *mine[i], R);
+      finish_patch(e, c, n, patch[slot][i], *mine[i], R);
     };
     if (helper) {
       e.writes = false;  // its partial sums go to the owner, which stores the pixels
@@ -147,7 +153,7 @@ void emit_conv(Ctx& e, const Node& n) {
         e.li(c, 1, acc[0]);
         e.li(c, 14, patch[0][0] + std::int64_t{helper->row_tile0} * R);
         fire_reads(e, c, n, "mvm r1, r14, " + std::to_string(helper->xbar0) + ", " +
-                                std::to_string(mask_of(helper->row_tiles)) + ", 8, 32, sum");
+                                std::to_string(mask_of(helper->row_tiles)) + ", " + std::to_string(n.input_bits) + ", 32, sum");
         e.ins(c, "send r1, r6, r8, " + std::to_string(e.tag()));
       }, rows_in);
       e.writes = true;
@@ -264,14 +270,14 @@ void emit_conv(Ctx& e, const Node& n) {
         e.li(c, 13, acc[slot]);
         e.li(c, 14, patch[slot][0]);
         fire_reads(e, c, n, "mvm r13, r14, " + std::to_string(mine[0]->parts[0].xbar0 + xshift) + ", " +
-                                std::to_string(mask_of(static_cast<int>(mine.size()))) + ", 8, 32, concat");
+                                std::to_string(mask_of(static_cast<int>(mine.size()))) + ", " + std::to_string(n.input_bits) + ", 32, concat");
       } else {
         for (std::size_t i = 0; i < mine.size(); ++i) {
           const auto& p0 = mine[i]->parts[0];
           e.li(c, 13, acc[slot] + static_cast<std::int64_t>(i) * L * 4);
           e.li(c, 14, patch[slot][i]);
           fire_reads(e, c, n, "mvm r13, r14, " + std::to_string(p0.xbar0 + xshift) + ", " +
-                                  std::to_string(mask_of(p0.row_tiles)) + ", 8, 32, sum");
+                                  std::to_string(mask_of(p0.row_tiles)) + ", " + std::to_string(n.input_bits) + ", 32, sum");
         }
       }
     };

@@ -31,6 +31,17 @@ QTensor conv(const Graph& g, const Node& n, const QTensor& x, unsigned threads) 
   a.x = x.shape;
   a.y = y.shape;
   a.in = x.data.data();
+  // Input bits (input_bits.cpp): the codes the crossbars read, x / 2^s
+  // rounded (vsra) and clamped to input_bits signed (vclamp).
+  std::vector<std::int8_t> low;
+  if (n.input_bits < 8) {
+    low.resize(x.data.size());
+    const int s = 8 - n.input_bits;
+    const I top = (I{1} << (n.input_bits - 1)) - 1;
+    for (std::size_t i = 0; i < low.size(); ++i)
+      low[i] = static_cast<std::int8_t>(std::clamp<I>(round_shift(x.data[i], s), -top - 1, top));
+    a.in = low.data();
+  }
   a.w = n.q.w.data();
   a.threads = threads;
   const std::vector<std::int32_t> acc = conv_int8(a);

@@ -95,6 +95,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (n.lanes > 1) o["lanes"] = n.lanes;
       if (n.reads > 1) o["reads"] = n.reads;
       if (n.redundancy > 1) o["redundancy"] = n.redundancy;
+      if (n.input_bits < 8) o["input_bits"] = n.input_bits;
       o["stage_cycles"] = n.stage_cycles;
       if (n.bound_cycles) o["mvm_bound_cycles"] = n.bound_cycles;
     }

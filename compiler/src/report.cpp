@@ -183,8 +183,12 @@ std::string layer_report(const Graph& g, const Target& t) {
     const std::string copies = std::to_string(n.replicas) + (n.lanes > 1 ? "x" + std::to_string(n.lanes) : std::string()) +
                                (n.reads > 1 ? "/" + std::to_string(n.reads) : std::string()) +
                                (n.redundancy > 1 ? "+" + std::to_string(n.redundancy) : std::string());
+    // Input bits below 8 (--input-bits) follow the kind: xbar/6.
+    const std::string kind = !op_has(n.op, op_crossbar) ? "digital"
+                             : n.input_bits < 8         ? "xbar/" + std::to_string(n.input_bits)
+                                                        : "xbar";
     std::snprintf(line, sizeof line, "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %12lld\n",
-                  n.name.c_str(), op_name(n.op).c_str(), op_has(n.op, op_crossbar) ? "xbar" : "digital", shape,
+                  n.name.c_str(), op_name(n.op).c_str(), kind.c_str(), shape,
                   static_cast<long long>(macs), static_cast<long long>(xbars), util * 100, copies.c_str(),
                   static_cast<long long>(n.stage_cycles),
                   stage_sum ? 100.0 * double(n.stage_cycles) / double(stage_sum) : 0.0,

@@ -49,7 +49,9 @@ CostModel::CostModel(const Target& t, std::int64_t min_strip) : t_(t), min_strip
   cfg.cell_bits = t.cell_bits;
   cfg.weight_bits = t.weight_bits;
   cfg.signed_encoding = t.differential ? hw::SignedEncoding::differential : hw::SignedEncoding::offset_slices;
-  mvm_ = static_cast<std::int64_t>(hw::MvmTiming(cfg, hw::MvmTimingConfig{}).cycles(8, true));
+  const hw::MvmTiming timing(cfg, hw::MvmTimingConfig{});
+  for (int b = 1; b <= 8; ++b) mvm_bits_[b] = static_cast<std::int64_t>(timing.cycles(b, true));
+  mvm_ = mvm_bits_[8];
   // Flits leave the memory's router on its links; with XY routing most
   // responses take one of them.
   port_bytes_per_cycle_ = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks;
@@ -156,7 +158,7 @@ std::int64_t CostModel::step(const LayerCost& c, int copies) const {
 
 std::int64_t CostModel::bound(const LayerCost& c, int copies) const {
   const std::int64_t at_once = std::int64_t{copies} * c.lanes;
-  return (c.units + at_once - 1) / at_once * c.mvms_per_unit * mvm_;
+  return (c.units + at_once - 1) / at_once * c.mvms_per_unit * (c.mvm ? c.mvm : mvm_);
 }
 
 LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, int gathering_cus) const {
@@ -189,8 +191,12 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
   // vmov each; their MVMs fire with the first copy's.
   const std::int64_t once = (window + t_.rows - 1) / t_.rows * t_.rows;
   fill += (n.redundancy - 1) * (kVmovScalar + vec(once));
+  // Fewer input bits (input_bits.cpp): the window rounded and clamped
+  // (vsra, vclamp), each MVM that many DAC steps.
+  if (n.input_bits < 8) fill += 2 * (kVmovScalar + vec(once));
+  c.mvm = mvm_bits_[std::clamp(n.input_bits, 1, 8)];
   c.pixel_cycles = fill + 3 * vec(cols) + kPixelFixed;
-  c.group_cycles = groups * n.reads * mvm_;
+  c.group_cycles = groups * n.reads * c.mvm;
   c.fill_cycles = fill;
   c.vector_cycles = 3 * vec(cols) + kPixelFixed;
   // A fused residual Add: the other input's channels come in per pixel.

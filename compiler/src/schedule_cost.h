@@ -59,6 +59,7 @@ struct LayerCost {
   std::int64_t units = 0;          // pixels (or rows) the layer computes
   std::int64_t gmem_bytes = 0;     // bytes read and written in global memory
   std::int64_t mvms_per_unit = 0;  // MVM groups per pixel per copy (the slowest CU's)
+  std::int64_t mvm = 0;            // one MVM at the layer's input bits (0: at 8 bits)
   // Software pipelining (emit_conv, a CU of its own): a group's windows and
   // MVMs go before the vector work and stores of the group before, so per
   // group the core takes the longer of the MVMs and the vector unit's work
@@ -114,6 +115,7 @@ class CostModel {
  private:
   const Target& t_;
   std::int64_t mvm_ = 0;
+  std::int64_t mvm_bits_[9] = {};  // one MVM with 1..8 input bits (Node::input_bits)
   double port_bytes_per_cycle_ = 8;
   bool window_ = false;  // activations in the cluster SRAMs (see the constructor)
   std::int64_t min_strip_ = kMinStrip;

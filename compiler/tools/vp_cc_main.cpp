@@ -3,6 +3,7 @@
 //   vp-cc MODEL.onnx -o MODEL.asm [--chip NAME] [--set k=v]... [--calib X.npy]...
 //         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]
 //         [--lanes auto|N] [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]
+//         [--input-bits N[:LAYER,...]]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
 //   (IN.npy: one image, or N stacked along a first dimension of N)
@@ -27,7 +28,8 @@ const char* kUsage =
     "             [--calib-percentile P] [--test IN.npy]... [--test-dir DIR] [--dump-ir DIR] [--report]\n"
     "             [--threads N] [--batch N] [--adc-ranges PROFILE.json [--adc-headroom H]]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
-    "             [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]] [--chips N [--link pcie|d2d]]\n"
+    "             [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]\n"
+    "             [--input-bits N[:LAYER,...]] [--chips N [--link pcie|d2d]]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -52,6 +54,9 @@ const char* kUsage =
     "  --adc-headroom H multiply the measured sums by H >= 1 first (default 1)\n"
     "  --average-reads N[:LAYER,...]   read every MVM of the named Conv layers (all without names) N times\n"
     "                   and average (N = 1, 2, 4, 8 or 16): read noise / sqrt(N), N x their crossbar time\n"
+    "  --input-bits N[:LAYER,...]   the named Conv layers (all without names) read N of their inputs' 8 bits\n"
+    "                   (N = 2 to 8; the low bits rounded off, golden model too): N DAC steps per MVM instead\n"
+    "                   of 8. Repeatable, one width per option; a layer named twice is an error\n"
     "  --redundancy N[:LAYER,...]   hold the named Conv layers' weights (all without names) N times on\n"
     "                   crossbars of their own and add their column sums (N = 1, 2, 4, 8 or 16): programming\n"
     "                   error and read noise / sqrt(N), N x their crossbars and conversions\n"
@@ -150,6 +155,15 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       try {
         o.average_reads = parse_average_reads(v, o.average_layers);
+      } catch (const CompileError& e) {
+        throw UsageError(e.what());
+      }
+    } else if (a == "--input-bits") {
+      const std::string v = next();
+      try {
+        std::vector<std::string> layers;
+        const int bits = parse_layer_value("--input-bits", v, 2, 8, false, layers);
+        o.input_bits.emplace_back(bits, layers);
       } catch (const CompileError& e) {
         throw UsageError(e.what());
       }

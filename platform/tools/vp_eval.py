@@ -5,6 +5,7 @@
           [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
           [--mitigate adc-range,encoding,redundancy,averaging | --auto [--target-drop P]] [--adc-headroom H]
           [--redundancy N] [--redundancy-layers all|NAME,...]
+          [--input-bits N[:NAME,...]|auto [--input-bits-budget R]]
           [--average-reads N] [--average-layers all|auto|NAME,...] [--no-deploy] [--json FILE] [--work DIR] [-q]
 
 X.npy holds N float32 images stacked along its first dimension (the model's
@@ -53,6 +54,18 @@ Mitigations (--mitigate, comma-separated):
              from the golden model's against the cycles it adds; then the
              layers best per cycle, one at a time, while each cuts the
              distance by at least 10 %
+
+--input-bits N[:NAME,...] has the named Conv layers (all without names)
+read N of their inputs' 8 bits (vp-cc --input-bits; N DAC steps per MVM:
+fewer conversions, less energy, shorter MVMs). --input-bits auto chooses
+the bits per layer by measured sensitivity, on the calibration images and
+the golden model (no labels, no chip): each Conv alone at 7 down to 3
+bits, the output's squared distance from the 8-bit golden model's relative
+to its power; then, most DAC steps saved (crossbar activations per
+inference, from vp-cc --report) per unit of distance first, the
+reductions whose distances sum to at most --input-bits-budget (default
+0.01), checked together (halved while the whole set exceeds it). The JSON's
+"input_bits" has the choice and every measurement.
 
 --auto tries no mitigation, then adc-range, then adc-range and encoding,
 then with redundancy, then all four, and keeps the first within --target-drop points (default 1) of FP32 (or
@@ -170,6 +183,82 @@ def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, ru
             "reads": int(a.average_reads)}
 
 
+def crossbar_reads(vp_cc, model, common, cc_params, work):
+    """Per Conv layer, crossbar activations per inference (output pixels x
+    crossbars of one copy's lane), from vp-cc --report: each input bit is a
+    DAC step of every one of them, the energy and time a bit costs."""
+    out = run([vp_cc, model, *common, *cc_params, "-o", os.path.join(work, "report.asm"), "--report"], "vp-cc --report")
+    reads = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) > 8 and f[1] == "Conv" and f[2].startswith("xbar"):
+            _, h, w = (int(v) for v in f[3].split("x"))
+            copies = 1
+            for part in f[7].split("/")[0].split("+")[0].split("x"):
+                copies *= int(part)
+            reads[f[0]] = h * w * int(f[5]) / copies
+    return reads
+
+
+def choose_input_bits(a, vp_cc, common, cc_params, work, progress):
+    """--input-bits auto: per Conv, the fewest input bits the golden model's
+    output tolerates on the calibration images, within a summed budget."""
+    calib = np.concatenate([load_array(c, "calibration image") for c in a.calib]).astype(np.float32)
+    k = len(a.calib)
+    stack = os.path.join(work, "bits_calib.npy")
+    np.save(stack, calib)
+    out = os.path.join(work, "bits_try.npy")
+
+    def golden(spec):
+        bits = [arg for layer, b in spec.items() for arg in ("--input-bits", f"{b}:{layer}")]
+        run([vp_cc, a.model, *common, *cc_params, *bits, "--reference", stack, "-o", out], "vp-cc --reference (input bits)")
+        return np.load(out).reshape(k, -1).astype(np.float64)
+
+    reads = crossbar_reads(vp_cc, a.model, common, cc_params, work)
+    y8 = golden({})
+    power = max(float((y8 ** 2).mean()), 1e-12)
+
+    def distance(spec):
+        return float(((golden(spec) - y8) ** 2).mean()) / power
+
+    progress(f"input bits: measuring {len(reads)} layer(s) at 7 to 3 bits on {k} calibration image(s)")
+    alone = {}
+    for layer in reads:
+        alone[layer] = {}
+        for b in range(7, 2, -1):
+            alone[layer][b] = distance({layer: b})
+    budget = a.input_bits_budget
+    tries = []
+    while True:
+        # Each layer's steps down one bit, as (DAC steps saved per unit of
+        # distance added, layer, bits); a step is taken only after the one
+        # above it, and only while the summed distances stay in the budget.
+        chosen, spent = {layer: 8 for layer in reads}, 0.0
+        while True:
+            best = None
+            for layer, b in chosen.items():
+                if b <= 3:
+                    continue
+                cost = alone[layer][b - 1] - (alone[layer][b] if b < 8 else 0.0)
+                if spent + max(cost, 0.0) > budget:
+                    continue
+                gain = reads[layer] / max(cost, 1e-12)
+                if best is None or gain > best[0]:
+                    best = (gain, layer, cost)
+            if best is None:
+                break
+            chosen[best[1]] -= 1
+            spent += max(best[2], 0.0)
+        spec = {layer: b for layer, b in chosen.items() if b < 8}
+        together = distance(spec) if spec else 0.0
+        tries.append({"budget": budget, "layers": spec, "distance": together})
+        if together <= a.input_bits_budget or not spec:
+            break
+        budget /= 2
+    return {"layers": spec, "distance": together, "budget": a.input_bits_budget, "tries": tries,
+            "alone": {layer: {str(b): d for b, d in v.items()} for layer, v in alone.items()}}
+
+
 def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
     """Compiles with `mitigations`, then classifies the images three ways."""
     n = x.shape[0]
@@ -203,6 +292,12 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             layers = "" if a.redundancy_layers == "all" else ":" + a.redundancy_layers
             redundancy = ["--redundancy", a.redundancy + layers]
         cc_params += redundancy
+        bits_choice = None
+        if a.input_bits == "auto":
+            bits_choice = choose_input_bits(a, vp_cc, common, cc_params, work, progress)
+            cc_params += [arg for layer, b in bits_choice["layers"].items() for arg in ("--input-bits", f"{b}:{layer}")]
+        elif a.input_bits:
+            cc_params += ["--input-bits", a.input_bits]
         # --average-layers auto reads the Conv layers' names from the IR dump.
         ir = os.path.join(work, "ir")
         dump = ["--dump-ir", ir] if "averaging" in mitigations and a.average_layers == "auto" else []
@@ -258,6 +353,7 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             "mitigations": mitigations,
             "adc_ranges_set": ranges,
             **({"averaging": choice} if choice is not None else {}),
+            **({"input_bits": bits_choice} if bits_choice is not None else {}),
             "chip_equals_golden": int(exact.sum()),
             "chip_top1_equals_golden": int((chip_top1 == golden_top1).sum()),
             "cycles_per_inference": fw["inference_cycles_mean"],
@@ -287,6 +383,10 @@ def main(argv):
     ap.add_argument("--adc-headroom", default="1", help="adc-range: measured sums x this (vp-cc --adc-headroom)")
     ap.add_argument("--redundancy", default="2", help="redundancy: copies of the weights (vp-cc --redundancy; default 2)")
     ap.add_argument("--redundancy-layers", default="all", help="redundancy: all (default) or Conv names, comma-separated")
+    ap.add_argument("--input-bits", default="", help="N[:NAME,...] input bits of Conv layers (vp-cc --input-bits), "
+                                                      "or auto: chosen per layer on the calibration images")
+    ap.add_argument("--input-bits-budget", type=float, default=0.01,
+                    help="--input-bits auto: the output's relative squared distance from 8 bits allowed (default 0.01)")
     ap.add_argument("--average-reads", default="4", help="averaging: reads per MVM (vp-cc --average-reads; default 4)")
     ap.add_argument("--average-layers", default="all",
                     help="averaging: all (default), auto (chosen on the calibration images) or Conv names, comma-separated")
@@ -312,6 +412,10 @@ def main(argv):
         ap.error(f"--redundancy {a.redundancy}: expected 1, 2, 4, 8 or 16")
     if a.average_reads not in ("1", "2", "4", "8", "16"):
         ap.error(f"--average-reads {a.average_reads}: expected 1, 2, 4, 8 or 16")
+    if a.input_bits == "auto" and not a.calib:
+        ap.error("--input-bits auto measures the layers on the --calib images: give at least one")
+    if not (a.input_bits_budget >= 0 and a.input_bits_budget <= 1e6):
+        ap.error("--input-bits-budget: expected a relative squared distance >= 0")
     if a.auto and mitigations:
         ap.error("--auto chooses the mitigations itself: leave out --mitigate")
     if not (a.target_drop >= 0 and a.target_drop <= 100):

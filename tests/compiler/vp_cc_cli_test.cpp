@@ -197,6 +197,40 @@ TEST_F(VpCcCli, RedundancyIsParsedStrictlyDoublesTheCrossbarsAndKeepsTheGoldenBy
   EXPECT_NE(r.out.find(" 1+2 "), std::string::npos) << r.out;
 }
 
+// --input-bits N[:LAYER,...]: N from 2 to 8, repeatable, a layer named
+// once; the golden model computes with the rounded inputs (its bytes
+// change), the MVMs take N input bits, the windows are rounded and clamped
+// on the chip, and --report shows the width.
+TEST_F(VpCcCli, InputBitsAreParsedStrictlyAndChangeTheGoldenModel) {
+  for (const char* bad : {"abc", "1", "9", "-4", "4:", "4:a,,b", ""}) {
+    const auto r = cc(std::string("net.onnx -o o.asm --input-bits '") + bad + "'");
+    EXPECT_FAILS(r, 2, "--input-bits");
+  }
+  EXPECT_FAILS(cc("net.onnx -o o.asm --input-bits 4:no_such_layer"), 1, "'no_such_layer' is not a Conv layer");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --input-bits 4 --input-bits 6"), 1, "named by two --input-bits options");
+  EXPECT_TRUE(outputs().empty());
+  // Codes that are not multiples of 16, so four bits round them.
+  std::vector<float> odd(108);
+  for (std::size_t i = 0; i < odd.size(); ++i) odd[i] = 0.37f * std::sin(0.7f * static_cast<float>(i));
+  write("in-odd.npy", vp::cc::encode_npy({1, 3, 6, 6}, odd));
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test in-odd.npy").code, 0);
+  const std::string golden = slurp(path("in-odd.golden.bin")), eight = slurp(path("o.asm"));
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test in-odd.npy --report --input-bits 4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(path("in-odd.golden.bin")), golden);
+  const std::string four = slurp(path("o.asm"));
+  EXPECT_GT(occurrences(four, "mvm "), 0u);
+  EXPECT_EQ(occurrences(four, ", 4, 32, "), occurrences(four, "mvm "));
+  EXPECT_EQ(occurrences(eight, ", 8, 32, "), occurrences(eight, "mvm "));
+  EXPECT_GT(occurrences(four, "vsra "), 0u);
+  EXPECT_EQ(occurrences(four, "vclamp ") - occurrences(eight, "vclamp "), occurrences(four, "vsra "));
+  EXPECT_NE(r.out.find(" xbar/4 "), std::string::npos) << r.out;
+  // 8 bits named explicitly is the default program.
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test in-odd.npy --input-bits 8").code, 0);
+  EXPECT_EQ(slurp(path("in-odd.golden.bin")), golden);
+  EXPECT_EQ(slurp(path("o.asm")), eight);
+}
+
 // --adc-ranges: a range counts LSBs of the ADC's own width, so a profile
 // measured with another width is refused by name, not compiled into ranges
 // that clip.

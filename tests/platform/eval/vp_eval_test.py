@@ -53,6 +53,7 @@ def main():
     check(code == 0, f"ideal run exits 0 (got {code}): {err}")
     r = json.load(open(out))
     acc = r["accuracy"]
+    ideal_energy = r["energy_uj_per_inference"]
     print("ideal:", acc, r["chip_equals_golden"], r["cycles_per_inference"], r["energy_uj_per_inference"])
     check(r["images"] == n, "every image evaluated")
     check(r["chip_equals_golden"] == n, f"chip equals golden on every image ({r['chip_equals_golden']} of {n})")
@@ -116,6 +117,23 @@ def main():
     check(four["accuracy"]["chip"] >= one["accuracy"]["chip"] + 0.03,
           "four copies of the weights are at least 3 points more accurate than one")
     check(four["crossbars"] >= 2 * one["crossbars"], "the copies take crossbars of their own")
+
+    # Input bits chosen per layer on the calibration images: the chosen set
+    # stays within the budget on them, the chip still equals the golden
+    # model (which computes with the same bits), and the inference takes
+    # less energy than at 8 bits.
+    out = os.path.join(work, "input_bits.json")
+    code, _, err = vp_eval(bin_dir, base + ["--no-deploy", "--input-bits", "auto", "--input-bits-budget", "0.01",
+                                            "--json", out, "-q"])
+    check(code == 0, f"--input-bits auto exits 0 (got {code}): {err}")
+    bits = json.load(open(out))
+    ib = bits["input_bits"]
+    print("input bits chosen:", ib["layers"], ib["distance"], bits["accuracy"], bits["energy_uj_per_inference"])
+    check(len(ib["layers"]) >= 1 and all(2 <= b < 8 for b in ib["layers"].values()), "some layers read fewer bits")
+    check(ib["distance"] <= 0.01, "the chosen widths keep the output within the budget on the calibration images")
+    check(bits["chip_equals_golden"] == n, "the chip computes the reduced widths exactly as the golden model")
+    check(bits["energy_uj_per_inference"] < ideal_energy, "fewer DAC steps take less energy")
+    check(bits["accuracy"]["golden"] >= acc["golden"] - 0.02, "within 2 points of the 8-bit golden model")
 
     # 8-bit ADCs at the configured full scale lose accuracy; ranges measured
     # on the calibration images give it back, byte for byte here.

@@ -35,6 +35,10 @@ struct CompileOptions {
   // when none is named), their column sums added (redundancy.cpp).
   int redundancy = 1;
   std::vector<std::string> redundancy_layers;
+  // --input-bits N[:LAYER,...], repeatable: the named Convs (all when none
+  // is named) read N of their inputs' 8 bits (input_bits.cpp); the golden
+  // model too. A layer named by two of them is an error.
+  std::vector<std::pair<int, std::vector<std::string>>> input_bits;
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

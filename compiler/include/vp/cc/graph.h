@@ -175,6 +175,11 @@ struct Node {
   // bias and shift scaled as for reads): the copies' programming errors
   // (verify residual, relaxation, stuck cells) and read noise average.
   int redundancy = 1;
+  // Bits of each input code the Conv's MVMs read (vp-cc --input-bits,
+  // input_bits.cpp): the DAC steps per MVM. Below 8 the codes are shifted
+  // right by 8 - input_bits first, rounded and clamped (golden model and
+  // chip alike).
+  int input_bits = 8;
   std::int64_t stage_cycles = 0, bound_cycles = 0;
   std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
   // A Conv whose only reader is a residual Add computes that Add per pixel

@@ -137,6 +137,9 @@ int parse_lanes(const std::string& text);
 // power of two from 1 to 16, the layers Conv node names as --report lists
 // them; CompileError naming the option otherwise.
 int parse_layer_count(const std::string& option, const std::string& text, std::vector<std::string>& layers);
+// The same with N from lo to hi, a power of two only when asked.
+int parse_layer_value(const std::string& option, const std::string& text, int lo, int hi, bool power_of_two,
+                      std::vector<std::string>& layers);
 inline int parse_average_reads(const std::string& text, std::vector<std::string>& layers) {
   return parse_layer_count("--average-reads", text, layers);
 }
@@ -146,6 +149,14 @@ std::vector<Node*> named_convs(Graph& g, const std::vector<std::string>& layers,
 // Sets Node::reads of the Convs named (every Conv when `layers` is empty);
 // CompileError naming a layer that is not a Conv of the graph.
 void set_average_reads(Graph& g, int reads, const std::vector<std::string>& layers);
+// Input bits per layer (vp-cc --input-bits, input_bits.cpp): for each
+// (bits, layers), the named Convs (every Conv when `layers` is empty) read
+// their inputs with `bits` of the 8: the golden model and the chip round
+// every input code to units of 2^(8 - bits) (a rounding shift, clamped),
+// the bias and requantization shift follow. Runs after quantize, before
+// anything computes a golden output. CompileError for a layer that is not
+// a Conv, is named twice, or whose shift is shorter than the bits dropped.
+void set_input_bits(Graph& g, const std::vector<std::pair<int, std::vector<std::string>>>& widths);
 // Sets Node::redundancy of the Convs named (every Conv when `layers` is
 // empty), as set_average_reads (redundancy.cpp).
 void set_redundancy(Graph& g, int copies, const std::vector<std::string>& layers);
