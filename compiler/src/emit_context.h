@@ -100,6 +100,10 @@ class Ctx {
   void reuses(int c, bool take);
   std::map<int, std::int64_t> scratch_next_;
   std::map<int, std::int64_t> image_word_, release_buf_;
+  // Per core, for the current layer (sync_begin): the word that saves the
+  // table pointer while an indirect table's list is walked, 0 when the
+  // pre (first) or post (second) table is inline.
+  std::map<int, std::pair<std::int64_t, std::int64_t>> table_save_;
   std::map<int, std::string> image_label_;
 };
 

@@ -256,19 +256,78 @@ const SyncTable* table_of(const Ctx& e, int c) {
 }
 }  // namespace
 
+namespace {
+
+// A layer's tables on one core of more words than this (half of the
+// scratchpad) go indirect: each distinct list once, and per entry the
+// list's address. A core whose readers or writers are many copies in
+// strips (every row of a map touches all of them) repeats the same list at
+// every row: VGG-11's first pooling core would hold 40 KB of inline tables
+// in its 64 KiB scratchpad.
+constexpr std::size_t kInlineTableWords = 8192;
+
+// The table's words for core c: inline ([count, cores...] per entry), or
+// indirect (the distinct lists, then one address per entry). Returns the
+// address the table pointer starts at, and whether it is indirect.
+std::pair<std::int64_t, bool> place_table(Ctx& e, int c, const std::vector<std::int32_t>& table, bool indirect) {
+  if (!indirect) return {e.words(c, table), false};
+  std::vector<std::int32_t> pool;
+  std::map<std::vector<std::int32_t>, std::int64_t> at;  // list -> its word offset in the pool
+  std::vector<std::int64_t> index;
+  for (std::size_t i = 0; i < table.size();) {
+    const std::size_t n = 1 + static_cast<std::size_t>(table[i]);
+    std::vector<std::int32_t> list(table.begin() + static_cast<std::ptrdiff_t>(i),
+                                   table.begin() + static_cast<std::ptrdiff_t>(i + n));
+    auto it = at.find(list);
+    if (it == at.end()) {
+      it = at.emplace(list, static_cast<std::int64_t>(pool.size())).first;
+      pool.insert(pool.end(), list.begin(), list.end());
+    }
+    index.push_back(it->second);
+    i += n;
+  }
+  const std::int64_t base = e.words(c, pool);
+  std::vector<std::int32_t> addrs;
+  for (std::int64_t off : index) addrs.push_back(static_cast<std::int32_t>(base + 4 * off));
+  return {e.words(c, addrs), true};
+}
+
+}  // namespace
+
 void Ctx::sync_begin(int c) {
   const SyncTable* t = table_of(*this, c);
+  table_save_.erase(c);
   if (!t) return;
-  if (!t->pre.empty()) li(c, 19, words(c, t->pre));
-  if (!t->post.empty()) li(c, 31, words(c, t->post));
+  std::pair<std::int64_t, std::int64_t> save{0, 0};
+  const bool large = t->pre.size() + t->post.size() > kInlineTableWords;
+  if (!t->pre.empty()) {
+    const auto [at, indirect] = place_table(*this, c, t->pre, large);
+    li(c, 19, at);
+    if (indirect) save.first = words(c, {0});
+  }
+  if (!t->post.empty()) {
+    const auto [at, indirect] = place_table(*this, c, t->post, large);
+    li(c, 31, at);
+    if (indirect) save.second = words(c, {0});
+  }
+  table_save_[c] = save;
   li(c, 18, words(c, {0}));
   li(c, 30, 4);
 }
 
 namespace {
-void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag) {
+// One entry of a table: its count, then a send or recv per peer core. An
+// indirect entry is the list's address: the table pointer is saved, walks
+// the list, and is restored after it.
+void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, std::int64_t save) {
   const std::string tr = "r" + std::to_string(table_reg);
   const std::string loop = e.label(c, "tok"), skip = e.label(c, "tokdone");
+  if (save) {
+    e.ins(c, "ld r16, " + tr + ", 0");
+    e.ins(c, "addi " + tr + ", " + tr + ", 4");
+    e.ins(c, "st " + tr + ", r0, " + std::to_string(save));
+    e.ins(c, "add " + tr + ", r16, r0");
+  }
   e.ins(c, "ld r16, " + tr + ", 0");
   e.ins(c, "addi " + tr + ", " + tr + ", 4");
   e.ins(c, "beq r16, r0, " + skip);
@@ -278,13 +337,15 @@ void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag) {
   e.ins(c, op + " r18, r30, r17, " + std::to_string(tag));
   e.ins(c, "dbnz r16, " + loop);
   e.put_label(c, skip);
+  if (save) e.ins(c, "ld " + tr + ", r0, " + std::to_string(save));
 }
 }  // namespace
 
 void Ctx::sync_pre(int c) {
   const SyncTable* t = table_of(*this, c);
   if (!t) return;
-  for (int tag : t->pre_tags) table_loop(*this, c, 19, "recv", tag);
+  const std::int64_t save = table_save_.count(c) ? table_save_.at(c).first : 0;
+  for (int tag : t->pre_tags) table_loop(*this, c, 19, "recv", tag, save);
 }
 
 void Ctx::sync_post(int c) {
@@ -292,7 +353,8 @@ void Ctx::sync_post(int c) {
   if (!t || !writes || t->post_tags.empty()) return;
   // The row's pixels must be in global memory before a reader hears of them.
   ins(c, "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma)));
-  for (int tag : t->post_tags) table_loop(*this, c, 31, "send", tag);
+  const std::int64_t save = table_save_.count(c) ? table_save_.at(c).second : 0;
+  for (int tag : t->post_tags) table_loop(*this, c, 31, "send", tag, save);
 }
 
 std::int64_t Ctx::image_word(int c) {

@@ -9,7 +9,7 @@
 The models of zoo.ZOO (mobilenet_v3_small/large, shufflenet_v2_x0_5/x1_0,
 squeezenet1_0/1_1, googlenet, inception_v3, densenet121, resnext50_32x4d,
 regnet_x_400mf, regnet_y_400mf, mnasnet0_5, efficientnet_b0, convnext_tiny,
-alexnet, vgg11, vgg16, vgg19), with random weights from the seed (nothing is downloaded)
+alexnet, vgg11, vgg16, vgg19, vgg11_features), with random weights from the seed (nothing is downloaded)
 and BN statistics estimated on seeded images, exactly as export_models.py
 does for the reference models, and in the same layout:
   OUT_DIR/NAME.onnx, OUT_DIR/NAME/calib_*.npy, OUT_DIR/NAME/test_*.npy,

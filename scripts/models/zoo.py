@@ -117,6 +117,15 @@ def _zoo_model(name, **kwargs):
     return lambda: getattr(tvm, name)(weights=None, **kwargs)
 
 
+def _vgg11_features():
+    """VGG-11's eight convolutions and five poolings at 224x224, then a global
+    average pooling: the part of VGG-11 one sidra-y1 holds (its classifier's
+    123 M weights need a second chip), with its 3.2 MB maps."""
+    import torchvision.models as tvm
+    m = tvm.vgg11(weights=None)
+    return torch.nn.Sequential(m.features, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
+
+
 # torchvision's classification CNNs (export_zoo.py), each at the input size it
 # is exported with. 224x224 is every model's native size except Inception-v3's
 # (299); it takes 224 (it accepts anything from 75 up) so that all the zoo
@@ -146,6 +155,7 @@ ZOO = {
     "vgg11": (_zoo_model("vgg11"), (1, 3, 224, 224), "image"),
     "vgg16": (_zoo_model("vgg16"), (1, 3, 224, 224), "image"),
     "vgg19": (_zoo_model("vgg19"), (1, 3, 224, 224), "image"),
+    "vgg11_features": (_vgg11_features, (1, 3, 224, 224), "image"),
 }
 
 
