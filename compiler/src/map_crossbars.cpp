@@ -342,6 +342,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     n.cores.clear();
     n.replicas = s.copies;
     n.stage_cycles = cm.stage(s.cost, s.copies);
+    n.memory_bytes = s.cost.gmem_bytes;
     n.step_cycles = cm.step(s.cost, s.copies);
     n.bound_cycles = 0;
     if (s.layer < 0) {
@@ -373,7 +374,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     if (n.fused) {
       n.cores.clear();
       n.replicas = 1;
-      n.stage_cycles = n.bound_cycles = n.step_cycles = 0;
+      n.stage_cycles = n.bound_cycles = n.step_cycles = n.memory_bytes = 0;
     }
   return true;
 }
@@ -563,6 +564,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   for (const Layer& lay : layers) {
     Node& n = g.nodes[static_cast<std::size_t>(lay.node)];
     n.stage_cycles = cm.stage(lay.cost, lay.copies);
+    n.memory_bytes = lay.cost.gmem_bytes;
     n.step_cycles = cm.step(lay.cost, lay.copies);
     n.bound_cycles = cm.bound(lay.cost, lay.copies);
   }
@@ -574,7 +576,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     if (n.fused) {  // runs inside its Conv
       n.cores.clear();
       n.replicas = 1;
-      n.stage_cycles = n.bound_cycles = n.step_cycles = 0;
+      n.stage_cycles = n.bound_cycles = n.step_cycles = n.memory_bytes = 0;
       continue;
     }
     const LayerCost c = cm.other(g, n);
@@ -598,6 +600,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     }
     n.replicas = k;
     n.stage_cycles = cm.stage(c, k);
+    n.memory_bytes = c.gmem_bytes;
     n.step_cycles = cm.step(c, k);
     n.bound_cycles = 0;
   }

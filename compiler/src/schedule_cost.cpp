@@ -114,6 +114,11 @@ std::int64_t CostModel::port(std::int64_t bytes) const {
   return static_cast<std::int64_t>(static_cast<double>(bytes) / port_bytes_per_cycle_);
 }
 
+std::int64_t CostModel::dram_port(std::int64_t bytes) const {
+  return static_cast<std::int64_t>(static_cast<double>(bytes) /
+                                   (pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks));
+}
+
 Share share_of_map(std::int64_t OH, std::int64_t OW, int R, std::int64_t min_strip) {
   Share s;
   if (OH * OW < kStripRows * OW * R) {

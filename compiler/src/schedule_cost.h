@@ -105,6 +105,9 @@ class CostModel {
   std::int64_t vec(std::int64_t elems) const;
   // Global memory traffic floor: every byte crosses the memory's mesh port.
   std::int64_t port(std::int64_t bytes) const;
+  // The same for bytes of values in global memory proper (not the SRAMs'
+  // window), which all cross the memory controller's router.
+  std::int64_t dram_port(std::int64_t bytes) const;
 
   // Per operator; `groups` = MVM groups one CU fires per pixel, `cols` the
   // channels that CU stores, `gathering_cus` the CUs of one copy (each

@@ -181,6 +181,10 @@ struct Node {
   // chip alike).
   int input_bits = 8;
   std::int64_t stage_cycles = 0, bound_cycles = 0;
+  // Bytes the node moves between the CUs and memory per inference (global
+  // memory or the SRAMs' window; the cost model's LayerCost::gmem_bytes):
+  // with every layer at once they share the memory's ports (report.cpp).
+  std::int64_t memory_bytes = 0;
   std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
   // A Conv whose only reader is a residual Add computes that Add per pixel
   // (map_crossbars.cpp): fused_add is the Add's node index, and the Add is

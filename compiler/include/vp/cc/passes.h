@@ -239,8 +239,9 @@ std::map<int, int> adc_ranges_from_profile_text(const std::string& text, const s
 std::string ir_json(const Graph& g, const std::string& stage);
 std::string layer_report(const Graph& g, const Target& t);
 // The report's estimate of one inference of a mapped graph: the critical
-// path of the row hand-over (or the sum of the stages on shared CUs) plus
-// the firmware's copies and starts.
+// path of the row hand-over, or the memory floor when every layer's traffic
+// at once takes longer (or the sum of the stages on shared CUs), plus the
+// firmware's copies and starts.
 std::int64_t estimate_cycles(const Graph& g, const Target& t);
 
 // Bytes of a channels-last tensor as the chip stores it (no border) and back.
