@@ -399,6 +399,7 @@ CompileResult compile_model(const CompileOptions& o) {
     c.eo.image_path = stage + "/" + std::filesystem::path(c.xbar).filename().string();
     c.eo.io_directives = false;
     if (!o.adc_profile.empty()) c.eo.adc_ranges = adc_ranges_from_profile(o.adc_profile, target, o.adc_headroom);
+    c.eo.ir_drop_compensate = o.ir_drop_compensate;
     c.r = emit_program(cg, target, c.eo);
     c.io_text = io_json(cg);
     c.directives = io_directives ? vp::cc::io_directives(cg) : std::string();

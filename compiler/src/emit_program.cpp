@@ -17,6 +17,7 @@
 // `.input` / `.output` bindings.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -25,6 +26,7 @@
 #include "emit_context.h"
 #include "int_arith.h"
 #include "vp/hw/crossbar/crossbar_config.h"
+#include "vp/hw/crossbar/non_ideality.h"
 #include "vp/hw/crossbar/weight_encoding.h"
 #include "vp/isa/isa.h"
 
@@ -106,8 +108,29 @@ std::string base_name(const std::string& p) {
 
 // Cell levels of every crossbar of every Conv (the op_crossbar operator),
 // appended to the image; the .xbar directives that include them go to `cells`.
+// IR-drop pre-distortion (vp-cc --ir-drop-compensate): the crossbar reads
+// cell (r, c) at hw::ir_drop_factor(r, c) of its conductance, a factor the
+// compiler knows from the chip's wire resistance. A weight is stored as
+// u = w + offset (offset slices) or w (differential pairs) over the columns
+// of its slices; programming round(u / f) instead, f the factor averaged
+// over those columns, makes the read about u again. Clamped to the weight's
+// range (a weight whose u / f passes 255 keeps part of its drop). The
+// golden model stays the network's: on a chip without IR drop the factor
+// is 1 and nothing changes.
+std::int32_t pre_distorted(std::int32_t w, const Target& t, const hw::WeightEncoding& enc, int row, int col) {
+  const int cpw = t.cols_per_weight();
+  double f = 0;
+  for (int c = col * cpw; c < (col + 1) * cpw; ++c)
+    f += hw::ir_drop_factor(t.ir_drop_ohm_per_cell, t.g_max_us, t.rows, row, c);
+  f /= cpw;
+  if (f <= 0) return w;
+  const std::int64_t off = enc.offset();
+  const auto u = static_cast<std::int64_t>(std::llround(static_cast<double>(w + off) / f));
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(u - off, -128, 127));
+}
+
 std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, std::ostringstream& cells,
-                         const std::string& image_name) {
+                         const std::string& image_name, bool ir_drop_compensate) {
   hw::CrossbarConfig cfg;
   cfg.rows = t.rows;
   cfg.cols = t.cols;
@@ -154,8 +177,8 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
             for (int j = 0; j < ct.ncols; ++j) {
               const int oc = ct.n0 + j, grp = oc / Ng;
               if (ch / Cg != grp) continue;  // other group: weight 0
-              w[static_cast<std::size_t>(rr * ct.ncols + j)] =
-                  n.q.w[static_cast<std::size_t>(((oc * Cg + (ch - grp * Cg)) * geo.kh + ky) * geo.kw + kx)];
+              const std::int32_t wq = n.q.w[static_cast<std::size_t>(((oc * Cg + (ch - grp * Cg)) * geo.kh + ky) * geo.kw + kx)];
+              w[static_cast<std::size_t>(rr * ct.ncols + j)] = ir_drop_compensate ? pre_distorted(wq, t, enc, rr, j) : wq;
             }
           }
           const auto levels = enc.encode(w, rows, ct.ncols);
@@ -422,7 +445,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   std::ofstream img(image_path, std::ios::binary);
   if (!img) throw CompileError("cannot write '" + image_path + "'");
   std::ostringstream cells;
-  res.image_bytes = write_image(g, t, img, cells, base_name(image_path));
+  res.image_bytes = write_image(g, t, img, cells, base_name(image_path), opt.ir_drop_compensate);
 
   std::ofstream out(opt.asm_path);
   if (!out) throw CompileError("cannot write '" + opt.asm_path + "'");

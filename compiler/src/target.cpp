@@ -39,6 +39,8 @@ Target load_target(const std::string& preset, const std::vector<std::string>& se
   const config::ParamSet p = config::load_config(req);
   Target t = target_from(p.get_string("chip.name"), config::chip_shape(p));
   t.adc_bits = static_cast<int>(p.get_int("adc.bits"));
+  t.ir_drop_ohm_per_cell = p.get_double("nonideal.ir_drop_ohm_per_cell");
+  t.g_max_us = p.get_double("device.g_max_us");
   return t;
 }
 

@@ -29,7 +29,7 @@ const char* kUsage =
     "             [--threads N] [--batch N] [--adc-ranges PROFILE.json [--adc-headroom H]]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
     "             [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]\n"
-    "             [--input-bits N[:LAYER,...]] [--chips N [--link pcie|d2d]]\n"
+    "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -54,6 +54,8 @@ const char* kUsage =
     "  --adc-headroom H multiply the measured sums by H >= 1 first (default 1)\n"
     "  --average-reads N[:LAYER,...]   read every MVM of the named Conv layers (all without names) N times\n"
     "                   and average (N = 1, 2, 4, 8 or 16): read noise / sqrt(N), N x their crossbar time\n"
+    "  --ir-drop-compensate   pre-distort every programmed weight against the chip's IR drop\n"
+    "                   (nonideal.ir_drop_ohm_per_cell, device.g_max_us: give them with --set)\n"
     "  --input-bits N[:LAYER,...]   the named Conv layers (all without names) read N of their inputs' 8 bits\n"
     "                   (N = 2 to 8; the low bits rounded off, golden model too): N DAC steps per MVM instead\n"
     "                   of 8. Repeatable, one width per option; a layer named twice is an error\n"
@@ -158,6 +160,8 @@ Options parse_options(int argc, char** argv, bool& help) {
       } catch (const CompileError& e) {
         throw UsageError(e.what());
       }
+    } else if (a == "--ir-drop-compensate") {
+      o.ir_drop_compensate = true;
     } else if (a == "--input-bits") {
       const std::string v = next();
       try {

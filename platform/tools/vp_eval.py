@@ -3,7 +3,8 @@
 
   vp-eval MODEL.onnx --data X.npy --labels Y.npy [--calib C.npy]...
           [--chip NAME] [--set k=v]... [--config FILE]... [--seed N]
-          [--mitigate adc-range,encoding,redundancy,averaging | --auto [--target-drop P]] [--adc-headroom H]
+          [--mitigate adc-range,encoding,ir-drop,redundancy,averaging | --auto [--target-drop P]]
+          [--adc-headroom H]
           [--redundancy N] [--redundancy-layers all|NAME,...]
           [--input-bits N[:NAME,...]|auto [--input-bits-budget R]]
           [--average-reads N] [--average-layers all|auto|NAME,...] [--no-deploy] [--json FILE] [--work DIR] [-q]
@@ -38,6 +39,11 @@ Mitigations (--mitigate, comma-separated):
              carry only their own programming error, at twice the columns
              per weight (more crossbars where a layer is wide).
              Chip-wide: the chip has one encoding for every crossbar
+  ir-drop    every programmed weight pre-distorted against the chip's IR
+             drop (vp-cc --ir-drop-compensate): the compiler knows each
+             cell's factor from nonideal.ir_drop_ohm_per_cell and programs
+             the level that reads back as the weight. No cost but the
+             weights that cannot go higher (clamped)
   redundancy the weights held --redundancy times (default 2) on crossbars of
              their own, each copy programmed on its own, the copies' column
              sums added (vp-cc --redundancy): what is programmed in (the
@@ -90,7 +96,7 @@ import time
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MITIGATIONS = ("adc-range", "encoding", "redundancy", "averaging")
+MITIGATIONS = ("adc-range", "encoding", "ir-drop", "redundancy", "averaging")
 # --auto's order: cheapest first (ranges cost one xadc per crossbar; the
 # differential encoding doubles the columns per weight; redundant copies
 # multiply the crossbars and conversions; averaged reads multiply every
@@ -292,6 +298,8 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             layers = "" if a.redundancy_layers == "all" else ":" + a.redundancy_layers
             redundancy = ["--redundancy", a.redundancy + layers]
         cc_params += redundancy
+        if "ir-drop" in mitigations:
+            cc_params += ["--ir-drop-compensate"]
         bits_choice = None
         if a.input_bits == "auto":
             bits_choice = choose_input_bits(a, vp_cc, common, cc_params, work, progress)

@@ -231,6 +231,26 @@ TEST_F(VpCcCli, InputBitsAreParsedStrictlyAndChangeTheGoldenModel) {
   EXPECT_EQ(slurp(path("o.asm")), eight);
 }
 
+// --ir-drop-compensate: without IR drop in the target nothing changes; with
+// it the programmed levels change (the weights are pre-distorted) and the
+// golden model, the network's own, does not.
+TEST_F(VpCcCli, IrDropCompensationChangesOnlyTheProgrammedLevels) {
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy").code, 0);
+  const std::string golden = slurp(path("test.golden.bin")), image = slurp(path("o.xbar"));
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --ir-drop-compensate").code, 0);
+  EXPECT_EQ(slurp(path("o.xbar")), image);
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy --ir-drop-compensate "
+                    "--set nonideal.ir_drop_ohm_per_cell=4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string compensated = slurp(path("o.xbar"));
+  ASSERT_EQ(compensated.size(), image.size());
+  EXPECT_NE(compensated, image);
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < image.size(); ++i) changed += compensated[i] != image[i];
+  EXPECT_GT(changed, 0u);
+}
+
 // --adc-ranges: a range counts LSBs of the ADC's own width, so a profile
 // measured with another width is refused by name, not compiled into ranges
 // that clip.

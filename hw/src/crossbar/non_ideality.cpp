@@ -72,11 +72,15 @@ void NonIdealityModel::on_program_row(Crossbar& xb, int row, int col_begin, int 
   }
 }
 
-float NonIdealityModel::ir_drop_factor(int rows, int row, int col) const {
-  if (cfg_.ir_drop_ohm_per_cell <= 0.0) return 1.0f;
-  const double k = cfg_.ir_drop_ohm_per_cell * cfg_.g_max_us * 1e-6;
+float ir_drop_factor(double ohm_per_cell, double g_max_us, int rows, int row, int col) {
+  if (ohm_per_cell <= 0.0) return 1.0f;
+  const double k = ohm_per_cell * g_max_us * 1e-6;
   const double segments = static_cast<double>(col + 1) + static_cast<double>(rows - row);
   return static_cast<float>(std::max(0.0, 1.0 - k * segments));
+}
+
+float NonIdealityModel::ir_drop_factor(int rows, int row, int col) const {
+  return hw::ir_drop_factor(cfg_.ir_drop_ohm_per_cell, cfg_.g_max_us, rows, row, col);
 }
 
 const float* NonIdealityModel::read_scale(const Crossbar& xb) {

@@ -39,6 +39,7 @@ struct CompileOptions {
   // is named) read N of their inputs' 8 bits (input_bits.cpp); the golden
   // model too. A layer named by two of them is an error.
   std::vector<std::pair<int, std::vector<std::string>>> input_bits;
+  bool ir_drop_compensate = false;  // --ir-drop-compensate (EmitOptions)
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

@@ -169,6 +169,9 @@ struct EmitOptions {
   // Calibrated ADC range per chip-wide crossbar (adc_ranges_from_profile):
   // each core sets its crossbars' ranges with xadc before its first layer.
   std::map<int, int> adc_ranges;
+  // Pre-distort every programmed weight against the target's IR drop
+  // (vp-cc --ir-drop-compensate, emit_program.cpp's write_image).
+  bool ir_drop_compensate = false;
 };
 struct EmitResult {
   std::int64_t instructions = 0;   // static instruction count over all cores

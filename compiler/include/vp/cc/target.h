@@ -29,6 +29,10 @@ struct Target {
   std::int64_t gmem_bytes = config::unit::mib_to_bytes(config::param_default::gmem_size_mib);
   int imem_instructions = config::unit::kinstr_to_words(config::param_default::cu_imem_kinstr);
   int adc_bits = config::param_default::adc_bits;  // what an xadc range's top code is counted in
+  // The crossbars' IR drop (nonideal.ir_drop_ohm_per_cell at device.g_max_us),
+  // which --ir-drop-compensate pre-distorts the programmed levels against.
+  double ir_drop_ohm_per_cell = config::param_default::nonideal_ir_drop_ohm_per_cell;
+  double g_max_us = config::param_default::device_g_max_us;
   int gmem_attach_cluster = config::param_default::gmem_attach_cluster;
   // The cluster SRAMs in the global address space (0: not mapped), interleaved.
   std::int64_t sram_global_base =

@@ -83,6 +83,12 @@ struct NonIdealityConfig {
 //    step (same distribution as per cell, far cheaper).
 // Random numbers come from one Rng(seed); the order of calls fixes the
 // sequence, so the same program and seed give the same results.
+// IR-drop factor of cell (row, col) in an array of `rows` rows (above):
+// max(0, 1 - ohm_per_cell * g_max * ((col + 1) + (rows - row))), 1 when
+// ohm_per_cell is 0. The compiler pre-distorts the levels it programs by
+// the same factor (vp-cc --ir-drop-compensate).
+float ir_drop_factor(double ohm_per_cell, double g_max_us, int rows, int row, int col);
+
 class NonIdealityModel : public NonIdeality {
  public:
   NonIdealityModel(const NonIdealityConfig& cfg, std::uint64_t seed);
