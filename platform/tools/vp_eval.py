@@ -73,8 +73,8 @@ reductions whose distances sum to at most --input-bits-budget (default
 0.01), checked together (halved while the whole set exceeds it). The JSON's
 "input_bits" has the choice and every measurement.
 
---auto tries no mitigation, then adc-range, then adc-range and encoding,
-then with redundancy, then all four, and keeps the first within --target-drop points (default 1) of FP32 (or
+--auto tries no mitigation, then adc-range with ir-drop, then those and
+encoding, then with redundancy, then all five, and keeps the first within --target-drop points (default 1) of FP32 (or
 the last); the JSON's "auto" lists each try.
 
 Energy per inference is the run's energy after deployment over N: the ISPP
@@ -97,12 +97,14 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MITIGATIONS = ("adc-range", "encoding", "ir-drop", "redundancy", "averaging")
-# --auto's order: cheapest first (ranges cost one xadc per crossbar; the
-# differential encoding doubles the columns per weight; redundant copies
-# multiply the crossbars and conversions; averaged reads multiply every
-# layer's crossbar time).
-AUTO_LADDER = ((), ("adc-range",), ("adc-range", "encoding"), ("adc-range", "encoding", "redundancy"),
-               ("adc-range", "encoding", "redundancy", "averaging"))
+# --auto's order: cheapest first (ranges cost one xadc per crossbar and the
+# IR-drop pre-distortion nothing, so they go together; the differential
+# encoding doubles the columns per weight; redundant copies multiply the
+# crossbars and conversions; averaged reads multiply every layer's crossbar
+# time).
+AUTO_LADDER = ((), ("adc-range", "ir-drop"), ("adc-range", "ir-drop", "encoding"),
+               ("adc-range", "ir-drop", "encoding", "redundancy"),
+               ("adc-range", "ir-drop", "encoding", "redundancy", "averaging"))
 
 
 class EvalError(Exception):
@@ -399,7 +401,7 @@ def main(argv):
     ap.add_argument("--average-layers", default="all",
                     help="averaging: all (default), auto (chosen on the calibration images) or Conv names, comma-separated")
     ap.add_argument("--auto", action="store_true",
-                    help="try no mitigation, then adc-range, then adc-range and encoding, then with redundancy, then all four, "
+                    help="try no mitigation, then adc-range with ir-drop, then encoding too, then redundancy, then all five, "
                          "until within --target-drop")
     ap.add_argument("--target-drop", type=float, default=1.0, help="--auto: points of accuracy below FP32 allowed (default 1)")
     ap.add_argument("--json", help="write the figures as JSON")
