@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "energy_estimate.h"
 #include "schedule_cost.h"
 
 namespace vp::cc {
@@ -143,32 +144,11 @@ std::int64_t firmware_cycles(const Graph& g, const Target& t, std::int64_t& core
 // more than their row hand-over's 644,420.
 static std::int64_t memory_floor(const Graph& g, const Target& t) {
   const CostModel cm(t, g.min_strip);
-  // Before plan_memory (a candidate part of a cut over chips) no value has
-  // a place yet: counted in the window, as the stages' own cost does.
-  const auto in_window = [&](const Value& v) {
-    return t.sram_global_base > 0 && (v.buf.addr < 0 || v.buf.addr >= t.sram_global_base);
-  };
   std::int64_t window = 0, dram = 0;
   for (const Node& n : g.nodes) {
-    if (n.memory_bytes <= 0) continue;
-    const Node& last = n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)] : n;
-    const Value& out = g.val(last.out[0]);
-    const std::int64_t written = std::min(n.memory_bytes, out.shape.numel());
-    (in_window(out) ? window : dram) += written;
-    std::vector<const Value*> ins;
-    std::int64_t in_total = 0;
-    for (const Node* m : {&n, &last})
-      for (int v : m->in) {
-        const Value& x = g.val(v);
-        if (x.is_const || v == n.out[0] || std::find(ins.begin(), ins.end(), &x) != ins.end()) continue;
-        ins.push_back(&x);
-        in_total += x.shape.numel();
-      }
-    const std::int64_t read = n.memory_bytes - written;
-    for (const Value* x : ins) {
-      const std::int64_t share = in_total ? read * x->shape.numel() / in_total : 0;
-      (in_window(*x) ? window : dram) += share;
-    }
+    const MemoryBytes b = memory_bytes_of(g, n, t);
+    window += b.window;
+    dram += b.dram;
   }
   return std::max(cm.port(window), cm.dram_port(dram));
 }
@@ -183,8 +163,9 @@ std::int64_t estimate_cycles(const Graph& g, const Target& t) {
 std::string layer_report(const Graph& g, const Target& t) {
   std::ostringstream o;
   char line[512];
-  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %12s\n", "layer", "op", "path",
-                "out CxHxW", "MACs", "xbars", "util", "copies", "est. cycles", "share", "MVM bound");
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %12s %10s %6s\n", "layer", "op",
+                "path", "out CxHxW", "MACs", "xbars", "util", "copies", "est. cycles", "share", "MVM bound", "est. uJ",
+                "share");
   o << line;
   std::int64_t tot_macs = 0, tot_x = 0, tot_bound = 0, slowest = 0, digital_macs = 0, stage_sum = 0,
                digital_stage = 0;
@@ -194,6 +175,17 @@ std::string layer_report(const Graph& g, const Target& t) {
   }
   const bool overlapped = layers_overlap(g);
   double used_cells = 0;
+  // Energy per layer (energy_estimate.h) and its share of the model's.
+  std::vector<LayerEnergy> energy;
+  LayerEnergy total_energy;
+  for (const Node& n : g.nodes) {
+    energy.push_back(layer_energy(g, n, t));
+    total_energy.crossbar_pj += energy.back().crossbar_pj;
+    total_energy.vector_pj += energy.back().vector_pj;
+    total_energy.memory_pj += energy.back().memory_pj;
+  }
+  double digital_pj = 0;
+  std::size_t ni = 0;
   for (const Node& n : g.nodes) {
     const Shape& s = g.val(n.out[0]).shape;
     std::int64_t macs = 0, xbars = 0;
@@ -228,20 +220,24 @@ std::string layer_report(const Graph& g, const Target& t) {
     const std::string kind = !op_has(n.op, op_crossbar) ? "digital"
                              : n.input_bits < 8         ? "xbar/" + std::to_string(n.input_bits)
                                                         : "xbar";
-    std::snprintf(line, sizeof line, "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %12lld\n",
+    const double layer_pj = energy[ni++].total();
+    if (!op_has(n.op, op_crossbar)) digital_pj += layer_pj;
+    std::snprintf(line, sizeof line,
+                  "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %12lld %10.2f %5.1f%%\n",
                   n.name.c_str(), op_name(n.op).c_str(), kind.c_str(), shape,
                   static_cast<long long>(macs), static_cast<long long>(xbars), util * 100, copies.c_str(),
                   static_cast<long long>(n.stage_cycles),
                   stage_sum ? 100.0 * double(n.stage_cycles) / double(stage_sum) : 0.0,
-                  static_cast<long long>(n.bound_cycles));
+                  static_cast<long long>(n.bound_cycles), layer_pj * 1e-6,
+                  total_energy.total() > 0 ? 100.0 * layer_pj / total_energy.total() : 0.0);
     o << line;
   }
   std::int64_t cores = 0;
   const std::int64_t start = firmware_cycles(g, t, cores);
   const std::int64_t tot_cyc = estimate_cycles(g, t);
-  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %12s\n",
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %12s %10s %6s\n",
                 "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores),
-                static_cast<long long>(start), "-", "-");
+                static_cast<long long>(start), "-", "-", "-", "-");
   o << line;
   std::snprintf(line, sizeof line,
                 "total: %lld MACs, %lld of %lld crossbars (%.1f%% of the chip), cell utilization of used crossbars "
@@ -261,6 +257,14 @@ std::string layer_report(const Graph& g, const Target& t) {
                 static_cast<long long>(tot_macs - digital_macs), static_cast<long long>(digital_macs),
                 stage_sum ? 100.0 * double(stage_sum - digital_stage) / double(stage_sum) : 0.0,
                 stage_sum ? 100.0 * double(digital_stage) / double(stage_sum) : 0.0);
+  o << line;
+  const double tot_pj = total_energy.total();
+  std::snprintf(line, sizeof line,
+                "energy: est. %.2f uJ per inference without leakage: crossbars %.2f (%.1f%%), vector unit %.2f, "
+                "memory and mesh %.2f; %.1f%% on crossbar layers, %.1f%% on the digital path\n",
+                tot_pj * 1e-6, total_energy.crossbar_pj * 1e-6, tot_pj > 0 ? 100 * total_energy.crossbar_pj / tot_pj : 0.0,
+                total_energy.vector_pj * 1e-6, total_energy.memory_pj * 1e-6,
+                tot_pj > 0 ? 100 * (tot_pj - digital_pj) / tot_pj : 0.0, tot_pj > 0 ? 100 * digital_pj / tot_pj : 0.0);
   o << line;
   return o.str();
 }

@@ -2,6 +2,8 @@
 // can never disagree about the chip's shape.
 #include "vp/cc/target.h"
 
+#include <cmath>
+
 #include "vp/config/loader.h"
 
 namespace vp::cc {
@@ -41,6 +43,19 @@ Target load_target(const std::string& preset, const std::vector<std::string>& se
   t.adc_bits = static_cast<int>(p.get_int("adc.bits"));
   t.ir_drop_ohm_per_cell = p.get_double("nonideal.ir_drop_ohm_per_cell");
   t.g_max_us = p.get_double("device.g_max_us");
+  t.dac_bits = static_cast<int>(p.get_int("dac.bits"));
+  t.dac_rows_per_step = static_cast<int>(p.get_int("dac.rows_per_step"));
+  Target::Energy& e = t.energy;
+  e.dac_pj = p.get_double("energy.dac_pj");
+  e.xbar_read_pj_per_cell = p.get_double("energy.xbar_read_pj_per_cell");
+  e.sample_hold_pj = p.get_double("energy.sample_hold_pj");
+  // Walden's figure of merit, as hw::EnergyConfig::adc_pj_at prices a conversion.
+  e.adc_pj = p.get_double("energy.adc_pj") * std::ldexp(1.0, t.adc_bits - static_cast<int>(p.get_int("energy.adc_ref_bits")));
+  e.shift_add_pj = p.get_double("energy.shift_add_pj");
+  e.vector_pj_per_element = p.get_double("energy.vector_pj_per_element");
+  e.sram_pj_per_byte = p.get_double("energy.sram_pj_per_byte");
+  e.gmem_pj_per_byte = p.get_double("energy.gmem_pj_per_byte");
+  e.noc_pj_per_bit_hop = p.get_double("energy.noc_pj_per_bit_hop");
   return t;
 }
 

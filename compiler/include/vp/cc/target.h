@@ -33,6 +33,21 @@ struct Target {
   // which --ir-drop-compensate pre-distorts the programmed levels against.
   double ir_drop_ohm_per_cell = config::param_default::nonideal_ir_drop_ohm_per_cell;
   double g_max_us = config::param_default::device_g_max_us;
+  // What --report's energy estimate counts (energy.*, docs/parameters.md):
+  // pJ per event, as vp-run's statistics price them.
+  struct Energy {
+    double dac_pj = config::param_default::energy_dac_pj;
+    double xbar_read_pj_per_cell = config::param_default::energy_xbar_read_pj_per_cell;
+    double sample_hold_pj = config::param_default::energy_sample_hold_pj;
+    double adc_pj = config::param_default::energy_adc_pj;  // at the chip's adc.bits
+    double shift_add_pj = config::param_default::energy_shift_add_pj;
+    double vector_pj_per_element = config::param_default::energy_vector_pj_per_element;
+    double sram_pj_per_byte = config::param_default::energy_sram_pj_per_byte;
+    double gmem_pj_per_byte = config::param_default::energy_gmem_pj_per_byte;
+    double noc_pj_per_bit_hop = config::param_default::energy_noc_pj_per_bit_hop;
+  } energy;
+  int dac_bits = config::param_default::dac_bits;
+  int dac_rows_per_step = config::param_default::dac_rows_per_step;
   int gmem_attach_cluster = config::param_default::gmem_attach_cluster;
   // The cluster SRAMs in the global address space (0: not mapped), interleaved.
   std::int64_t sram_global_base =

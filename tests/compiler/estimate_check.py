@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""check_model.py with --report, then vp-cc's estimates against the run.
+
+  estimate_check.py MODEL [--floor-binds] [check_model args...]
+
+Energy (every model): the report's crossbar energy per inference equals the
+crossbar energy vp-run measures (dac, cell reads, sample-and-hold, ADC,
+shift-and-add: the same event counts, priced alike) within rounding; the
+whole estimate (crossbars, vector unit, memory and mesh) is within 10 % of
+the measured energy without leakage, deployment and the global-memory
+traffic of the firmware's program loads and copies (which the per-layer
+estimate leaves out); the layers' energy shares add up to 100 %.
+
+--floor-binds (a model whose maps are large, such as VGG-11's convolutions
+at 224x224): the report's estimate is the memory floor (every layer's
+memory traffic through the memory's ports at once) plus the firmware's
+part, and the cycles the platform measures are above the floor.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CHECK = os.path.join(ROOT, "compiler", "tools", "check_model.py")
+
+
+def main():
+    model, rest = sys.argv[1], sys.argv[2:]
+    floor_binds = "--floor-binds" in rest
+    rest = [a for a in rest if a != "--floor-binds"]
+    out = rest[rest.index("--out") + 1]
+    r = subprocess.run([sys.executable, CHECK, model, *rest, "--report"], stdout=subprocess.PIPE, text=True)
+    sys.stdout.write(r.stdout)
+    if r.returncode != 0:
+        return r.returncode
+    failures = []
+
+    def check(cond, what):
+        if not cond:
+            failures.append(what)
+
+    stats = json.load(open(os.path.join(out, "stats.json")))
+    # One graph run per input vp-run was given (firmware.batch); a program
+    # may count its own inferences finer (a decoder counts tokens).
+    n = max(1, stats["firmware"]["batch"])
+    e = stats["energy_pj"]
+    crossbar = sum(e[k] for k in ("dac", "crossbar_read", "sample_hold", "adc", "shift_add")) / n * 1e-6
+    measured = (e["total"] - e["ispp"] - e["leakage"] - e["global_memory"]) / n * 1e-6
+    energy = re.search(r"^energy: est\. ([\d.]+) uJ .*crossbars ([\d.]+) \(", r.stdout, re.M)
+    shares = [float(m) for m in re.findall(r"^\S.*\s([\d.]+)%\n", r.stdout, re.M)]
+    check(energy is not None, "the report has its energy line")
+    if energy:
+        est, est_xbar = float(energy.group(1)), float(energy.group(2))
+        print(f"energy per inference: estimate {est:.2f} uJ (crossbars {est_xbar:.2f}); measured {measured:.2f} "
+              f"without leakage, deployment and global memory (crossbars {crossbar:.2f})")
+        check(abs(est_xbar - crossbar) <= 0.005 + 0.001 * crossbar, "the crossbar energy is the platform's")
+        check(abs(est - measured) <= 0.10 * measured, "the estimate is within 10 % of the measured energy")
+    layer_shares = re.findall(r"^(?!total|energy|analog|layer|\(firmware)\S.*\s+[\d.]+\s+([\d.]+)%$", r.stdout, re.M)
+    total_share = sum(float(s) for s in layer_shares)
+    check(abs(total_share - 100) <= 0.1 * len(layer_shares) + 0.1, f"layer energy shares add up to 100 % ({total_share:.1f})")
+
+    if floor_binds:
+        total = re.search(r"^total: .* est\. (\d+) cycles .*memory floor (\d+) cycles", r.stdout, re.M)
+        firmware = re.search(r"^\(firmware: copies, starts\)\s.*?(\d+)\s+-\s+-\s+-\s+-\s*$", r.stdout, re.M)
+        check(total is not None and firmware is not None, "the report has its total and firmware lines")
+        if total and firmware:
+            est, floor, fw = int(total.group(1)), int(total.group(2)), int(firmware.group(1))
+            cycles = stats["firmware"]["inference_cycles_mean"]
+            print(f"estimate {est} = memory floor {floor} + firmware {fw}; measured {cycles:.0f} "
+                  f"({cycles / est:.2f} of the estimate)")
+            check(est == floor + fw, "the memory floor sets the estimate")
+            check(cycles > floor, "the platform's cycles are above the memory floor")
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
