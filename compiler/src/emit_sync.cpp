@@ -259,32 +259,46 @@ const SyncTable* table_of(const Ctx& e, int c) {
 namespace {
 
 // A layer's tables on one core of more words than this (half of the
-// scratchpad) go indirect: each distinct list once, and per entry the
-// list's address. A core whose readers or writers are many copies in
+// scratchpad) go indirect: each distinct list once, run-length coded
+// ([runs, then per run a peer core and its count of tokens]), and per entry
+// the list's address. A core whose readers or writers are many copies in
 // strips (every row of a map touches all of them) repeats the same list at
-// every row: VGG-11's first pooling core would hold 40 KB of inline tables
-// in its 64 KiB scratchpad.
+// every row, and a writer that hands over pixel by pixel repeats one peer
+// thousands of times in a list: VGG-11's first pooling core would hold
+// 40 KB of inline tables in its 64 KiB scratchpad, and one of its first
+// block alone 57 KB.
 constexpr std::size_t kInlineTableWords = 8192;
 
 // The table's words for core c: inline ([count, cores...] per entry), or
-// indirect (the distinct lists, then one address per entry). Returns the
-// address the table pointer starts at, and whether it is indirect.
+// indirect (the distinct lists run-length coded, then one address per
+// entry). Returns the address the table pointer starts at, and whether it
+// is indirect.
 std::pair<std::int64_t, bool> place_table(Ctx& e, int c, const std::vector<std::int32_t>& table, bool indirect) {
   if (!indirect) return {e.words(c, table), false};
   std::vector<std::int32_t> pool;
-  std::map<std::vector<std::int32_t>, std::int64_t> at;  // list -> its word offset in the pool
+  std::map<std::vector<std::int32_t>, std::int64_t> at;  // coded list -> its word offset in the pool
   std::vector<std::int64_t> index;
   for (std::size_t i = 0; i < table.size();) {
-    const std::size_t n = 1 + static_cast<std::size_t>(table[i]);
-    std::vector<std::int32_t> list(table.begin() + static_cast<std::ptrdiff_t>(i),
-                                   table.begin() + static_cast<std::ptrdiff_t>(i + n));
-    auto it = at.find(list);
+    const std::size_t n = static_cast<std::size_t>(table[i]);
+    // Consecutive tokens to or from one peer become one run, in order, so
+    // the messages go in the same order as the inline table's.
+    std::vector<std::int32_t> runs{0};
+    for (std::size_t j = i + 1; j <= i + n; ++j) {
+      if (runs.size() > 1 && runs[runs.size() - 2] == table[j]) {
+        ++runs.back();
+      } else {
+        runs.push_back(table[j]);
+        runs.push_back(1);
+        ++runs[0];
+      }
+    }
+    auto it = at.find(runs);
     if (it == at.end()) {
-      it = at.emplace(list, static_cast<std::int64_t>(pool.size())).first;
-      pool.insert(pool.end(), list.begin(), list.end());
+      it = at.emplace(runs, static_cast<std::int64_t>(pool.size())).first;
+      pool.insert(pool.end(), runs.begin(), runs.end());
     }
     index.push_back(it->second);
-    i += n;
+    i += 1 + n;
   }
   const std::int64_t base = e.words(c, pool);
   std::vector<std::int32_t> addrs;
@@ -303,12 +317,12 @@ void Ctx::sync_begin(int c) {
   if (!t->pre.empty()) {
     const auto [at, indirect] = place_table(*this, c, t->pre, large);
     li(c, 19, at);
-    if (indirect) save.first = words(c, {0});
+    if (indirect) save.first = words(c, {0, 0});
   }
   if (!t->post.empty()) {
     const auto [at, indirect] = place_table(*this, c, t->post, large);
     li(c, 31, at);
-    if (indirect) save.second = words(c, {0});
+    if (indirect) save.second = words(c, {0, 0});
   }
   table_save_[c] = save;
   li(c, 18, words(c, {0}));
@@ -316,28 +330,45 @@ void Ctx::sync_begin(int c) {
 }
 
 namespace {
-// One entry of a table: its count, then a send or recv per peer core. An
-// indirect entry is the list's address: the table pointer is saved, walks
-// the list, and is restored after it.
+// One entry of a table. Inline: its count, then a send or recv per peer
+// core. Indirect: the address of its run-length coded list; the table
+// pointer is saved (word `save`) and walks the list, whose runs left are
+// kept in the word after it while a run's tokens go, and is restored after.
 void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, std::int64_t save) {
   const std::string tr = "r" + std::to_string(table_reg);
   const std::string loop = e.label(c, "tok"), skip = e.label(c, "tokdone");
-  if (save) {
+  if (!save) {
     e.ins(c, "ld r16, " + tr + ", 0");
     e.ins(c, "addi " + tr + ", " + tr + ", 4");
-    e.ins(c, "st " + tr + ", r0, " + std::to_string(save));
-    e.ins(c, "add " + tr + ", r16, r0");
+    e.ins(c, "beq r16, r0, " + skip);
+    e.put_label(c, loop);
+    e.ins(c, "ld r17, " + tr + ", 0");
+    e.ins(c, "addi " + tr + ", " + tr + ", 4");
+    e.ins(c, op + " r18, r30, r17, " + std::to_string(tag));
+    e.ins(c, "dbnz r16, " + loop);
+    e.put_label(c, skip);
+    return;
   }
+  const std::string run = e.label(c, "tokrun"), runs = std::to_string(save + 4);
+  e.ins(c, "ld r16, " + tr + ", 0");
+  e.ins(c, "addi " + tr + ", " + tr + ", 4");
+  e.ins(c, "st " + tr + ", r0, " + std::to_string(save));
+  e.ins(c, "add " + tr + ", r16, r0");
   e.ins(c, "ld r16, " + tr + ", 0");
   e.ins(c, "addi " + tr + ", " + tr + ", 4");
   e.ins(c, "beq r16, r0, " + skip);
-  e.put_label(c, loop);
+  e.put_label(c, run);
+  e.ins(c, "st r16, r0, " + runs);
   e.ins(c, "ld r17, " + tr + ", 0");
-  e.ins(c, "addi " + tr + ", " + tr + ", 4");
+  e.ins(c, "ld r16, " + tr + ", 4");
+  e.ins(c, "addi " + tr + ", " + tr + ", 8");
+  e.put_label(c, loop);
   e.ins(c, op + " r18, r30, r17, " + std::to_string(tag));
   e.ins(c, "dbnz r16, " + loop);
+  e.ins(c, "ld r16, r0, " + runs);
+  e.ins(c, "dbnz r16, " + run);
   e.put_label(c, skip);
-  if (save) e.ins(c, "ld " + tr + ", r0, " + std::to_string(save));
+  e.ins(c, "ld " + tr + ", r0, " + std::to_string(save));
 }
 }  // namespace
 
