@@ -422,6 +422,10 @@ def main(argv):
         ap.error(f"--redundancy {a.redundancy}: expected 1, 2, 4, 8 or 16")
     if a.average_reads not in ("1", "2", "4", "8", "16"):
         ap.error(f"--average-reads {a.average_reads}: expected 1, 2, 4, 8 or 16")
+    if a.input_bits and a.input_bits != "auto":
+        width, _, names = a.input_bits.partition(":")
+        if width not in ("2", "3", "4", "5", "6", "7", "8") or (":" in a.input_bits and not all(names.split(","))):
+            ap.error(f"--input-bits {a.input_bits}: expected auto, or N or N:NAME,... with N from 2 to 8")
     if a.input_bits == "auto" and not a.calib:
         ap.error("--input-bits auto measures the layers on the --calib images: give at least one")
     if not (a.input_bits_budget >= 0 and a.input_bits_budget <= 1e6):

@@ -209,6 +209,13 @@ def main():
     check(r.returncode == 2 and "--adc-headroom" in r.stderr, f"headroom below 1 is a usage error: {r.stderr}")
     code, _, err = vp_eval(bin_dir, base + ["--mitigate", "frob"])
     check(code == 2 and "frob" in err, "an unknown mitigation is a usage error")
+    for bad in ("9", "x", "4:", "4:a,,b"):
+        code, _, err = vp_eval(bin_dir, base + ["--input-bits", bad])
+        check(code == 2 and "--input-bits" in err, f"--input-bits {bad} is a usage error: {code} {err}")
+    code, _, err = vp_eval(bin_dir, base + ["--redundancy", "3"])
+    check(code == 2 and "--redundancy 3" in err, f"--redundancy 3 is a usage error: {code} {err}")
+    code, _, err = vp_eval(bin_dir, base + ["--mitigate", "redundancy", "--redundancy-layers", "no_such_conv", "-q"])
+    check(code == 1 and "no_such_conv" in err, f"an unknown layer is vp-cc's named error: {code} {err}")
 
     # The same accuracy from vp-sweep (batch: and a labels metric), against
     # read noise: the ideal point equals vp-eval's, noise costs accuracy.
