@@ -146,11 +146,14 @@ TEST(Registry, ProgramShapingParametersAreMarked) {
   EXPECT_TRUE(find_param("cluster.sram.global_base_mib")->affects_program);
   EXPECT_TRUE(find_param("cluster.sram.interleave_bytes")->affects_program);
   EXPECT_FALSE(find_param("xbar.read_ns")->affects_program);
+  // The IR drop the compiler pre-distorts against (vp-cc --ir-drop-compensate).
+  EXPECT_TRUE(find_param("nonideal.ir_drop_ohm_per_cell")->affects_program);
+  EXPECT_TRUE(find_param("device.g_max_us")->affects_program);
   EXPECT_FALSE(find_param("adc.bits")->affects_program);
   EXPECT_FALSE(find_param("energy.adc_pj")->affects_program);
   const auto n = std::count_if(registry().begin(), registry().end(),
                                [](const ParamDef& d) { return d.affects_program; });
-  EXPECT_EQ(n, 16);
+  EXPECT_EQ(n, 18);
 }
 
 }  // namespace
