@@ -116,17 +116,24 @@ std::string base_name(const std::string& p) {
 // over those columns, makes the read about u again. Clamped to the weight's
 // range (a weight whose u / f passes 255 keeps part of its drop). The
 // golden model stays the network's: on a chip without IR drop the factor
-// is 1 and nothing changes.
-std::int32_t pre_distorted(std::int32_t w, const Target& t, const hw::WeightEncoding& enc, int row, int col) {
-  const int cpw = t.cols_per_weight();
-  double f = 0;
-  for (int c = col * cpw; c < (col + 1) * cpw; ++c)
-    f += hw::ir_drop_factor(t.ir_drop_ohm_per_cell, t.g_max_us, t.rows, row, c);
-  f /= cpw;
+// is 1 and nothing changes. Every tile starts at row 0 and column 0 of its
+// crossbar, so one table of f per (row, weight column) serves them all.
+std::vector<double> weight_read_factors(const Target& t) {
+  const int cpw = t.cols_per_weight(), lcols = t.lcols();
+  std::vector<double> f(static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(lcols), 0.0);
+  for (int r = 0; r < t.rows; ++r)
+    for (int j = 0; j < lcols; ++j) {
+      double& v = f[static_cast<std::size_t>(r) * static_cast<std::size_t>(lcols) + static_cast<std::size_t>(j)];
+      for (int c = j * cpw; c < (j + 1) * cpw; ++c) v += hw::ir_drop_factor(t.ir_drop_ohm_per_cell, t.g_max_us, t.rows, r, c);
+      v /= cpw;
+    }
+  return f;
+}
+
+std::int32_t pre_distorted(std::int32_t w, double f, std::int64_t offset) {
   if (f <= 0) return w;
-  const std::int64_t off = enc.offset();
-  const auto u = static_cast<std::int64_t>(std::llround(static_cast<double>(w + off) / f));
-  return static_cast<std::int32_t>(std::clamp<std::int64_t>(u - off, -128, 127));
+  const auto u = static_cast<std::int64_t>(std::llround(static_cast<double>(w + offset) / f));
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(u - offset, -128, 127));
 }
 
 std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, std::ostringstream& cells,
@@ -138,6 +145,7 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
   cfg.weight_bits = t.weight_bits;
   cfg.signed_encoding = t.differential ? hw::SignedEncoding::differential : hw::SignedEncoding::offset_slices;
   const hw::WeightEncoding enc(cfg);
+  const std::vector<double> factors = ir_drop_compensate ? weight_read_factors(t) : std::vector<double>{};
   std::int64_t offset = 0;
   for (const Node& n : g.nodes) {
     if (!op_has(n.op, op_crossbar)) continue;
@@ -178,7 +186,9 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
               const int oc = ct.n0 + j, grp = oc / Ng;
               if (ch / Cg != grp) continue;  // other group: weight 0
               const std::int32_t wq = n.q.w[static_cast<std::size_t>(((oc * Cg + (ch - grp * Cg)) * geo.kh + ky) * geo.kw + kx)];
-              w[static_cast<std::size_t>(rr * ct.ncols + j)] = ir_drop_compensate ? pre_distorted(wq, t, enc, rr, j) : wq;
+              w[static_cast<std::size_t>(rr * ct.ncols + j)] =
+                  factors.empty() ? wq
+                                  : pre_distorted(wq, factors[static_cast<std::size_t>(rr * t.lcols() + j)], enc.offset());
             }
           }
           const auto levels = enc.encode(w, rows, ct.ncols);

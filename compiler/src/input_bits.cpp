@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "int_arith.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -35,9 +36,8 @@ void set_input_bits(Graph& g, const std::vector<std::pair<int, std::vector<std::
                              "' has a requantization shift of " + std::to_string(sh) + ", shorter than the " +
                              std::to_string(s) + " input bits dropped");
       for (std::int32_t& sh : n->q.shift) sh -= s;
-      // Round half up, in 64 bits so the largest bias cannot overflow.
-      for (std::int32_t& b : n->q.bias)
-        b = static_cast<std::int32_t>((static_cast<std::int64_t>(b) + (std::int64_t{1} << (s - 1))) >> s);
+      // Rounded as vsra and vrq round (int_arith.h).
+      for (std::int32_t& b : n->q.bias) b = static_cast<std::int32_t>(round_shift(b, s));
     }
   }
 }
