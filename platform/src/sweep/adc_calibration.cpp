@@ -22,21 +22,6 @@ struct Calibration {
   bool profiled = false;
 };
 
-std::string failure(const Outcome& o, const std::string& tool, const std::string& log) {
-  std::string why = !o.error.empty()  ? o.error
-                    : o.timed_out     ? tool + " timed out"
-                    : o.signal        ? tool + " killed by signal " + std::to_string(o.signal)
-                                      : tool + " failed (exit " + std::to_string(o.exit_code) + ")";
-  const std::string tail = last_lines(log, 3);
-  return tail.empty() ? why : why + ": " + tail;
-}
-
-// A failed calibration keeps its logs for the user as <id>.failed.
-void keep_failed(const Calibration& c) {
-  remove_tree(c.final_dir + ".failed");
-  if (std::rename(c.tmp.c_str(), (c.final_dir + ".failed").c_str()) != 0) remove_tree(c.tmp);
-}
-
 }  // namespace
 
 std::string calibrated_program(const SweepSpec& spec, const Layout& layout, const Point& point) {
@@ -92,8 +77,8 @@ bool calibrate_points(const SweepSpec& spec, const Plan& plan, const Layout& lay
           return;
         }
         (*failures)[cal->point->id] =
-            "ADC profile: " + failure(o, "vp-run --adc-profile", cal->tmp + "/vp-run.stderr.txt");
-        keep_failed(*cal);
+            "ADC profile: " + tool_failure(o, "vp-run --adc-profile", "adc_profile.json", cal->tmp + "/vp-run.stderr.txt");
+        keep_failed(cal->tmp, cal->final_dir);
       } catch (const std::exception& e) {
         (*failures)[cal->point->id] = std::string("ADC profile: ") + e.what();
         remove_tree(cal->tmp);
@@ -133,8 +118,9 @@ bool calibrate_points(const SweepSpec& spec, const Plan& plan, const Layout& lay
           if (std::rename(cal->tmp.c_str(), cal->final_dir.c_str()) != 0) remove_tree(cal->tmp);
           return;
         }
-        (*failures)[cal->point->id] = "vp-cc --adc-ranges: " + failure(o, "vp-cc", cal->tmp + "/vp-cc.stderr.txt");
-        keep_failed(*cal);
+        (*failures)[cal->point->id] =
+            "vp-cc --adc-ranges: " + tool_failure(o, "vp-cc", spec.compiler_program, cal->tmp + "/vp-cc.stderr.txt");
+        keep_failed(cal->tmp, cal->final_dir);
       } catch (const std::exception& e) {
         (*failures)[cal->point->id] = std::string("vp-cc --adc-ranges: ") + e.what();
         remove_tree(cal->tmp);

@@ -20,20 +20,13 @@ void publish_compiled(const SweepSpec& spec, const Outcome& o, const std::string
     if (std::rename(tmp.c_str(), final_dir.c_str()) != 0) remove_tree(tmp);
     return;
   }
-  std::string why = o.interrupted ? "interrupted"
-                    : !o.error.empty() ? o.error
-                    : o.exit_code == 0 ? "vp-cc exited 0 but wrote no " + spec.compiler_program
-                    : o.timed_out      ? "vp-cc timed out"
-                                       : "vp-cc failed (exit " + std::to_string(o.exit_code) + ")";
-  const std::string tail = last_lines(tmp + "/vp-cc.stderr.txt", 3);
-  if (!tail.empty()) why += ": " + tail;
-  failures[key] = why;
+  failures[key] = o.interrupted ? "interrupted"
+                                : tool_failure(o, "vp-cc", spec.compiler_program, tmp + "/vp-cc.stderr.txt");
   if (o.interrupted) {
     remove_tree(tmp);
     return;
   }
-  remove_tree(final_dir + ".failed");
-  if (std::rename(tmp.c_str(), (final_dir + ".failed").c_str()) != 0) remove_tree(tmp);
+  keep_failed(tmp, final_dir);
 }
 
 }  // namespace
@@ -50,6 +43,21 @@ std::string last_lines(const std::string& path, std::size_t n) {
   std::size_t pos = text.size();
   for (std::size_t i = 0; i < n && pos != std::string::npos && pos > 0; ++i) pos = text.rfind('\n', pos - 1);
   return pos == std::string::npos ? text : text.substr(pos + 1);
+}
+
+std::string tool_failure(const Outcome& o, const std::string& tool, const std::string& output, const std::string& log) {
+  std::string why = !o.error.empty()  ? o.error
+                    : o.timed_out     ? tool + " timed out"
+                    : o.signal        ? tool + " killed by signal " + std::to_string(o.signal)
+                    : o.exit_code == 0 ? tool + " exited 0 but wrote no " + output
+                                       : tool + " failed (exit " + std::to_string(o.exit_code) + ")";
+  const std::string tail = last_lines(log, 3);
+  return tail.empty() ? why : why + ": " + tail;
+}
+
+void keep_failed(const std::string& tmp, const std::string& final_dir) {
+  remove_tree(final_dir + ".failed");
+  if (std::rename(tmp.c_str(), (final_dir + ".failed").c_str()) != 0) remove_tree(tmp);
 }
 
 bool is_compiled(const Layout& layout, const std::string& key) {

@@ -21,6 +21,15 @@ bool is_compiled(const Layout& layout, const std::string& key);
 // The last n lines of a tool's log file ("" when it is empty or unreadable).
 std::string last_lines(const std::string& path, std::size_t n);
 
+// Why a tool's run did not give its `output`: the pool's error, a timeout,
+// a signal, a clean exit without the file, or the exit code; then the last
+// lines of its `log`.
+std::string tool_failure(const Outcome& o, const std::string& tool, const std::string& output, const std::string& log);
+
+// A failed step's temporary folder `tmp` kept for the user as
+// `final_dir`.failed (an older one replaced).
+void keep_failed(const std::string& tmp, const std::string& final_dir);
+
 // The program file vp-run gets for a compiled key.
 std::string compiled_program(const SweepSpec& spec, const Layout& layout, const std::string& key);
 
