@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,14 @@ class VpCcCli : public ::testing::Test {
     fs::remove(path("out.txt"));
     return r;
   }
+  // Each value of `option` is a usage error (exit 2) naming the option.
+  void expect_usage_errors(const std::string& option, std::initializer_list<const char*> values) {
+    for (const char* bad : values) {
+      const auto r = cc("net.onnx -o o.asm " + option + " '" + bad + "'");
+      EXPECT_EQ(r.code, 2) << option << " '" << bad << "': " << r.err;
+      EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
+    }
+  }
   // Files in the scratch folder other than the test's own inputs.
   std::vector<std::string> outputs() const {
     std::vector<std::string> out;
@@ -106,10 +115,7 @@ TEST_F(VpCcCli, AGoodRunWritesEveryOutputAndNoTemporary) {
 }
 
 TEST_F(VpCcCli, CalibPercentileAndIoAreParsedStrictly) {
-  for (const char* bad : {"abc", "-5", "0", "101", "nan", "50%", ""}) {
-    const auto r = cc(std::string("net.onnx -o o.asm --calib-percentile '") + bad + "'");
-    EXPECT_FAILS(r, 2, "--calib-percentile");
-  }
+  expect_usage_errors("--calib-percentile", {"abc", "-5", "0", "101", "nan", "50%", ""});
   EXPECT_FAILS(cc("net.onnx -o o.asm --io maybe"), 2, "--io maybe", "auto, on or off");
   EXPECT_FAILS(cc("net.onnx -o o.asm --calib"), 2, "--calib needs a value");
   EXPECT_FAILS(cc("net.onnx other.onnx -o o.asm"), 2, "two models");
@@ -117,10 +123,7 @@ TEST_F(VpCcCli, CalibPercentileAndIoAreParsedStrictly) {
 }
 
 TEST_F(VpCcCli, ThreadsAreParsedStrictlyAndChangeNoByte) {
-  for (const char* bad : {"abc", "-1", "257", "1.5", ""}) {
-    const auto r = cc(std::string("net.onnx -o o.asm --threads '") + bad + "'");
-    EXPECT_FAILS(r, 2, "--threads");
-  }
+  expect_usage_errors("--threads", {"abc", "-1", "257", "1.5", ""});
   EXPECT_TRUE(outputs().empty());
   std::vector<std::string> first;
   for (const char* n : {"1", "3", "0"}) {
@@ -136,10 +139,7 @@ TEST_F(VpCcCli, ThreadsAreParsedStrictlyAndChangeNoByte) {
 // --batch N: a count, 1 to 4096; the test files then hold N images, the
 // bindings and io.json lead with N.
 TEST_F(VpCcCli, BatchIsParsedStrictlyAndStacksTheTestImages) {
-  for (const char* bad : {"abc", "-1", "0", "4097", "2.5", ""}) {
-    const auto r = cc(std::string("net.onnx -o o.asm --batch '") + bad + "'");
-    EXPECT_FAILS(r, 2, "--batch");
-  }
+  expect_usage_errors("--batch", {"abc", "-1", "0", "4097", "2.5", ""});
   EXPECT_TRUE(outputs().empty());
   ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy").code, 0);
   const std::string one_in = slurp(path("test.in.bin")), one_golden = slurp(path("test.golden.bin"));
@@ -157,10 +157,7 @@ TEST_F(VpCcCli, BatchIsParsedStrictlyAndStacksTheTestImages) {
 // model; the golden bytes do not change (the chip's sums are N times larger,
 // its shifts log2 N longer).
 TEST_F(VpCcCli, AverageReadsAreParsedStrictlyAndKeepTheGoldenBytes) {
-  for (const char* bad : {"abc", "0", "3", "32", "-4", "4:", "4:a,,b", ""}) {
-    const auto r = cc(std::string("net.onnx -o o.asm --average-reads '") + bad + "'");
-    EXPECT_FAILS(r, 2, "--average-reads");
-  }
+  expect_usage_errors("--average-reads", {"abc", "0", "3", "32", "-4", "4:", "4:a,,b", ""});
   EXPECT_FAILS(cc("net.onnx -o o.asm --average-reads 4:no_such_layer"), 1, "'no_such_layer' is not a Conv layer");
   EXPECT_TRUE(outputs().empty());
   ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy").code, 0);
@@ -178,10 +175,7 @@ TEST_F(VpCcCli, AverageReadsAreParsedStrictlyAndKeepTheGoldenBytes) {
 // copy's crossbars), the patch is repeated (vmov) and the report shows the
 // copies and the crossbars they take.
 TEST_F(VpCcCli, RedundancyIsParsedStrictlyDoublesTheCrossbarsAndKeepsTheGoldenBytes) {
-  for (const char* bad : {"abc", "0", "3", "32", "2:", "2:a,,b", ""}) {
-    const auto r = cc(std::string("net.onnx -o o.asm --redundancy '") + bad + "'");
-    EXPECT_FAILS(r, 2, "--redundancy");
-  }
+  expect_usage_errors("--redundancy", {"abc", "0", "3", "32", "2:", "2:a,,b", ""});
   EXPECT_FAILS(cc("net.onnx -o o.asm --redundancy 2:no_such_layer"), 1, "--redundancy: 'no_such_layer' is not a Conv");
   EXPECT_TRUE(outputs().empty());
   ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --replicate none --lanes 1 --report").code, 0);
@@ -202,10 +196,7 @@ TEST_F(VpCcCli, RedundancyIsParsedStrictlyDoublesTheCrossbarsAndKeepsTheGoldenBy
 // change), the MVMs take N input bits, the windows are rounded and clamped
 // on the chip, and --report shows the width.
 TEST_F(VpCcCli, InputBitsAreParsedStrictlyAndChangeTheGoldenModel) {
-  for (const char* bad : {"abc", "1", "9", "-4", "4:", "4:a,,b", ""}) {
-    const auto r = cc(std::string("net.onnx -o o.asm --input-bits '") + bad + "'");
-    EXPECT_FAILS(r, 2, "--input-bits");
-  }
+  expect_usage_errors("--input-bits", {"abc", "1", "9", "-4", "4:", "4:a,,b", ""});
   EXPECT_FAILS(cc("net.onnx -o o.asm --input-bits 4:no_such_layer"), 1, "'no_such_layer' is not a Conv layer");
   EXPECT_FAILS(cc("net.onnx -o o.asm --input-bits 4 --input-bits 6"), 1, "named by two --input-bits options");
   EXPECT_TRUE(outputs().empty());

@@ -23,11 +23,14 @@ class SweepSpecTest : public sweep_test::ScratchTest {
     write("prog.s", "halt\n");
     write("model.onnx", "not really onnx: only hashed here");
   }
-  SweepSpec parse(const std::string& body) { return parse_sweep_text("model: prog.s\npreset: small\n" + body, path("s.yaml")); }
+  // `body` after a model line (an assembled program unless told) and the preset.
+  SweepSpec parse(const std::string& body, const std::string& model = "prog.s") {
+    return parse_sweep_text("model: " + model + "\npreset: small\n" + body, path("s.yaml"));
+  }
   // The error's message, which must name s.yaml:line.
-  std::string error_of(const std::string& body) {
+  std::string error_of(const std::string& body, const std::string& model = "prog.s") {
     try {
-      parse(body);
+      parse(body, model);
     } catch (const SweepError& e) {
       return e.what();
     }
@@ -247,31 +250,20 @@ TEST_F(SweepSpecTest, AccuracyMetricAndBatchAreChecked) {
 // least 1, and only an ONNX model (which vp-cc compiles again) takes it.
 TEST_F(SweepSpecTest, AdcRangeCalibrationIsChecked) {
   write("c0.npy", "calibration");
-  const auto onnx = [&](const std::string& body) {
-    return parse_sweep_text("model: model.onnx\npreset: small\n" + body, path("s.yaml"));
-  };
-  const SweepSpec s = onnx("compiler:\n  adc_ranges: {inputs: [c0.npy, c0.npy@0x100], headroom: 1.5}\n");
+  const SweepSpec s = parse("compiler:\n  adc_ranges: {inputs: [c0.npy, c0.npy@0x100], headroom: 1.5}\n", "model.onnx");
   ASSERT_EQ(s.adc_calib_inputs.size(), 2u);
   EXPECT_EQ(s.adc_calib_inputs[0], path("c0.npy"));
   EXPECT_EQ(s.adc_calib_inputs[1], path("c0.npy") + "@0x100");
   EXPECT_EQ(s.adc_headroom, 1.5);
-  EXPECT_TRUE(onnx("").adc_calib_inputs.empty());
-  const auto onnx_error = [&](const std::string& body) {
-    try {
-      onnx(body);
-    } catch (const SweepError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_NE(onnx_error("compiler:\n  adc_ranges: {inputs: [missing.npy]}\n").find("s.yaml:4"), std::string::npos);
-  EXPECT_NE(onnx_error("compiler:\n  adc_ranges: {inputs: [c0.npy], headroom: 0.5}\n").find("from 1 to 1e6"),
+  EXPECT_TRUE(parse("", "model.onnx").adc_calib_inputs.empty());
+  EXPECT_NE(error_of("compiler:\n  adc_ranges: {inputs: [missing.npy]}\n", "model.onnx").find("s.yaml:4"), std::string::npos);
+  EXPECT_NE(error_of("compiler:\n  adc_ranges: {inputs: [c0.npy], headroom: 0.5}\n", "model.onnx").find("from 1 to 1e6"),
             std::string::npos);
-  EXPECT_NE(onnx_error("compiler:\n  adc_ranges: {headroom: 2}\n").find("no inputs"), std::string::npos);
-  EXPECT_NE(onnx_error("compiler:\n  adc_ranges: {inputs: []}\n").find("inputs"), std::string::npos);
-  EXPECT_NE(onnx_error("compiler:\n  adc_ranges: {inputs: [c0.npy], bits: 8}\n").find("bits"), std::string::npos);
-  EXPECT_NE(onnx_error("compiler:\n  adc_ranges: [c0.npy]\n").find("s.yaml:4"), std::string::npos);
-  EXPECT_NE(onnx_error("compiler:\n  adc_ranges: {inputs: [c0.npy@zz]}\n").find("address"), std::string::npos);
+  EXPECT_NE(error_of("compiler:\n  adc_ranges: {headroom: 2}\n", "model.onnx").find("no inputs"), std::string::npos);
+  EXPECT_NE(error_of("compiler:\n  adc_ranges: {inputs: []}\n", "model.onnx").find("inputs"), std::string::npos);
+  EXPECT_NE(error_of("compiler:\n  adc_ranges: {inputs: [c0.npy], bits: 8}\n", "model.onnx").find("bits"), std::string::npos);
+  EXPECT_NE(error_of("compiler:\n  adc_ranges: [c0.npy]\n", "model.onnx").find("s.yaml:4"), std::string::npos);
+  EXPECT_NE(error_of("compiler:\n  adc_ranges: {inputs: [c0.npy@zz]}\n", "model.onnx").find("address"), std::string::npos);
   EXPECT_NE(error_of("compiler:\n  adc_ranges: {inputs: [c0.npy]}\n").find("is not ONNX"), std::string::npos);
 }
 
