@@ -149,14 +149,19 @@ def write_atomically(path, text):
         raise
 
 
+def calibration_stack(a, work):
+    """The --calib images stacked in one .npy (what vp-run --batch and vp-cc
+    --reference take), and how many there are."""
+    stack = os.path.join(work, "calib_stack.npy")
+    np.save(stack, np.concatenate([load_array(c, "calibration image") for c in a.calib]).astype(np.float32))
+    return stack, len(a.calib)
+
+
 def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, run_params, deploy, work, ir, progress):
     """--average-layers auto: the Conv layers whose averaged reads bring the
     chip's outputs closest to the golden model's per cycle they add,
     measured on the calibration images (their labels are not needed)."""
-    calib = np.concatenate([load_array(c, "calibration image") for c in a.calib]).astype(np.float32)
-    k = len(a.calib)
-    stack = os.path.join(work, "calib_stack.npy")
-    np.save(stack, calib)
+    stack, k = calibration_stack(a, work)
     golden = os.path.join(work, "calib_golden.npy")
     run([vp_cc, a.model, *common, *cc_params, "--reference", stack, "-o", golden], "vp-cc --reference (calibration)")
     y_golden = np.load(golden).reshape(k, -1).astype(np.float64)
@@ -211,10 +216,7 @@ def crossbar_reads(vp_cc, model, common, cc_params, work):
 def choose_input_bits(a, vp_cc, common, cc_params, work, progress):
     """--input-bits auto: per Conv, the fewest input bits the golden model's
     output tolerates on the calibration images, within a summed budget."""
-    calib = np.concatenate([load_array(c, "calibration image") for c in a.calib]).astype(np.float32)
-    k = len(a.calib)
-    stack = os.path.join(work, "bits_calib.npy")
-    np.save(stack, calib)
+    stack, k = calibration_stack(a, work)
     out = os.path.join(work, "bits_try.npy")
 
     def golden(spec):
