@@ -100,7 +100,7 @@ uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64
   if (rtl_engine_)
     cycles = rtl_engine_->run(xb, in, cfg_.xbar.rows, opt, out, &st);
   else
-    engine_.run(xb, in, cfg_.xbar.rows, opt, out, &st);
+    engine_of(id).run(xb, in, cfg_.xbar.rows, opt, out, &st);
   stats_.mvms++;
   stats_.dac_steps += static_cast<uint64_t>(st.dac_steps) * static_cast<uint64_t>(st.row_groups);
   stats_.adc_conversions += st.adc_conversions;
@@ -130,6 +130,49 @@ void CrossbarBank::set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault
   }
   if (adc_range_.empty()) adc_range_.assign(count(), 0);
   adc_range_[xbar] = static_cast<uint8_t>(range);
+}
+
+void CrossbarBank::set_format(uint32_t xbar, uint32_t wbits, bool differential, CoreFault& fault) {
+  if (xbar >= count()) {
+    fault = {true, "xfmt of crossbar " + std::to_string(xbar) + ": the chip has " + std::to_string(count())};
+    return;
+  }
+  CrossbarConfig c = cfg_.xbar;
+  c.weight_bits = static_cast<int>(wbits);
+  c.signed_encoding = differential ? SignedEncoding::differential : SignedEncoding::offset_slices;
+  try {
+    c.validate();
+  } catch (const std::exception& e) {
+    fault = {true, std::string("xfmt: ") + e.what()};
+    return;
+  }
+  const bool chip = c.weight_bits == cfg_.xbar.weight_bits && c.signed_encoding == cfg_.xbar.signed_encoding;
+  if (rtl_engine_ && !chip) {
+    fault = {true, "xfmt: crossbar formats other than the chip's are modelled by the TLM output path only "
+                   "(adc.output_path_impl = tlm)"};
+    return;
+  }
+  uint8_t code = 0;
+  if (!chip) {
+    for (std::size_t k = 0; k < formats_.size() && code == 0; ++k)
+      if (formats_[k].weight_bits == c.weight_bits && formats_[k].encoding == c.signed_encoding)
+        code = static_cast<uint8_t>(k + 1);
+    if (code == 0) {
+      const int lcols = WeightEncoding(c).logical_cols(c.cols);
+      formats_.push_back({c.weight_bits, c.signed_encoding, lcols, std::make_unique<MvmEngine>(c)});
+      code = static_cast<uint8_t>(formats_.size());
+    }
+  }
+  if (format_.empty()) {
+    if (code == 0) return;
+    format_.assign(count(), 0);
+  }
+  format_[xbar] = code;
+}
+
+uint32_t CrossbarBank::logical_cols_of(uint32_t xbar) const {
+  const uint8_t f = xbar < format_.size() ? format_[xbar] : 0;
+  return static_cast<uint32_t>(f == 0 ? lcols_ : formats_[f - 1u].lcols);
 }
 
 uint64_t CrossbarBank::program_row(uint32_t id, uint32_t row, const uint8_t* levels, uint32_t col0, uint32_t ncols) {

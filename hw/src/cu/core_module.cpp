@@ -148,6 +148,16 @@ void CoreModule::set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) 
   crossbars->set_adc_range(id.core * id.xbars + xbar, range, fault);
 }
 
+void CoreModule::set_xbar_format(uint32_t xbar, uint32_t wbits, bool differential, CoreFault& fault) {
+  const CoreIdentity& id = core_.identity();
+  crossbars->set_format(id.core * id.xbars + xbar, wbits, differential, fault);
+}
+
+uint32_t CoreModule::xbar_logical_cols(uint32_t xbar) {
+  const CoreIdentity& id = core_.identity();
+  return crossbars->logical_cols_of(id.core * id.xbars + xbar);
+}
+
 uint64_t CoreModule::program_row(uint32_t xbar_global, uint32_t row, const uint8_t* levels, uint64_t,
                                  CoreFault& fault) {
   ProgramStatus status;

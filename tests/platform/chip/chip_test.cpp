@@ -168,6 +168,84 @@ TEST(ChipMvmGroups, SumModeAddsEveryCrossbarAndAccumulateAddsToMemory) {
   }
 }
 
+// ---- MVM: crossbars of their own weight format (xfmt) ----------------------------
+
+// One crossbar's weights encoded in `fmt`: the levels of its `.xbar` block.
+std::string xbar_block(int xbar, const hw::CrossbarConfig& fmt, const std::vector<int32_t>& w, int lcols) {
+  const hw::WeightEncoding enc(fmt);
+  std::vector<uint8_t> levels(static_cast<size_t>(fmt.rows * fmt.cols), 0);
+  for (int r = 0; r < fmt.rows; ++r)
+    enc.encode_row(w.data() + static_cast<size_t>(r * lcols), lcols,
+                   levels.data() + static_cast<size_t>(r) * static_cast<size_t>(fmt.cols));
+  return ".xbar 0, 0, " + std::to_string(xbar) + ", 0, 0, " + std::to_string(fmt.rows) + ", " +
+         std::to_string(fmt.cols) + byte_list(levels);
+}
+
+TEST(ChipMvmFormats, EachCrossbarDecodesItsOwnFormatAndConcatPlacesItsOwnColumns) {
+  // Crossbar 0 keeps the chip's format (8-bit offset slices), crossbar 1 is
+  // set to 8-bit differential pairs (half the logical columns), crossbar 2
+  // to 4-bit offset slices (twice as many). One concat MVM over all three
+  // writes each one's columns after the one before.
+  config::ParamSet p;
+  p.apply_preset("small");
+  const hw::ChipConfig cfg = platform::chip_config_from(p);
+  struct Fmt { int xbar, bits; hw::SignedEncoding enc; };
+  const Fmt fmts[] = {{0, 8, hw::SignedEncoding::offset_slices},
+                      {1, 8, hw::SignedEncoding::differential},
+                      {2, 4, hw::SignedEncoding::offset_slices}};
+  const int rows = cfg.xbar.rows;
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> xin(-128, 127);
+  std::vector<int32_t> x(static_cast<size_t>(rows));
+  for (auto& v : x) v = xin(rng);
+  std::string src = ".core 0, 0\n    xfmt 1, 0x1, 8, diff\n    xfmt 2, 0x1, 4, offset\n    li r1, 0\n"
+                    "    li r2, 1024\n    mvm r2, r1, 0, 0x7, 8, 32, concat, 0\n    halt\n.data local, 0\n" +
+                    signed_byte_list(x);
+  std::vector<std::vector<int32_t>> ws;
+  std::vector<int> lcols;
+  for (const Fmt& f : fmts) {
+    hw::CrossbarConfig c = cfg.xbar;
+    c.weight_bits = f.bits;
+    c.signed_encoding = f.enc;
+    const hw::WeightEncoding enc(c);
+    const int n = enc.logical_cols(c.cols);
+    std::uniform_int_distribution<int> wd(enc.min_weight(), enc.max_weight());
+    std::vector<int32_t> w(static_cast<size_t>(rows * n));
+    for (auto& v : w) v = wd(rng);
+    src += xbar_block(f.xbar, c, w, n);
+    ws.push_back(w);
+    lcols.push_back(n);
+  }
+  ASSERT_EQ(lcols[1] * 2, lcols[0]);
+  ASSERT_EQ(lcols[2], lcols[0] * 2);
+  ChipRun run(src);
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  uint64_t at = 1024;
+  for (size_t k = 0; k < ws.size(); ++k)
+    for (int n = 0; n < lcols[k]; ++n, at += 4) {
+      int64_t want = 0;
+      for (int r = 0; r < rows; ++r) want += int64_t{ws[k][static_cast<size_t>(r * lcols[k] + n)]} * x[static_cast<size_t>(r)];
+      ASSERT_EQ(run.local32(0, at), want) << "crossbar " << k << " column " << n;
+    }
+  // Nothing past the last crossbar's columns was written.
+  EXPECT_EQ(run.local32(0, at), 0);
+}
+
+TEST(ChipMvmFormats, ASumOfCrossbarsWithDifferentColumnCountsFaults) {
+  ChipRun run(".core 0, 0\n    xfmt 1, 0x1, 8, diff\n    li r1, 0\n    li r2, 1024\n"
+              "    mvm r2, r1, 0, 0x3, 8, 32, sum, 0\n    halt\n");
+  ASSERT_EQ(run.result.status, hw::RunStatus::Fault);
+  EXPECT_NE(run.result.message.find("logical columns (their xfmt formats differ)"), std::string::npos)
+      << run.result.message;
+}
+
+TEST(ChipMvmFormats, AFormatTheCrossbarCannotHoldFaults) {
+  ChipRun run(".core 0, 0\n    xfmt 0, 0x1, 1, offset\n    halt\n");
+  ASSERT_EQ(run.result.status, hw::RunStatus::Fault);
+  EXPECT_NE(run.result.message.find("xfmt: xbar.weight_bits: must be in [2, 16]"), std::string::npos)
+      << run.result.message;
+}
+
 // ---- MVM: the cycles -----------------------------------------------------------
 
 TEST(ChipTiming, MvmTakesThePipelinedPimsimLatency) {

@@ -25,7 +25,23 @@ void exec_MVM(Issue& is, const isa::ops::MVM& o) {
   const uint64_t esize = ib <= 8 ? 1 : 2;
   const uint64_t in_addr = is.reg(o.rs1), out_addr = is.reg(o.rd);
   const uint64_t in_bytes = (concat ? 1 : nx) * id.rows * esize;
-  const uint64_t out_elems = (concat ? nx : 1) * id.lcols;
+  // Each crossbar writes its own format's logical columns (xfmt): side by
+  // side in `concat`; in `sum` every crossbar must have the same number.
+  uint32_t lcols[16] = {};
+  uint64_t out_elems = 0;
+  for (uint32_t bit = 0; bit < 16; ++bit) {
+    if (!(mask >> bit & 1)) continue;
+    const uint32_t own = is.env().xbar_logical_cols(xb + bit);
+    lcols[bit] = own != 0 ? own : id.lcols;
+    if (concat) {
+      out_elems += lcols[bit];
+    } else if (out_elems == 0) {
+      out_elems = lcols[bit];
+    } else if (lcols[bit] != out_elems) {
+      return is.fault("mvm sum of crossbars with " + std::to_string(out_elems) + " and " +
+                      std::to_string(lcols[bit]) + " logical columns (their xfmt formats differ)");
+    }
+  }
   if (!is.reads(in_addr, in_bytes, "mvm reads") || !is.writes(out_addr, out_elems * 4, "mvm writes")) return;
   // With acc the old results are read too (in range: just checked as written).
   if (acc && !is.reads(out_addr, out_elems * 4, "mvm writes")) return;
@@ -38,6 +54,7 @@ void exec_MVM(Issue& is, const isa::ops::MVM& o) {
   x.resize(id.rows);
   uint64_t xbar_latency = 0;
   uint32_t k = 0;
+  uint64_t placed = 0;  // concat: results written so far
   for (uint32_t bit = 0; bit < 16; ++bit) {
     if (!(mask >> bit & 1)) continue;
     const uint8_t* src = spad.at(in_addr + (concat ? 0 : k * id.rows * esize));
@@ -54,13 +71,14 @@ void exec_MVM(Issue& is, const isa::ops::MVM& o) {
     // A crossbar writes its lcols results; in `sum` mode every crossbar
     // after the first writes to a scratch row that is then added.
     const bool add = !concat && k > 0;
-    if (add) part.assign(id.lcols, 0);
-    MvmRequest req{xb + bit, x.data(), ib, add ? part.data() : sum.data() + (concat ? k * id.lcols : 0)};
+    if (add) part.assign(lcols[bit], 0);
+    MvmRequest req{xb + bit, x.data(), ib, add ? part.data() : sum.data() + (concat ? placed : 0)};
     // Crossbars of a group fire in parallel: the group takes as long as one.
     xbar_latency = std::max(xbar_latency, is.env().mvm(req, f));
     if (!is.ok(f)) return;
     if (add)
-      for (uint32_t i = 0; i < id.lcols; ++i) sum[i] += part[i];
+      for (uint32_t i = 0; i < lcols[bit]; ++i) sum[i] += part[i];
+    placed += lcols[bit];
     ++k;
   }
   const int64_t hi = ob == 32 ? std::numeric_limits<int32_t>::max() : (int64_t{1} << (ob - 1)) - 1;
@@ -73,12 +91,12 @@ void exec_MVM(Issue& is, const isa::ops::MVM& o) {
   // Summing the partial results of a row-split group costs one pass of
   // the vector lanes per extra crossbar.
   const uint32_t lanes = is.timing().vector_lanes;
-  const uint64_t merge = (!concat && nx > 1) ? (nx - 1) * ((id.lcols + lanes - 1) / lanes) : 0;
+  const uint64_t merge = (!concat && nx > 1) ? (nx - 1) * ((out_elems + lanes - 1) / lanes) : 0;
   is.set_latency(xbar_latency + merge);
   CoreStats& st = is.stats();
   st.mvm_instructions++;
   st.xbar_activations += nx;
-  st.mvm_macs += uint64_t{nx} * id.rows * id.lcols;
+  st.mvm_macs += uint64_t{id.rows} * placed;
 }
 
 void exec_XPROG(Issue& is, const isa::ops::XPROG& o) {
@@ -115,6 +133,22 @@ void exec_XADC(Issue& is, const isa::ops::XADC& o) {
     if (!(mask >> bit & 1)) continue;
     CoreFault f;
     is.env().set_adc_range(xb + bit, o.range, f);
+    if (!is.ok(f)) return;
+  }
+}
+
+void exec_XFMT(Issue& is, const isa::ops::XFMT& o) {
+  const CoreIdentity& id = is.id();
+  if (id.is_control()) return is.fault("xfmt runs on a compute unit, not the control processor");
+  const uint32_t xb = o.xb, mask = o.mask;
+  if (mask == 0) return is.fault("xfmt crossbar mask is empty");
+  const uint32_t top = xb + 31 - static_cast<uint32_t>(__builtin_clz(mask));
+  if (top >= id.xbars)
+    return is.fault("xfmt sets crossbar " + std::to_string(top) + " but the CU has " + std::to_string(id.xbars));
+  for (uint32_t bit = 0; bit < 16; ++bit) {
+    if (!(mask >> bit & 1)) continue;
+    CoreFault f;
+    is.env().set_xbar_format(xb + bit, o.wbits, o.enc == isa::Xenc::diff, f);
     if (!is.ok(f)) return;
   }
 }

@@ -86,6 +86,12 @@ class CrossbarBank : public CrossbarBankIf {
 
   void set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) override;
   uint8_t adc_range(uint32_t id) const { return id < adc_range_.size() ? adc_range_[id] : 0; }
+  // Weight formats (xfmt): a crossbar keeps the chip's (xbar.weight_bits,
+  // xbar.signed_encoding) until set; each other format has an engine of its
+  // own, so the output path decodes the crossbar's columns with its own
+  // slices and encoding.
+  void set_format(uint32_t xbar, uint32_t wbits, bool differential, CoreFault& fault) override;
+  uint32_t logical_cols_of(uint32_t xbar) const override;
 
   // ADC profile: with it on, every MVM records the largest analog column
   // sum its conversions see, per crossbar (what a calibration run measures
@@ -132,6 +138,19 @@ class CrossbarBank : public CrossbarBankIf {
   CrossbarBankStats stats_;
   std::map<uint32_t, uint64_t> failed_;
   std::vector<uint8_t> adc_range_;  // per crossbar; 0 = the configured full scale
+  // Per crossbar: 0 = the chip's format, k = formats_[k - 1].
+  std::vector<uint8_t> format_;
+  struct Format {
+    int weight_bits;
+    SignedEncoding encoding;
+    int lcols;
+    std::unique_ptr<MvmEngine> engine;
+  };
+  std::vector<Format> formats_;
+  MvmEngine& engine_of(uint32_t id) {
+    const uint8_t f = id < format_.size() ? format_[id] : 0;
+    return f == 0 ? engine_ : *formats_[f - 1u].engine;
+  }
   bool profile_ = false;
   std::map<uint32_t, AdcProfile> profile_sums_;
 };

@@ -27,6 +27,19 @@ class CrossbarBankIf : public virtual sc_core::sc_interface {
   // Sets the ADC range of one crossbar (MvmOptions::adc_range: 0 = the
   // configured full scale, k = an LSB of 2^(k-1)), kept until set again.
   virtual void set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) = 0;
+  // Sets the weight format of one crossbar (xfmt), kept until set again;
+  // the logical columns its MVM writes follow from it.
+  virtual void set_format(uint32_t xbar, uint32_t wbits, bool differential, CoreFault& fault) {
+    (void)xbar;
+    (void)wbits;
+    (void)differential;
+    fault = {true, "xfmt: this chip's crossbars have one format"};
+  }
+  // Logical columns of one crossbar's MVM result; 0 = the chip's format.
+  virtual uint32_t logical_cols_of(uint32_t xbar) const {
+    (void)xbar;
+    return 0;
+  }
 };
 
 }  // namespace vp::hw

@@ -70,6 +70,20 @@ class CoreEnvironment {
     (void)range;
     fault = {true, "xadc: this core has no crossbar ADCs"};
   }
+  // The weight format of one crossbar of this CU (xfmt): wbits-bit weights,
+  // differential pairs or offset slices; environments without crossbars fault.
+  virtual void set_xbar_format(uint32_t xbar, uint32_t wbits, bool differential, CoreFault& fault) {
+    (void)xbar;
+    (void)wbits;
+    (void)differential;
+    fault = {true, "xfmt: this core has no crossbars"};
+  }
+  // The logical columns an mvm of crossbar `xbar` writes (its format);
+  // 0 = the chip's format (CoreIdentity::lcols).
+  virtual uint32_t xbar_logical_cols(uint32_t xbar) {
+    (void)xbar;
+    return 0;
+  }
 
   // Control processor only.
   virtual uint64_t load_core(uint32_t core, uint64_t global_addr, uint64_t words, uint64_t ready,
