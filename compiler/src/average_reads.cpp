@@ -29,18 +29,24 @@ int parse_layer_value(const std::string& option, const std::string& text, int lo
   }
   if (power_of_two && (n & (n - 1)) != 0)
     throw bad("N must be a power of two (1, 2, 4, 8 or 16), so the average is a shift");
-  layers.clear();
-  if (colon == std::string::npos) return n;
+  layers = layer_names_after_colon(option, text);
+  return n;
+}
+
+std::vector<std::string> layer_names_after_colon(const std::string& option, const std::string& text) {
+  std::vector<std::string> layers;
+  const std::size_t colon = text.find(':');
+  if (colon == std::string::npos) return layers;
   std::size_t at = colon + 1;
   while (true) {
     const std::size_t comma = text.find(',', at);
     const std::string name = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (name.empty()) throw bad("an empty layer name");
+    if (name.empty()) throw CompileError(option + " '" + text + "': an empty layer name");
     layers.push_back(name);
     if (comma == std::string::npos) break;
     at = comma + 1;
   }
-  return n;
+  return layers;
 }
 
 int parse_layer_count(const std::string& option, const std::string& text, std::vector<std::string>& layers) {

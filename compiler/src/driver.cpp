@@ -283,6 +283,8 @@ CompileResult compile_model(const CompileOptions& o) {
   res.calibration_sets = sets_in.size();
   const double t_front = since(t0);
   const auto t1 = std::chrono::steady_clock::now();
+  set_weight_bits(g, target, o.weight_bits);
+  set_encoding(g, o.encodings);
   quantize(g, sets_in, o.percentile, o.threads);
   // Part of the quantized network: the golden model computes with it.
   set_input_bits(g, o.input_bits);

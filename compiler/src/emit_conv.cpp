@@ -60,7 +60,7 @@ void emit_conv(Ctx& e, const Node& n) {
   const int mine_side = add && add->in[1] == n.out[0] ? 1 : 0;  // which Add input this Conv is
   const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
-  const int L = e.t.lcols(), R = e.t.rows;
+  const int L = e.t.lcols(xbar_format(n, e.t)), R = e.t.rows;
   const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
   const Ptr pout{interior(out), Cout, out.buf.wp(out.shape) * Cout};
   for (int c : n.cores) {

@@ -118,8 +118,8 @@ std::string base_name(const std::string& p) {
 // golden model stays the network's: on a chip without IR drop the factor
 // is 1 and nothing changes. Every tile starts at row 0 and column 0 of its
 // crossbar, so one table of f per (row, weight column) serves them all.
-std::vector<double> weight_read_factors(const Target& t) {
-  const int cpw = t.cols_per_weight(), lcols = t.lcols();
+std::vector<double> weight_read_factors(const Target& t, const Target::Format& fmt) {
+  const int cpw = t.cols_per_weight(fmt), lcols = t.lcols(fmt);
   std::vector<double> f(static_cast<std::size_t>(t.rows) * static_cast<std::size_t>(lcols), 0.0);
   for (int r = 0; r < t.rows; ++r)
     for (int j = 0; j < lcols; ++j) {
@@ -130,25 +130,23 @@ std::vector<double> weight_read_factors(const Target& t) {
   return f;
 }
 
-std::int32_t pre_distorted(std::int32_t w, double f, std::int64_t offset) {
+std::int32_t pre_distorted(std::int32_t w, double f, const hw::WeightEncoding& enc) {
   if (f <= 0) return w;
+  const std::int64_t offset = enc.offset();
   const auto u = static_cast<std::int64_t>(std::llround(static_cast<double>(w + offset) / f));
-  return static_cast<std::int32_t>(std::clamp<std::int64_t>(u - offset, -128, 127));
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(u - offset, enc.min_weight(), enc.max_weight()));
 }
 
 std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, std::ostringstream& cells,
                          const std::string& image_name, bool ir_drop_compensate) {
-  hw::CrossbarConfig cfg;
-  cfg.rows = t.rows;
-  cfg.cols = t.cols;
-  cfg.cell_bits = t.cell_bits;
-  cfg.weight_bits = t.weight_bits;
-  cfg.signed_encoding = t.differential ? hw::SignedEncoding::differential : hw::SignedEncoding::offset_slices;
-  const hw::WeightEncoding enc(cfg);
-  const std::vector<double> factors = ir_drop_compensate ? weight_read_factors(t) : std::vector<double>{};
   std::int64_t offset = 0;
   for (const Node& n : g.nodes) {
     if (!op_has(n.op, op_crossbar)) continue;
+    // The layer's own weight format (weight_format.cpp).
+    const Target::Format fmt = xbar_format(n, t);
+    const hw::WeightEncoding enc(crossbar_config(t, fmt));
+    const int lcols = t.lcols(fmt);
+    const std::vector<double> factors = ir_drop_compensate ? weight_read_factors(t, fmt) : std::vector<double>{};
     const ConvGeom& geo = n.geom;
     const int Cin = static_cast<int>(g.val(n.in[0]).shape.c), N = static_cast<int>(g.val(n.out[0]).shape.c);
     const int Cg = Cin / geo.group, Ng = N / geo.group;
@@ -161,7 +159,7 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
         for (int lx = 0; lx < part.row_tiles * part.lanes; ++lx) {
           // Lane lx / row_tiles of the part holds the same levels as lane 0.
           const int x = lx % part.row_tiles, xbar = part.xbar0 + lx / part.row_tiles * part.lane_xbars + x;
-          const int pcols = ct.ncols * t.cols_per_weight();
+          const int pcols = ct.ncols * t.cols_per_weight(fmt);
           // Redundant copies of the rows (ColumnTile::redundant) hold the
           // levels of the first copy's row tile.
           const int logical = (part.row_tile0 + x) % ct.row_tiles_once(t.rows);
@@ -188,7 +186,7 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
               const std::int32_t wq = n.q.w[static_cast<std::size_t>(((oc * Cg + (ch - grp * Cg)) * geo.kh + ky) * geo.kw + kx)];
               w[static_cast<std::size_t>(rr * ct.ncols + j)] =
                   factors.empty() ? wq
-                                  : pre_distorted(wq, factors[static_cast<std::size_t>(rr * t.lcols() + j)], enc.offset());
+                                  : pre_distorted(wq, factors[static_cast<std::size_t>(rr * lcols + j)], enc);
             }
           }
           const auto levels = enc.encode(w, rows, ct.ncols);
@@ -414,6 +412,37 @@ static std::string adc_range_lines(const std::map<int, int>& ranges, const Targe
   return out.str();
 }
 
+// The xfmt lines that set the weight format of core c's crossbars whose
+// layer has one other than the chip's (weight_format.cpp), in masks of up
+// to 16 from the lowest crossbar of each format.
+static std::string format_lines(const Graph& g, const Target& t, int core) {
+  std::map<std::pair<int, bool>, std::set<int>> by_format;  // (bits, differential) -> crossbars of this core
+  for (const Node& n : g.nodes) {
+    if (!op_has(n.op, op_crossbar)) continue;
+    const Target::Format fmt = xbar_format(n, t);
+    if (fmt == t.format()) continue;
+    for (const ColumnTile& ct : n.tiles)
+      for (const auto& part : ct.parts) {
+        if (part.core != core) continue;
+        for (int lx = 0; lx < part.row_tiles * part.lanes; ++lx)
+          by_format[{fmt.weight_bits, fmt.differential}].insert(part.xbar0 + lx / part.row_tiles * part.lane_xbars +
+                                                                 lx % part.row_tiles);
+      }
+  }
+  std::ostringstream out;
+  for (const auto& [fmt, set] : by_format) {
+    const std::vector<int> xbars(set.begin(), set.end());
+    for (std::size_t i = 0; i < xbars.size();) {
+      const int base = xbars[i];
+      unsigned mask = 0;
+      for (; i < xbars.size() && xbars[i] < base + 16; ++i) mask |= 1u << (xbars[i] - base);
+      out << "    xfmt " << base << ", 0x" << std::hex << mask << std::dec << ", " << fmt.first << ", "
+          << (fmt.second ? "diff" : "offset") << "    ; the layer's weight format\n";
+    }
+  }
+  return out.str();
+}
+
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt) {
   // Which cores take part anywhere.
   std::set<int> active;
@@ -492,7 +521,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     if (code.instructions > t.imem_instructions)
       throw CompileError("core " + std::to_string(c) + ": " + std::to_string(code.instructions) +
                          " instructions exceed the instruction memory (" + std::to_string(t.imem_instructions) + ")");
-    const std::string ranges = adc_range_lines(opt.adc_ranges, t, c);
+    const std::string ranges = format_lines(g, t, c) + adc_range_lines(opt.adc_ranges, t, c);
     const int range_instructions = static_cast<int>(std::count(ranges.begin(), ranges.end(), '\n'));
     if (code.instructions + range_instructions > t.imem_instructions)
       throw CompileError("core " + std::to_string(c) + ": " + std::to_string(code.instructions + range_instructions) +

@@ -440,14 +440,13 @@ void fuse_adds(Graph& g) {
 }  // namespace
 
 std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t) {
-  const int L = t.lcols();
   const CostModel cm(t);
   std::vector<LayerDemand> out(g.nodes.size());
   for (std::size_t ni = 0; ni < g.nodes.size(); ++ni) {
     const Node& n = g.nodes[ni];
     if (!op_has(n.op, op_crossbar)) continue;
     // The same column tiles and CU loads as one copy in map_crossbars.
-    const std::vector<ColumnTile> tiles = column_tiles(g, n, L);
+    const std::vector<ColumnTile> tiles = column_tiles(g, n, t.lcols(xbar_format(n, t)));
     const std::vector<Bin> bins = layer_bins(tiles, t);
     int cols = 0;
     for (const Bin& b : bins) {
@@ -462,7 +461,6 @@ std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t) {
 }
 
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
-  const int L = t.lcols();
   g.min_strip = opt.batch > 1 ? kMinStripStream : kMinStrip;
   const CostModel cm(t, g.min_strip);
   fuse_adds(g);
@@ -478,7 +476,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     const Shape out = g.val(n.out[0]).shape;
     Layer lay;
     lay.node = static_cast<int>(ni);
-    lay.tiles = column_tiles(g, n, L);
+    lay.tiles = column_tiles(g, n, t.lcols(xbar_format(n, t)));
     lay.bins = layer_bins(lay.tiles, t);
     // A CU's MVM groups for one pixel run at once (cu.xbar.concurrent_mvm):
     // one MVM time per pixel whatever the bin holds.

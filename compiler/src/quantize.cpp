@@ -56,9 +56,11 @@ void quantize_conv(Graph& g, Node& n) {
   for (std::size_t oc = 0; oc < N; ++oc) {
     float mx = 0;
     for (std::size_t i = 0; i < per; ++i) mx = std::max(mx, std::fabs(w.data[oc * per + i]));
-    const double ws = mx > 0 ? mx / 127.0 : 1.0;
+    // n.weight_bits (--weight-bits): symmetric, +-(2^(bits-1) - 1).
+    const double top = double((1 << (n.weight_bits - 1)) - 1);
+    const double ws = mx > 0 ? mx / top : 1.0;
     for (std::size_t i = 0; i < per; ++i)
-      n.q.w[oc * per + i] = static_cast<std::int8_t>(std::clamp<double>(std::nearbyint(w.data[oc * per + i] / ws), -127, 127));
+      n.q.w[oc * per + i] = static_cast<std::int8_t>(std::clamp<double>(std::nearbyint(w.data[oc * per + i] / ws), -top, top));
     const double acc_scale = x.scale * ws;
     n.q.bias.push_back(static_cast<std::int32_t>(sat32(std::llround(b.data[oc] / acc_scale))));
     push_fixed(n.q, acc_scale / y.scale);

@@ -18,6 +18,7 @@
 
 #include "energy_estimate.h"
 #include "schedule_cost.h"
+#include "vp/cc/passes.h"
 
 namespace vp::cc {
 
@@ -196,7 +197,7 @@ std::string layer_report(const Graph& g, const Target& t) {
       for (const auto& ct : n.tiles)
         for (const auto& p : ct.parts) xbars += std::int64_t{p.row_tiles} * p.lanes;
       // Cells that hold a weight of the layer (zeros of other groups excluded), in every copy.
-      const double cells = double(w.data.size()) * t.cols_per_weight() * n.replicas * n.lanes * n.redundancy;
+      const double cells = double(w.data.size()) * t.cols_per_weight(xbar_format(n, t)) * n.replicas * n.lanes * n.redundancy;
       util = xbars ? cells / (double(xbars) * t.rows * t.cols) : 0;
       used_cells += cells;
     } else if (n.op == OpKind::MatMul) {
@@ -216,10 +217,17 @@ std::string layer_report(const Graph& g, const Target& t) {
     const std::string copies = std::to_string(n.replicas) + (n.lanes > 1 ? "x" + std::to_string(n.lanes) : std::string()) +
                                (n.reads > 1 ? "/" + std::to_string(n.reads) : std::string()) +
                                (n.redundancy > 1 ? "+" + std::to_string(n.redundancy) : std::string());
-    // Input bits below 8 (--input-bits) follow the kind: xbar/6.
-    const std::string kind = !op_has(n.op, op_crossbar) ? "digital"
-                             : n.input_bits < 8         ? "xbar/" + std::to_string(n.input_bits)
-                                                        : "xbar";
+    // Input bits below 8 (--input-bits) follow the kind: xbar/6; then a
+    // weight format other than the chip's (--weight-bits, --encoding):
+    // xbar/6,w4 (4-bit weights), xbar,diff (differential pairs).
+    std::string kind = !op_has(n.op, op_crossbar) ? "digital"
+                       : n.input_bits < 8         ? "xbar/" + std::to_string(n.input_bits)
+                                                  : "xbar";
+    if (op_has(n.op, op_crossbar)) {
+      const Target::Format f = xbar_format(n, t);
+      if (f.weight_bits != t.weight_bits) kind += ",w" + std::to_string(f.weight_bits);
+      if (f.differential != t.differential) kind += f.differential ? ",diff" : ",offset";
+    }
     const double layer_pj = energy[ni++].total();
     if (!op_has(n.op, op_crossbar)) digital_pj += layer_pj;
     std::snprintf(line, sizeof line,

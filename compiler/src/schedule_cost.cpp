@@ -43,13 +43,7 @@ constexpr std::int64_t kCpDmaExtra = 50;  // fitted: a 4 KiB read from global me
 }  // namespace
 
 CostModel::CostModel(const Target& t, std::int64_t min_strip) : t_(t), min_strip_(min_strip) {
-  hw::CrossbarConfig cfg;
-  cfg.rows = t.rows;
-  cfg.cols = t.cols;
-  cfg.cell_bits = t.cell_bits;
-  cfg.weight_bits = t.weight_bits;
-  cfg.signed_encoding = t.differential ? hw::SignedEncoding::differential : hw::SignedEncoding::offset_slices;
-  const hw::MvmTiming timing(cfg, hw::MvmTimingConfig{});
+  const hw::MvmTiming timing(crossbar_config(t, t.format()), hw::MvmTimingConfig{});
   for (int b = 1; b <= 8; ++b) mvm_bits_[b] = static_cast<std::int64_t>(timing.cycles(b, true));
   mvm_ = mvm_bits_[8];
   // Flits leave the memory's router on its links; with XY routing most

@@ -30,13 +30,13 @@ std::vector<T> slice_rows(const std::vector<T>& v, std::int64_t rows, std::int64
 
 int split_wide_layers(Graph& g, const Target& t, std::int64_t limit) {
   const std::vector<LayerDemand> d = layer_demands(g, t);
-  const int L = t.lcols();
   limit = std::max<std::int64_t>(limit, 1);
   std::vector<Node> nodes;
   int split = 0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     const std::int64_t N = g.val(n.out[0]).shape.c;
+    const int L = t.lcols(xbar_format(n, t));
     const std::int64_t tiles = (N + L - 1) / L;
     if (!op_has(n.op, op_crossbar) || d[i].crossbars <= limit || n.geom.group != 1 || tiles < 2) {
       nodes.push_back(n);

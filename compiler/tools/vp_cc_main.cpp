@@ -3,7 +3,7 @@
 //   vp-cc MODEL.onnx -o MODEL.asm [--chip NAME] [--set k=v]... [--calib X.npy]...
 //         [--dump-ir DIR] [--report] [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared]
 //         [--lanes auto|N] [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]
-//         [--input-bits N[:LAYER,...]]
+//         [--input-bits N[:LAYER,...]] [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]
 //   vp-cc MODEL.onnx --reference IN.npy -o OUT.npy   golden model (int8 output codes)
 //   vp-cc MODEL.onnx --fp32 IN.npy -o OUT.npy        FP32 reference (dequantized form)
 //   (IN.npy: one image, or N stacked along a first dimension of N)
@@ -29,6 +29,7 @@ const char* kUsage =
     "             [--threads N] [--batch N] [--adc-ranges PROFILE.json [--adc-headroom H]]\n"
     "             [--io auto|on|off] [--replicate auto|none|N] [--placement pipeline|shared] [--lanes auto|N]\n"
     "             [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]\n"
+    "             [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]\n"
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
@@ -59,6 +60,12 @@ const char* kUsage =
     "  --input-bits N[:LAYER,...]   the named Conv layers (all without names) read N of their inputs' 8 bits\n"
     "                   (N = 2 to 8; the low bits rounded off, golden model too): N DAC steps per MVM instead\n"
     "                   of 8. Repeatable, one width per option; a layer named twice is an error\n"
+    "  --weight-bits N[:LAYER,...]   the named Conv layers' (all without names) weights in N bits (N = 2 to 8,\n"
+    "                   golden model too) on crossbars of N-bit weights: ceil(N / xbar.cell_bits) slices, so\n"
+    "                   more output channels per crossbar. Repeatable; a layer named twice is an error\n"
+    "  --encoding offset|differential[:LAYER,...]   the named Conv layers' (all without names) crossbars hold\n"
+    "                   offset-binary slices or differential pairs (twice the columns; no offset error).\n"
+    "                   Repeatable. A layer whose format is not the chip's has it set by xfmt\n"
     "  --redundancy N[:LAYER,...]   hold the named Conv layers' weights (all without names) N times on\n"
     "                   crossbars of their own and add their column sums (N = 1, 2, 4, 8 or 16): programming\n"
     "                   error and read noise / sqrt(N), N x their crossbars and conversions\n"
@@ -168,6 +175,24 @@ Options parse_options(int argc, char** argv, bool& help) {
         std::vector<std::string> layers;
         const int bits = parse_layer_value("--input-bits", v, 2, 8, false, layers);
         o.input_bits.emplace_back(bits, layers);
+      } catch (const CompileError& e) {
+        throw UsageError(e.what());
+      }
+    } else if (a == "--weight-bits") {
+      const std::string v = next();
+      try {
+        std::vector<std::string> layers;
+        const int bits = parse_layer_value("--weight-bits", v, 2, 8, false, layers);
+        o.weight_bits.emplace_back(bits, layers);
+      } catch (const CompileError& e) {
+        throw UsageError(e.what());
+      }
+    } else if (a == "--encoding") {
+      const std::string v = next();
+      try {
+        std::vector<std::string> layers;
+        const bool differential = parse_layer_encoding(v, layers);
+        o.encodings.emplace_back(differential, layers);
       } catch (const CompileError& e) {
         throw UsageError(e.what());
       }

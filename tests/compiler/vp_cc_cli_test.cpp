@@ -222,6 +222,60 @@ TEST_F(VpCcCli, InputBitsAreParsedStrictlyAndChangeTheGoldenModel) {
   EXPECT_EQ(slurp(path("o.asm")), eight);
 }
 
+// --weight-bits N[:LAYER,...]: N from 2 to 8, repeatable, a layer named
+// once; the golden model computes with the narrower weights (its bytes
+// change), the layer's crossbars are set to N-bit weights with xfmt and
+// --report shows the width. 8 bits on sidra-y1 is the default program.
+TEST_F(VpCcCli, WeightBitsAreParsedStrictlyAndSetTheCrossbarsFormat) {
+  expect_usage_errors("--weight-bits", {"abc", "1", "9", "-4", "4:", "4:a,,b", ""});
+  EXPECT_FAILS(cc("net.onnx -o o.asm --weight-bits 4:no_such_layer"), 1, "--weight-bits: 'no_such_layer' is not a Conv");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --weight-bits 4 --weight-bits 6"), 1, "named by two --weight-bits options");
+  EXPECT_TRUE(outputs().empty());
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy").code, 0);
+  const std::string golden = slurp(path("test.golden.bin")), eight = slurp(path("o.asm")),
+                    image = slurp(path("o.xbar"));
+  EXPECT_EQ(occurrences(eight, "xfmt "), 0u);
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy --report --weight-bits 4");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(slurp(path("test.golden.bin")), golden);
+  const std::string four = slurp(path("o.asm"));
+  EXPECT_GT(occurrences(four, "xfmt "), 0u);
+  EXPECT_EQ(occurrences(four, "xfmt "), occurrences(four, ", 4, offset "));
+  // Two slices of 2-bit cells instead of four: half the cells per weight.
+  EXPECT_LT(slurp(path("o.xbar")).size(), image.size());
+  EXPECT_NE(r.out.find(" xbar,w4 "), std::string::npos) << r.out;
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --weight-bits 8").code, 0);
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  EXPECT_EQ(slurp(path("o.asm")), eight);
+}
+
+// --encoding offset|differential[:LAYER,...]: the golden model does not
+// change; the layers' crossbars hold differential pairs (set by xfmt) and
+// their levels change; the chip's own encoding named is the default program.
+TEST_F(VpCcCli, EncodingPerLayerChangesOnlyTheProgram) {
+  expect_usage_errors("--encoding", {"diagonal", "differential:", "offset:a,,b", "", "8"});
+  EXPECT_FAILS(cc("net.onnx -o o.asm --encoding differential:no_such_layer"), 1, "'no_such_layer' is not a Conv");
+  EXPECT_FAILS(cc("net.onnx -o o.asm --encoding differential --encoding offset"), 1, "named by two --encoding options");
+  EXPECT_TRUE(outputs().empty());
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy").code, 0);
+  const std::string golden = slurp(path("test.golden.bin")), offset = slurp(path("o.asm")),
+                    image = slurp(path("o.xbar"));
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy --report --encoding differential");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string diff = slurp(path("o.asm"));
+  EXPECT_GT(occurrences(diff, "xfmt "), 0u);
+  EXPECT_EQ(occurrences(diff, "xfmt "), occurrences(diff, ", 8, diff "));
+  EXPECT_NE(slurp(path("o.xbar")), image);
+  EXPECT_NE(r.out.find(" xbar,diff "), std::string::npos) << r.out;
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --encoding offset").code, 0);
+  EXPECT_EQ(slurp(path("o.asm")), offset);
+  // On a chip of differential pairs the same option needs no xfmt.
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --encoding differential "
+               "--set xbar.signed_encoding=differential").code, 0);
+  EXPECT_EQ(occurrences(slurp(path("o.asm")), "xfmt "), 0u);
+}
+
 // --ir-drop-compensate: without IR drop in the target nothing changes; with
 // it the programmed levels change (the weights are pre-distorted) and the
 // golden model, the network's own, does not.

@@ -39,6 +39,11 @@ struct CompileOptions {
   // is named) read N of their inputs' 8 bits (input_bits.cpp); the golden
   // model too. A layer named by two of them is an error.
   std::vector<std::pair<int, std::vector<std::string>>> input_bits;
+  // --weight-bits N[:LAYER,...] and --encoding offset|differential[:LAYER,...],
+  // repeatable: the named Convs' (all when none is named) weight bits and
+  // signed encoding (weight_format.cpp). A layer named twice is an error.
+  std::vector<std::pair<int, std::vector<std::string>>> weight_bits;
+  std::vector<std::pair<bool, std::vector<std::string>>> encodings;
   bool ir_drop_compensate = false;  // --ir-drop-compensate (EmitOptions)
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen

@@ -180,6 +180,14 @@ struct Node {
   // right by 8 - input_bits first, rounded and clamped (golden model and
   // chip alike).
   int input_bits = 8;
+  // Bits of the Conv's weights (vp-cc --weight-bits, weight_format.cpp):
+  // quantize rounds them to +-(2^(weight_bits-1) - 1). xbar_weight_bits is
+  // the format of its crossbars (0: the chip's xbar.weight_bits), and
+  // differential their signed encoding (-1: the chip's; --encoding); a
+  // format other than the chip's is set by xfmt before the layer runs.
+  int weight_bits = 8;
+  int xbar_weight_bits = 0;
+  int differential = -1;
   std::int64_t stage_cycles = 0, bound_cycles = 0;
   // Bytes the node moves between the CUs and memory per inference (global
   // memory or the SRAMs' window; the cost model's LayerCost::gmem_bytes):

@@ -17,6 +17,10 @@
 #include "vp/cc/graph.h"
 #include "vp/cc/target.h"
 
+namespace vp::hw {
+struct CrossbarConfig;
+}
+
 namespace vp::cc {
 
 // A dense tensor, C x H x W (batch 1), row-major.
@@ -140,6 +144,11 @@ int parse_layer_count(const std::string& option, const std::string& text, std::v
 // The same with N from lo to hi, a power of two only when asked.
 int parse_layer_value(const std::string& option, const std::string& text, int lo, int hi, bool power_of_two,
                       std::vector<std::string>& layers);
+// The LAYER,LAYER,... after the first ':' of `text` (none without one);
+// CompileError naming `option` for an empty name.
+std::vector<std::string> layer_names_after_colon(const std::string& option, const std::string& text);
+// "offset|differential[:LAYER,...]" (--encoding): true for differential.
+bool parse_layer_encoding(const std::string& text, std::vector<std::string>& layers);
 inline int parse_average_reads(const std::string& text, std::vector<std::string>& layers) {
   return parse_layer_count("--average-reads", text, layers);
 }
@@ -157,6 +166,19 @@ void set_average_reads(Graph& g, int reads, const std::vector<std::string>& laye
 // anything computes a golden output. CompileError for a layer that is not
 // a Conv, is named twice, or whose shift is shorter than the bits dropped.
 void set_input_bits(Graph& g, const std::vector<std::pair<int, std::vector<std::string>>>& widths);
+// Weight formats per layer (weight_format.cpp). set_weight_bits, before
+// quantize: every Conv's weights get min(8, xbar.weight_bits) bits, those
+// named by a (bits, layers) pair `bits` (2..8) and crossbars of that width.
+// set_encoding: the named Convs' crossbars hold differential pairs (true)
+// or offset slices. CompileError for a layer that is not a Conv or is
+// named twice.
+void set_weight_bits(Graph& g, const Target& t, const std::vector<std::pair<int, std::vector<std::string>>>& widths);
+void set_encoding(Graph& g, const std::vector<std::pair<bool, std::vector<std::string>>>& encodings);
+// The format of a Conv's crossbars: its own where set, else the chip's.
+Target::Format xbar_format(const Node& n, const Target& t);
+// The crossbar model's configuration of a crossbar of format f (its shape
+// and cells the target's), for encoding weights and pricing MVMs.
+hw::CrossbarConfig crossbar_config(const Target& t, const Target::Format& f);
 // Sets Node::redundancy of the Convs named (every Conv when `layers` is
 // empty), as set_average_reads (redundancy.cpp).
 void set_redundancy(Graph& g, int copies, const std::vector<std::string>& layers);

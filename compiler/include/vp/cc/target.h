@@ -54,11 +54,23 @@ struct Target {
       static_cast<std::int64_t>(config::unit::mib_to_bytes(config::param_default::cluster_sram_global_base_mib));
   std::int64_t sram_interleave_bytes = config::param_default::cluster_sram_interleave_bytes;
 
+  // A crossbar's weight format: the chip's (xbar.weight_bits,
+  // xbar.signed_encoding), or a layer's own, set by xfmt (vp-cc
+  // --weight-bits, --encoding; weight_format.cpp).
+  struct Format {
+    int weight_bits;
+    bool differential;
+    bool operator==(const Format& o) const { return weight_bits == o.weight_bits && differential == o.differential; }
+    bool operator!=(const Format& o) const { return !(*this == o); }
+  };
+  Format format() const { return {weight_bits, differential}; }
   int slices() const { return static_cast<int>(config::weight_slices(weight_bits, cell_bits)); }
-  int cols_per_weight() const {
-    return static_cast<int>(config::weight_columns(weight_bits, cell_bits, differential));
+  int cols_per_weight() const { return cols_per_weight(format()); }
+  int cols_per_weight(const Format& f) const {
+    return static_cast<int>(config::weight_columns(f.weight_bits, cell_bits, f.differential));
   }
   int lcols() const { return cols / cols_per_weight(); }
+  int lcols(const Format& f) const { return cols / cols_per_weight(f); }
   int cores() const { return clusters * cus_per_cluster; }
   std::int64_t crossbars() const { return std::int64_t{cores()} * xbars_per_cu; }
   int cluster_of(int core) const { return core / cus_per_cluster; }
