@@ -4,16 +4,16 @@
 # seed; deterministic, so one run is the figure): every mitigation alone and
 # together on sidra-y1-analog, redundant weights against programming noise,
 # IR-drop pre-distortion against the wires' resistance, input bits per
-# layer. Trains the model first when MODELS_DIR has none (about 4 s).
+# layer, weight bits and the signed encoding per layer. Trains the model first when MODELS_DIR has none (about 4 s).
 #   bash bench/analog/mitigations.sh [BUILD_DIR] [MODELS_DIR] [TABLE...]
-#   TABLE: mitigations redundancy ir-drop input-bits (default: all)
+#   TABLE: mitigations redundancy ir-drop input-bits weight-formats (default: all)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=$(cd "${1:-$ROOT/build}" && pwd)/bin
 M=${2:-$ROOT/out/models}
 shift $(( $# > 2 ? 2 : $# ))
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(mitigations redundancy ir-drop input-bits)
+[ ${#tables[@]} -gt 0 ] || tables=(mitigations redundancy ir-drop input-bits weight-formats)
 [ -f "$M/digits_cnn.onnx" ] || /usr/bin/python3 "$ROOT/scripts/models/train_digits.py" "$M"
 D=$M/digits
 calib=()
@@ -71,6 +71,16 @@ for t in "${tables[@]}"; do
       row "8 everywhere"
       for n in 6 4; do row "$n everywhere" --input-bits "$n"; done
       for b in 0.003 0.01 0.03; do row "auto, budget $b" --input-bits auto --input-bits-budget "$b"; done ;;
-    *) echo "unknown table '$t': expected mitigations, redundancy, ir-drop or input-bits" >&2; exit 2 ;;
+    weight-formats)
+      header "sidra-y1: weight bits per layer"
+      row "8 everywhere"
+      for n in 6 4; do row "$n everywhere" --weight-bits "$n"; done
+      for b in 0.003 0.01 0.03; do row "auto, budget $b" --weight-bits auto --weight-bits-budget "$b"; done
+      header "sidra-y1-analog, 1 s after programming: the signed encoding per layer, with calibrated ADC ranges"
+      A=(--chip "$ROOT/configs/sidra-y1-analog.yaml")
+      row "offset slices everywhere (\`adc-range\`)" "${A[@]}" --mitigate adc-range
+      row "differential pairs everywhere (\`adc-range,encoding\`)" "${A[@]}" --mitigate adc-range,encoding
+      row "per layer, measured (\`--encoding-layers auto\`)" "${A[@]}" --mitigate adc-range,encoding --encoding-layers auto ;;
+    *) echo "unknown table '$t': expected mitigations, redundancy, ir-drop, input-bits or weight-formats" >&2; exit 2 ;;
   esac
 done

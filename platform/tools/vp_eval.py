@@ -7,6 +7,7 @@
           [--adc-headroom H]
           [--redundancy N] [--redundancy-layers all|NAME,...]
           [--input-bits N[:NAME,...]|auto [--input-bits-budget R]]
+          [--weight-bits N[:NAME,...]|auto [--weight-bits-budget R]] [--encoding-layers all|auto|NAME,...]
           [--average-reads N] [--average-layers all|auto|NAME,...] [--no-deploy] [--json FILE] [--work DIR] [-q]
 
 X.npy holds N float32 images stacked along its first dimension (the model's
@@ -38,7 +39,16 @@ Mitigations (--mitigate, comma-separated):
              differential) instead of offset slices: a weight's cells then
              carry only their own programming error, at twice the columns
              per weight (more crossbars where a layer is wide).
-             Chip-wide: the chip has one encoding for every crossbar
+             Which layers: --encoding-layers all (default: the chip-wide
+             xbar.signed_encoding), Conv names (vp-cc --encoding; each
+             layer's crossbars set by xfmt), or auto: measured on the
+             calibration images (no labels), each Conv alone in
+             differential pairs (with adc-range, each try with ranges of
+             its own), the squared distance of the chip's outputs from the
+             golden model's against the crossbars it adds; then the layers
+             best per crossbar, one at a time, while each cuts the distance
+             by at least 10 %, and every layer at once when that cuts it by
+             10 % more
   ir-drop    every programmed weight pre-distorted against the chip's IR
              drop (vp-cc --ir-drop-compensate): the compiler knows each
              cell's factor from nonideal.ir_drop_ohm_per_cell and programs
@@ -72,6 +82,15 @@ inference, from vp-cc --report) per unit of distance first, the
 reductions whose distances sum to at most --input-bits-budget (default
 0.01), checked together (halved while the whole set exceeds it). The JSON's
 "input_bits" has the choice and every measurement.
+
+--weight-bits N[:NAME,...] gives the named Conv layers (all without names)
+N-bit weights (vp-cc --weight-bits; the golden model computes with them):
+ceil(N / xbar.cell_bits) slices per weight, so more output channels per
+crossbar and fewer cells to program. --weight-bits auto chooses them as
+--input-bits auto does, over the narrowest width of each slice count below
+8 bits (6, 4 and 2 with 2-bit cells), the steps ranked by weight cells
+saved per unit of distance, within --weight-bits-budget (default 0.01);
+the JSON's "weight_bits" has the choice and every measurement.
 
 --auto tries no mitigation, then adc-range with ir-drop, then those and
 encoding, then with redundancy, then all five, and keeps the first within --target-drop points (default 1) of FP32 (or
@@ -157,6 +176,39 @@ def calibration_stack(a, work):
     return stack, len(a.calib)
 
 
+def run_calibration(vp_run, asm, run_params, stack, k, deploy, work, what):
+    """The chip's int8 outputs on the k stacked calibration images (one row
+    each) and the run's statistics."""
+    out, st = os.path.join(work, "try.npy"), os.path.join(work, "try.json")
+    run([vp_run, "--model", asm, *run_params, "--batch", str(k), "--input", stack, "--output", out + ":int8",
+         "--stats", st, "-q", *deploy], f"vp-run ({what})")
+    return np.load(out).reshape(k, -1).astype(np.float64), json.load(open(st))
+
+
+def greedy_layers(convs, distance, cost_name):
+    """The layers chosen by a measured mitigation: distance(layers) gives
+    the chip's distance from the golden model with the mitigation on those
+    layers and its cost (cycles, crossbars). Each layer alone, ranked by
+    distance cut per unit of cost added, then added one at a time while
+    each cuts the distance by at least 10 %. Returns the layers, the
+    distance without and with them, and the measurements alone."""
+    base, base_cost = distance([])
+    alone = []
+    for name in convs:
+        d, c = distance([name])
+        alone.append({"layer": name, "distance": d, cost_name: c})
+    ranked = sorted((t for t in alone if t["distance"] < base),
+                    key=lambda t: -(base - t["distance"]) / max(1.0, t[cost_name] - base_cost))
+    chosen, cur = [], base
+    for t in ranked:
+        d, _ = distance(chosen + [t["layer"]])
+        if d > 0.9 * cur:
+            break
+        chosen.append(t["layer"])
+        cur = d
+    return chosen, base, cur, alone
+
+
 def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, run_params, deploy, work, ir, progress):
     """--average-layers auto: the Conv layers whose averaged reads bring the
     chip's outputs closest to the golden model's per cycle they add,
@@ -171,37 +223,22 @@ def choose_average_layers(a, vp_cc, vp_run, common, cc_params, compile_extra, ru
     def distance(layers):
         reads = ["--average-reads", a.average_reads + ":" + ",".join(layers)] if layers else []
         run([vp_cc, a.model, *common, *cc_params, *compile_extra, *reads, "-o", asm], "vp-cc (averaging try)")
-        out, st = os.path.join(work, "try.npy"), os.path.join(work, "try.json")
-        run([vp_run, "--model", asm, *run_params, "--batch", str(k), "--input", stack, "--output", out + ":int8",
-             "--stats", st, "-q", *deploy], "vp-run (averaging try)")
-        y = np.load(out).reshape(k, -1).astype(np.float64)
-        return float(((y - y_golden) ** 2).mean()), json.load(open(st))["firmware"]["inference_cycles_mean"]
+        y, stats = run_calibration(vp_run, asm, run_params, stack, k, deploy, work, "averaging try")
+        return float(((y - y_golden) ** 2).mean()), stats["firmware"]["inference_cycles_mean"]
 
     progress(f"averaging: measuring {len(convs)} layer(s) on {k} calibration image(s)")
-    base, base_cycles = distance([])
-    alone = []
-    for name in convs:
-        d, cyc = distance([name])
-        alone.append({"layer": name, "distance": d, "cycles_per_inference": cyc})
-    ranked = sorted((t for t in alone if t["distance"] < base),
-                    key=lambda t: -(base - t["distance"]) / max(1.0, t["cycles_per_inference"] - base_cycles))
-    chosen, cur = [], base
-    for t in ranked:
-        d, _ = distance(chosen + [t["layer"]])
-        if d > 0.9 * cur:
-            break
-        chosen.append(t["layer"])
-        cur = d
+    chosen, base, cur, alone = greedy_layers(convs, distance, "cycles_per_inference")
     return {"layers": chosen, "distance_without": base, "distance_with": cur, "alone": alone,
             "reads": int(a.average_reads)}
 
 
-def crossbar_reads(vp_cc, model, common, cc_params, work):
-    """Per Conv layer, crossbar activations per inference (output pixels x
-    crossbars of one copy's lane), from vp-cc --report: each input bit is a
-    DAC step of every one of them, the energy and time a bit costs."""
+def report_layers(vp_cc, model, common, cc_params, work):
+    """Per Conv layer of vp-cc --report: crossbar activations per inference
+    (output pixels x crossbars of one copy's lane: each input bit is a DAC
+    step of every one of them, the energy and time a bit costs) and its
+    weights (MACs per output pixel)."""
     out = run([vp_cc, model, *common, *cc_params, "-o", os.path.join(work, "report.asm"), "--report"], "vp-cc --report")
-    reads = {}
+    reads, weights = {}, {}
     for line in out.splitlines():
         f = line.split()
         if len(f) > 8 and f[1] == "Conv" and f[2].startswith("xbar"):
@@ -210,63 +247,149 @@ def crossbar_reads(vp_cc, model, common, cc_params, work):
             for part in f[7].split("/")[0].split("+")[0].split("x"):
                 copies *= int(part)
             reads[f[0]] = h * w * int(f[5]) / copies
-    return reads
+            weights[f[0]] = int(f[4]) / (h * w)
+    return reads, weights
 
 
-def choose_input_bits(a, vp_cc, common, cc_params, work, progress):
-    """--input-bits auto: per Conv, the fewest input bits the golden model's
-    output tolerates on the calibration images, within a summed budget."""
+def cell_bits_of(a, vp_run, work):
+    """xbar.cell_bits of the chip as --chip, --config and --set make it."""
+    path = os.path.join(work, "effective.yaml")
+    cmd = [vp_run, "--chip", a.chip, *[arg for c in a.config for arg in ("--config", c)],
+           *[arg for s in a.sets for arg in ("--set", s)], "--dump-config", path]
+    run(cmd, "vp-run --dump-config")
+    section = None
+    for line in open(path):
+        if line and not line[0].isspace() and line.rstrip().endswith(":"):
+            section = line.strip()[:-1]
+        elif section == "xbar" and line.strip().startswith("cell_bits:"):
+            return int(line.split(":")[1].split("#")[0])
+    raise EvalError(f"{path}: no xbar.cell_bits in the effective configuration")
+
+
+def choose_widths(a, vp_cc, common, cc_params, work, progress, option, widths, layers, saving, budget_limit):
+    """--input-bits auto and --weight-bits auto: per Conv, the narrowest of
+    `widths` (below 8, widest first) the golden model's output tolerates on
+    the calibration images, within a summed budget. saving(layer, b, b2)
+    is what a step from b to b2 bits saves (the unit the steps are ranked
+    by: DAC steps, weight cells)."""
     stack, k = calibration_stack(a, work)
-    out = os.path.join(work, "bits_try.npy")
+    out = os.path.join(work, "widths_try.npy")
 
     def golden(spec):
-        bits = [arg for layer, b in spec.items() for arg in ("--input-bits", f"{b}:{layer}")]
-        run([vp_cc, a.model, *common, *cc_params, *bits, "--reference", stack, "-o", out], "vp-cc --reference (input bits)")
+        args = [arg for layer, b in spec.items() for arg in (option, f"{b}:{layer}")]
+        run([vp_cc, a.model, *common, *cc_params, *args, "--reference", stack, "-o", out], f"vp-cc --reference ({option})")
         return np.load(out).reshape(k, -1).astype(np.float64)
 
-    reads = crossbar_reads(vp_cc, a.model, common, cc_params, work)
     y8 = golden({})
     power = max(float((y8 ** 2).mean()), 1e-12)
 
     def distance(spec):
         return float(((golden(spec) - y8) ** 2).mean()) / power
 
-    progress(f"input bits: measuring {len(reads)} layer(s) at 7 to 3 bits on {k} calibration image(s)")
-    alone = {}
-    for layer in reads:
-        alone[layer] = {}
-        for b in range(7, 2, -1):
-            alone[layer][b] = distance({layer: b})
-    budget = a.input_bits_budget
+    progress(f"{option[2:]}: measuring {len(layers)} layer(s) at {', '.join(map(str, widths))} bits "
+             f"on {k} calibration image(s)")
+    alone = {layer: {b: distance({layer: b}) for b in widths} for layer in layers}
+    ladder = [8, *widths]
+    budget = budget_limit
     tries = []
     while True:
-        # Each layer's steps down one bit, as (DAC steps saved per unit of
-        # distance added, layer, bits); a step is taken only after the one
+        # Each layer's steps down the ladder, as (units saved per unit of
+        # distance added, layer, cost); a step is taken only after the one
         # above it, and only while the summed distances stay in the budget.
-        chosen, spent = {layer: 8 for layer in reads}, 0.0
+        at, spent = {layer: 0 for layer in layers}, 0.0
         while True:
             best = None
-            for layer, b in chosen.items():
-                if b <= 3:
+            for layer, i in at.items():
+                if i + 1 >= len(ladder):
                     continue
-                cost = alone[layer][b - 1] - (alone[layer][b] if b < 8 else 0.0)
+                b, b2 = ladder[i], ladder[i + 1]
+                cost = alone[layer][b2] - (alone[layer][b] if b < 8 else 0.0)
                 if spent + max(cost, 0.0) > budget:
                     continue
-                gain = reads[layer] / max(cost, 1e-12)
+                gain = saving(layer, b, b2) / max(cost, 1e-12)
                 if best is None or gain > best[0]:
                     best = (gain, layer, cost)
             if best is None:
                 break
-            chosen[best[1]] -= 1
+            at[best[1]] += 1
             spent += max(best[2], 0.0)
-        spec = {layer: b for layer, b in chosen.items() if b < 8}
+        spec = {layer: ladder[i] for layer, i in at.items() if i > 0}
         together = distance(spec) if spec else 0.0
         tries.append({"budget": budget, "layers": spec, "distance": together})
-        if together <= a.input_bits_budget or not spec:
+        if together <= budget_limit or not spec:
             break
         budget /= 2
-    return {"layers": spec, "distance": together, "budget": a.input_bits_budget, "tries": tries,
+    return {"layers": spec, "distance": together, "budget": budget_limit, "tries": tries,
             "alone": {layer: {str(b): d for b, d in v.items()} for layer, v in alone.items()}}
+
+
+def choose_input_bits(a, vp_cc, common, cc_params, work, progress):
+    """--input-bits auto: 7 down to 3 input bits, ranked by DAC steps saved
+    (crossbar activations per inference x bits)."""
+    reads, _ = report_layers(vp_cc, a.model, common, cc_params, work)
+    return choose_widths(a, vp_cc, common, cc_params, work, progress, "--input-bits", [7, 6, 5, 4, 3],
+                         list(reads), lambda layer, b, b2: reads[layer] * (b - b2), a.input_bits_budget)
+
+
+def choose_weight_bits(a, vp_cc, vp_run, common, cc_params, work, progress):
+    """--weight-bits auto: the narrowest width of each slice count below
+    8 bits (with 2-bit cells 6 and 4: three and two slices instead of
+    four), ranked by weight cells saved (weights x slices)."""
+    _, weights = report_layers(vp_cc, a.model, common, cc_params, work)
+    cb = cell_bits_of(a, vp_run, work)
+    slices = lambda b: -(-b // cb)
+    widths = [b for b in range(7, 1, -1) if slices(b) < slices(b + 1)]
+    if not widths:
+        return {"layers": {}, "distance": 0.0, "budget": a.weight_bits_budget, "tries": [], "alone": {}}
+    return choose_widths(a, vp_cc, common, cc_params, work, progress, "--weight-bits", widths,
+                         list(weights), lambda layer, b, b2: weights[layer] * (slices(b) - slices(b2)),
+                         a.weight_bits_budget)
+
+
+def conv_names(a, vp_cc, common, cc_params, work):
+    """The model's Conv layers by name, from vp-cc's IR dump."""
+    ir = os.path.join(work, "ir-names")
+    run([vp_cc, a.model, *common, *cc_params, "--dump-ir", ir, "-o", os.path.join(work, "names.asm")], "vp-cc --dump-ir")
+    return [n["name"] for n in json.load(open(os.path.join(ir, "2-canonical.json")))["nodes"] if n["op"] == "Conv"]
+
+
+def choose_encoding_layers(a, vp_cc, vp_run, common, cc_params, run_params, deploy, ranges, work, progress):
+    """--encoding-layers auto: the Conv layers whose differential pairs bring
+    the chip's outputs closest to the golden model's per crossbar they add,
+    measured on the calibration images (no labels): each Conv alone, then
+    the best per crossbar one at a time while each cuts the distance by at
+    least 10 %. With `ranges` every try gets its own ADC ranges first."""
+    stack, k = calibration_stack(a, work)
+    golden = os.path.join(work, "calib_golden.npy")
+    run([vp_cc, a.model, *common, *cc_params, "--reference", stack, "-o", golden], "vp-cc --reference (calibration)")
+    y_golden = np.load(golden).reshape(k, -1).astype(np.float64)
+    convs = conv_names(a, vp_cc, common, cc_params, work)
+    asm = os.path.join(work, "try.asm")
+
+    def distance(layers):
+        enc = ["--encoding", "differential:" + ",".join(layers)] if layers else []
+        run([vp_cc, a.model, *common, *cc_params, *enc, "-o", asm], "vp-cc (encoding try)")
+        if ranges:
+            profile = os.path.join(work, "try_profile.json")
+            run([vp_run, "--model", asm, *run_params, "--set", "adc.mode=ideal", *[x for c in a.calib for x in ("--input", c)],
+                 "--adc-profile", profile, "-q", *deploy], "vp-run (encoding try, ADC profile)")
+            run([vp_cc, a.model, *common, *cc_params, *enc, "-o", asm, "--adc-ranges", profile,
+                 "--adc-headroom", a.adc_headroom], "vp-cc (encoding try, ADC ranges)")
+        y, stats = run_calibration(vp_run, asm, run_params, stack, k, deploy, work, "encoding try")
+        return float(((y - y_golden) ** 2).mean()), stats["crossbar"]["crossbars_used"]
+
+    progress(f"encoding: measuring {len(convs)} layer(s) on {k} calibration image(s)")
+    chosen, base, cur, alone = greedy_layers(convs, distance, "crossbars")
+    # The errors of layers add up in the output, so layers that help little
+    # alone can help together: every layer is tried too, and kept when it
+    # cuts the distance by 10 % more.
+    all_distance = None
+    if len(chosen) < len(convs):
+        all_distance, _ = distance(convs)
+        if all_distance <= 0.9 * cur:
+            chosen, cur = list(convs), all_distance
+    return {"layers": chosen, "distance_without": base, "distance_with": cur, "distance_all": all_distance,
+            "alone": alone}
 
 
 def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
@@ -279,7 +402,7 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
         for c in a.calib:
             common += ["--calib", c]
         sets = list(a.sets)
-        if "encoding" in mitigations:
+        if "encoding" in mitigations and a.encoding_layers == "all":
             # Differential pairs: a weight's two cells carry only their own
             # programming error (offset slices add the offset's to every weight).
             sets.append("xbar.signed_encoding=differential")
@@ -304,6 +427,20 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
         cc_params += redundancy
         if "ir-drop" in mitigations:
             cc_params += ["--ir-drop-compensate"]
+        weight_choice = None
+        if a.weight_bits == "auto":
+            weight_choice = choose_weight_bits(a, vp_cc, vp_run, common, cc_params, work, progress)
+            cc_params += [arg for layer, b in weight_choice["layers"].items() for arg in ("--weight-bits", f"{b}:{layer}")]
+        elif a.weight_bits:
+            cc_params += ["--weight-bits", a.weight_bits]
+        encoding_choice = None
+        if "encoding" in mitigations and a.encoding_layers == "auto":
+            encoding_choice = choose_encoding_layers(a, vp_cc, vp_run, common, cc_params, run_params, deploy,
+                                                     "adc-range" in mitigations, work, progress)
+            if encoding_choice["layers"]:
+                cc_params += ["--encoding", "differential:" + ",".join(encoding_choice["layers"])]
+        elif "encoding" in mitigations and a.encoding_layers != "all":
+            cc_params += ["--encoding", "differential:" + a.encoding_layers]
         bits_choice = None
         if a.input_bits == "auto":
             bits_choice = choose_input_bits(a, vp_cc, common, cc_params, work, progress)
@@ -366,6 +503,8 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             "adc_ranges_set": ranges,
             **({"averaging": choice} if choice is not None else {}),
             **({"input_bits": bits_choice} if bits_choice is not None else {}),
+            **({"weight_bits": weight_choice} if weight_choice is not None else {}),
+            **({"encoding": encoding_choice} if encoding_choice is not None else {}),
             "chip_equals_golden": int(exact.sum()),
             "chip_top1_equals_golden": int((chip_top1 == golden_top1).sum()),
             "cycles_per_inference": fw["inference_cycles_mean"],
@@ -399,6 +538,13 @@ def main(argv):
                                                       "or auto: chosen per layer on the calibration images")
     ap.add_argument("--input-bits-budget", type=float, default=0.01,
                     help="--input-bits auto: the output's relative squared distance from 8 bits allowed (default 0.01)")
+    ap.add_argument("--weight-bits", default="", help="N[:NAME,...] weight bits of Conv layers (vp-cc --weight-bits), "
+                                                       "or auto: chosen per layer on the calibration images")
+    ap.add_argument("--weight-bits-budget", type=float, default=0.01,
+                    help="--weight-bits auto: the output's relative squared distance from 8 bits allowed (default 0.01)")
+    ap.add_argument("--encoding-layers", default="all",
+                    help="encoding: all (default: the chip-wide setting), auto (chosen on the calibration images) "
+                         "or Conv names, comma-separated")
     ap.add_argument("--average-reads", default="4", help="averaging: reads per MVM (vp-cc --average-reads; default 4)")
     ap.add_argument("--average-layers", default="all",
                     help="averaging: all (default), auto (chosen on the calibration images) or Conv names, comma-separated")
@@ -428,6 +574,18 @@ def main(argv):
         width, _, names = a.input_bits.partition(":")
         if width not in ("2", "3", "4", "5", "6", "7", "8") or (":" in a.input_bits and not all(names.split(","))):
             ap.error(f"--input-bits {a.input_bits}: expected auto, or N or N:NAME,... with N from 2 to 8")
+    if a.weight_bits and a.weight_bits != "auto":
+        width, _, names = a.weight_bits.partition(":")
+        if width not in ("2", "3", "4", "5", "6", "7", "8") or (":" in a.weight_bits and not all(names.split(","))):
+            ap.error(f"--weight-bits {a.weight_bits}: expected auto, or N or N:NAME,... with N from 2 to 8")
+    if a.weight_bits == "auto" and not a.calib:
+        ap.error("--weight-bits auto measures the layers on the --calib images: give at least one")
+    if not (a.weight_bits_budget >= 0 and a.weight_bits_budget <= 1e6):
+        ap.error("--weight-bits-budget: expected a relative squared distance >= 0")
+    if a.encoding_layers not in ("all", "auto") and not all(a.encoding_layers.split(",")):
+        ap.error(f"--encoding-layers {a.encoding_layers}: expected all, auto or Conv names, comma-separated")
+    if a.encoding_layers == "auto" and not a.calib:
+        ap.error("--encoding-layers auto measures the layers on the --calib images: give at least one")
     if a.input_bits == "auto" and not a.calib:
         ap.error("--input-bits auto measures the layers on the --calib images: give at least one")
     if not (a.input_bits_budget >= 0 and a.input_bits_budget <= 1e6):

@@ -150,6 +150,46 @@ def main():
     check(bits["energy_uj_per_inference"] < ideal_energy, "fewer DAC steps take less energy")
     check(bits["accuracy"]["golden"] >= acc["golden"] - 0.02, "within 2 points of the 8-bit golden model")
 
+    # Weight bits chosen per layer the same way: the chip equals the golden
+    # model (which computes with the narrower weights), some layers take
+    # fewer bits within the budget, and the program sets their crossbars'
+    # format with xfmt.
+    out = os.path.join(work, "weight_bits.json")
+    wb_work = os.path.join(work, "weight_bits")
+    code, _, err = vp_eval(bin_dir, base + ["--no-deploy", "--weight-bits", "auto", "--weight-bits-budget", "0.01",
+                                            "--json", out, "-q", "--work", wb_work])
+    check(code == 0, f"--weight-bits auto exits 0 (got {code}): {err}")
+    wbits = json.load(open(out))
+    wb = wbits["weight_bits"]
+    print("weight bits chosen:", wb["layers"], wb["distance"], wbits["accuracy"])
+    check(len(wb["layers"]) >= 1 and all(2 <= b < 8 for b in wb["layers"].values()), "some layers take fewer bits")
+    check(all(set(v) == {"6", "4", "2"} for v in wb["alone"].values()), "the widths of 3, 2 and 1 slices are measured")
+    check(wb["distance"] <= 0.01, "the chosen widths keep the output within the budget on the calibration images")
+    check(wbits["chip_equals_golden"] == n, "the chip computes the narrower weights exactly as the golden model")
+    check(wbits["accuracy"]["golden"] >= acc["golden"] - 0.02, "within 2 points of the 8-bit golden model")
+    asm = open(os.path.join(wb_work, "model.asm")).read()
+    check(asm.count("xfmt ") > 0, "the program sets the layers' weight format with xfmt")
+
+    # The encoding per layer on the measured-device preset, with calibrated
+    # ranges: the layers chosen bring the chip closer to the golden model
+    # than offset slices everywhere, and the accuracy is at least that of
+    # the ranges alone.
+    analog = base + ["--chip", "sidra-y1-analog", "--no-deploy"]
+    encs = {}
+    for k, extra in (("offset", ["--mitigate", "adc-range"]),
+                     ("auto", ["--mitigate", "adc-range,encoding", "--encoding-layers", "auto"])):
+        out = os.path.join(work, f"enc_{k}.json")
+        code, _, err = vp_eval(bin_dir, analog + extra + ["--json", out, "-q"])
+        check(code == 0, f"encoding run ({k}) exits 0 (got {code}): {err}")
+        encs[k] = json.load(open(out))
+    ch = encs["auto"]["encoding"]
+    print("encoding per layer:", ch["layers"], ch["distance_without"], ch["distance_with"],
+          encs["offset"]["accuracy"]["chip"], encs["auto"]["accuracy"]["chip"])
+    check(len(ch["layers"]) >= 1 and ch["distance_with"] < ch["distance_without"],
+          "differential layers are chosen and bring the chip closer to the golden model")
+    check(encs["auto"]["accuracy"]["chip"] >= encs["offset"]["accuracy"]["chip"],
+          "the chosen encoding is at least as accurate as offset slices everywhere")
+
     # 8-bit ADCs at the configured full scale lose accuracy; ranges measured
     # on the calibration images give it back, byte for byte here.
     quant = base + ["--no-deploy", "--set", "adc.mode=quantize"]
@@ -212,6 +252,13 @@ def main():
     for bad in ("9", "x", "4:", "4:a,,b"):
         code, _, err = vp_eval(bin_dir, base + ["--input-bits", bad])
         check(code == 2 and "--input-bits" in err, f"--input-bits {bad} is a usage error: {code} {err}")
+    for bad in ("9", "1", "x", "4:", "4:a,,b"):
+        code, _, err = vp_eval(bin_dir, base + ["--weight-bits", bad])
+        check(code == 2 and "--weight-bits" in err, f"--weight-bits {bad} is a usage error: {code} {err}")
+    code, _, err = vp_eval(bin_dir, base + ["--encoding-layers", "a,,b"])
+    check(code == 2 and "--encoding-layers" in err, f"an empty layer name is a usage error: {code} {err}")
+    code, _, err = vp_eval(bin_dir, base + ["--mitigate", "encoding", "--encoding-layers", "no_such_conv", "-q"])
+    check(code == 1 and "no_such_conv" in err, f"an unknown layer is vp-cc's named error: {code} {err}")
     code, _, err = vp_eval(bin_dir, base + ["--redundancy", "3"])
     check(code == 2 and "--redundancy 3" in err, f"--redundancy 3 is a usage error: {code} {err}")
     code, _, err = vp_eval(bin_dir, base + ["--mitigate", "redundancy", "--redundancy-layers", "no_such_conv", "-q"])
