@@ -88,7 +88,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       o["tiles"].push_back(t);
     }
     if (!n.cores.empty()) o["cores"] = n.cores;
-    if (n.op == OpKind::Conv && n.weight_bits < 8) o["weight_bits"] = n.weight_bits;
+    if (n.op == OpKind::Conv && n.weight_bits != 8) o["weight_bits"] = n.weight_bits;
     if (n.xbar_weight_bits > 0) o["xbar_weight_bits"] = n.xbar_weight_bits;
     if (n.differential >= 0) o["signed_encoding"] = n.differential ? "differential" : "offset_slices";
     if (n.fused) o["computed_by_producer"] = true;

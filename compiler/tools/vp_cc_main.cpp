@@ -60,9 +60,10 @@ const char* kUsage =
     "  --input-bits N[:LAYER,...]   the named Conv layers (all without names) read N of their inputs' 8 bits\n"
     "                   (N = 2 to 8; the low bits rounded off, golden model too): N DAC steps per MVM instead\n"
     "                   of 8. Repeatable, one width per option; a layer named twice is an error\n"
-    "  --weight-bits N[:LAYER,...]   the named Conv layers' (all without names) weights in N bits (N = 2 to 8,\n"
+    "  --weight-bits N[:LAYER,...]   the named Conv layers' (all without names) weights in N bits (N = 2 to 12,\n"
     "                   golden model too) on crossbars of N-bit weights: ceil(N / xbar.cell_bits) slices, so\n"
-    "                   more output channels per crossbar. Repeatable; a layer named twice is an error\n"
+    "                   more output channels per crossbar below 8 bits, finer weights above. Repeatable; a\n"
+    "                   layer named twice is an error\n"
     "  --encoding offset|differential[:LAYER,...]   the named Conv layers' (all without names) crossbars hold\n"
     "                   offset-binary slices or differential pairs (twice the columns; no offset error).\n"
     "                   Repeatable. A layer whose format is not the chip's has it set by xfmt\n"
@@ -182,7 +183,7 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       try {
         std::vector<std::string> layers;
-        const int bits = parse_layer_value("--weight-bits", v, 2, 8, false, layers);
+        const int bits = parse_layer_value("--weight-bits", v, 2, 12, false, layers);
         o.weight_bits.emplace_back(bits, layers);
       } catch (const CompileError& e) {
         throw UsageError(e.what());

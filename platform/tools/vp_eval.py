@@ -576,8 +576,8 @@ def main(argv):
             ap.error(f"--input-bits {a.input_bits}: expected auto, or N or N:NAME,... with N from 2 to 8")
     if a.weight_bits and a.weight_bits != "auto":
         width, _, names = a.weight_bits.partition(":")
-        if width not in ("2", "3", "4", "5", "6", "7", "8") or (":" in a.weight_bits and not all(names.split(","))):
-            ap.error(f"--weight-bits {a.weight_bits}: expected auto, or N or N:NAME,... with N from 2 to 8")
+        if width not in [str(b) for b in range(2, 13)] or (":" in a.weight_bits and not all(names.split(","))):
+            ap.error(f"--weight-bits {a.weight_bits}: expected auto, or N or N:NAME,... with N from 2 to 12")
     if a.weight_bits == "auto" and not a.calib:
         ap.error("--weight-bits auto measures the layers on the --calib images: give at least one")
     if not (a.weight_bits_budget >= 0 and a.weight_bits_budget <= 1e6):

@@ -183,12 +183,15 @@ TEST(ConvKernels, Int8EqualsTheDefinitionExactly) {
     a.x = {c.c, c.h, c.w};
     a.y = out_shape(c);
     std::vector<std::int8_t> x(static_cast<std::size_t>(a.x.numel()));
-    std::vector<std::int8_t> w(static_cast<std::size_t>(c.oc * c.c / c.g.group * c.g.kh * c.g.kw));
+    // Weights of up to 12 bits (vp-cc --weight-bits), as wide as the
+    // compiler lets a layer's sums stay within 32 bits.
+    std::uniform_int_distribution<int> wide(-2047, 2047);
+    std::vector<std::int16_t> w(static_cast<std::size_t>(c.oc * c.c / c.g.group * c.g.kh * c.g.kw));
     for (auto& v : x) v = static_cast<std::int8_t>(code(rng));
-    for (auto& v : w) v = static_cast<std::int8_t>(code(rng));
+    for (auto& v : w) v = static_cast<std::int16_t>(wide(rng));
     // The extremes, where a 16-bit product or sum would overflow.
     for (std::size_t i = 0; i < x.size(); i += 3) x[i] = -128;
-    for (std::size_t i = 0; i < w.size(); i += 4) w[i] = -128;
+    for (std::size_t i = 0; i < w.size(); i += 4) w[i] = -2047;
     a.in = x.data();
     a.w = w.data();
     const auto want = naive_int8(a);

@@ -222,12 +222,12 @@ TEST_F(VpCcCli, InputBitsAreParsedStrictlyAndChangeTheGoldenModel) {
   EXPECT_EQ(slurp(path("o.asm")), eight);
 }
 
-// --weight-bits N[:LAYER,...]: N from 2 to 8, repeatable, a layer named
+// --weight-bits N[:LAYER,...]: N from 2 to 12, repeatable, a layer named
 // once; the golden model computes with the narrower weights (its bytes
 // change), the layer's crossbars are set to N-bit weights with xfmt and
 // --report shows the width. 8 bits on sidra-y1 is the default program.
 TEST_F(VpCcCli, WeightBitsAreParsedStrictlyAndSetTheCrossbarsFormat) {
-  expect_usage_errors("--weight-bits", {"abc", "1", "9", "-4", "4:", "4:a,,b", ""});
+  expect_usage_errors("--weight-bits", {"abc", "1", "13", "-4", "4:", "4:a,,b", ""});
   EXPECT_FAILS(cc("net.onnx -o o.asm --weight-bits 4:no_such_layer"), 1, "--weight-bits: 'no_such_layer' is not a Conv");
   EXPECT_FAILS(cc("net.onnx -o o.asm --weight-bits 4 --weight-bits 6"), 1, "named by two --weight-bits options");
   EXPECT_TRUE(outputs().empty());
@@ -247,6 +247,14 @@ TEST_F(VpCcCli, WeightBitsAreParsedStrictlyAndSetTheCrossbarsFormat) {
   ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --weight-bits 8").code, 0);
   EXPECT_EQ(slurp(path("test.golden.bin")), golden);
   EXPECT_EQ(slurp(path("o.asm")), eight);
+  // Wider than 8: finer weights (this net's eight output bytes may round
+  // alike), six slices per weight.
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --weight-bits 12 --dump-ir ir12").code, 0);
+  EXPECT_NE(slurp(path("ir12/3-quantized.json")).find("\"weight_bits\": 12"), std::string::npos);
+  const std::string twelve = slurp(path("o.asm"));
+  EXPECT_GT(occurrences(twelve, "xfmt "), 0u);
+  EXPECT_EQ(occurrences(twelve, "xfmt "), occurrences(twelve, ", 12, offset "));
+  EXPECT_GT(slurp(path("o.xbar")).size(), image.size());
 }
 
 // --encoding offset|differential[:LAYER,...]: the golden model does not

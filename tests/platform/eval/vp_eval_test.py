@@ -252,7 +252,7 @@ def main():
     for bad in ("9", "x", "4:", "4:a,,b"):
         code, _, err = vp_eval(bin_dir, base + ["--input-bits", bad])
         check(code == 2 and "--input-bits" in err, f"--input-bits {bad} is a usage error: {code} {err}")
-    for bad in ("9", "1", "x", "4:", "4:a,,b"):
+    for bad in ("13", "1", "x", "4:", "4:a,,b"):
         code, _, err = vp_eval(bin_dir, base + ["--weight-bits", bad])
         check(code == 2 and "--weight-bits" in err, f"--weight-bits {bad} is a usage error: {code} {err}")
     code, _, err = vp_eval(bin_dir, base + ["--encoding-layers", "a,,b"])

@@ -10,8 +10,10 @@
 // over output channels with register accumulators. The file is compiled
 // without floating-point contraction, so no product is fused into an add.
 //
-// INT8: int32 sums of int8 products are exact in any order; conv_int8 sums
-// an im2col matrix by packed dot products, conv_int8_reference tap by tap.
+// INT8: int8 codes times weights of up to 12 bits; int32 sums are exact in
+// any order, as no sum reaches 2^31 (quantize.cpp refuses a layer whose
+// K x max|w| x 128 would); conv_int8 sums an im2col matrix by packed dot
+// products, conv_int8_reference tap by tap.
 // Both return the raw accumulator of every output (no bias, no requant).
 #pragma once
 
@@ -51,7 +53,7 @@ struct ConvInt8Args {
   const ConvGeom* geom = nullptr;
   Shape x, y;
   const std::int8_t* in = nullptr;    // x.numel() codes
-  const std::int8_t* w = nullptr;     // [y.c][x.c / group][kh][kw]
+  const std::int16_t* w = nullptr;    // [y.c][x.c / group][kh][kw], up to 12 bits (--weight-bits)
   unsigned threads = 1;               // conv_int8: host threads over output channels
 };
 

@@ -39,7 +39,7 @@ struct CompileOptions {
   // is named) read N of their inputs' 8 bits (input_bits.cpp); the golden
   // model too. A layer named by two of them is an error.
   std::vector<std::pair<int, std::vector<std::string>>> input_bits;
-  // --weight-bits N[:LAYER,...] and --encoding offset|differential[:LAYER,...],
+  // --weight-bits N[:LAYER,...] (N = 2 to 12) and --encoding offset|differential[:LAYER,...],
   // repeatable: the named Convs' (all when none is named) weight bits and
   // signed encoding (weight_format.cpp). A layer named twice is an error.
   std::vector<std::pair<int, std::vector<std::string>>> weight_bits;

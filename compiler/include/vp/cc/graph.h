@@ -68,7 +68,7 @@ struct ConvGeom {
 // on the op (see quantize.cpp and golden_model.cpp, which read them the same
 // way the emitted code does).
 struct QuantParams {
-  std::vector<std::int8_t> w;        // Conv: [oc][ic/group][kh][kw]
+  std::vector<std::int16_t> w;       // Conv: [oc][ic/group][kh][kw], Node::weight_bits wide
   std::vector<std::int32_t> bias;    // Conv: per output channel
   std::vector<std::int32_t> mult;    // requant multipliers (per channel or one)
   std::vector<std::int32_t> shift;   // requant shifts

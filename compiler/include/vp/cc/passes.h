@@ -168,7 +168,7 @@ void set_average_reads(Graph& g, int reads, const std::vector<std::string>& laye
 void set_input_bits(Graph& g, const std::vector<std::pair<int, std::vector<std::string>>>& widths);
 // Weight formats per layer (weight_format.cpp). set_weight_bits, before
 // quantize: every Conv's weights get min(8, xbar.weight_bits) bits, those
-// named by a (bits, layers) pair `bits` (2..8) and crossbars of that width.
+// named by a (bits, layers) pair `bits` (2..12) and crossbars of that width.
 // set_encoding: the named Convs' crossbars hold differential pairs (true)
 // or offset slices. CompileError for a layer that is not a Conv or is
 // named twice.
