@@ -75,7 +75,7 @@ for t in "${tables[@]}"; do
       header "sidra-y1: weight bits per layer"
       row "8 everywhere"
       for n in 6 4; do row "$n everywhere" --weight-bits "$n"; done
-      for b in 0.003 0.01 0.03; do row "auto, budget $b" --weight-bits auto --weight-bits-budget "$b"; done
+      for b in 0.00001 0.003 0.01 0.03; do row "auto, budget $b" --weight-bits auto --weight-bits-budget "$b"; done
       header "sidra-y1-analog, 1 s after programming: the signed encoding per layer, with calibrated ADC ranges"
       A=(--chip "$ROOT/configs/sidra-y1-analog.yaml")
       row "offset slices everywhere (\`adc-range\`)" "${A[@]}" --mitigate adc-range

@@ -84,13 +84,19 @@ reductions whose distances sum to at most --input-bits-budget (default
 "input_bits" has the choice and every measurement.
 
 --weight-bits N[:NAME,...] gives the named Conv layers (all without names)
-N-bit weights (vp-cc --weight-bits; the golden model computes with them):
-ceil(N / xbar.cell_bits) slices per weight, so more output channels per
-crossbar and fewer cells to program. --weight-bits auto chooses them as
---input-bits auto does, over the narrowest width of each slice count below
-8 bits (6, 4 and 2 with 2-bit cells), the steps ranked by weight cells
-saved per unit of distance, within --weight-bits-budget (default 0.01);
-the JSON's "weight_bits" has the choice and every measurement.
+N-bit weights (N = 2 to 12; vp-cc --weight-bits; the golden model computes
+with them): ceil(N / xbar.cell_bits) slices per weight, so more output
+channels per crossbar and fewer cells to program below 8 bits, finer
+weights above. --weight-bits auto widens first: when the 8-bit network's
+output on the calibration images is farther than --weight-bits-budget
+(default 0.01, relative squared distance) from the network with every
+layer at 12 bits, the layers whose 12 bits cut that distance most per
+weight cell added go to 12 bits, one at a time, until it is within the
+budget. Then it narrows the others as --input-bits auto does, over the
+narrowest width of each slice count below 8 bits (6, 4 and 2 with 2-bit
+cells), the steps ranked by weight cells saved per unit of distance,
+within the budget. The JSON's "weight_bits" has the choice ("widened",
+"narrowed") and every measurement.
 
 --auto tries no mitigation, then adc-range with ir-drop, then those and
 encoding, then with redundancy, then all five, and keeps the first within --target-drop points (default 1) of FP32 (or
@@ -266,12 +272,10 @@ def cell_bits_of(a, vp_run, work):
     raise EvalError(f"{path}: no xbar.cell_bits in the effective configuration")
 
 
-def choose_widths(a, vp_cc, common, cc_params, work, progress, option, widths, layers, saving, budget_limit):
-    """--input-bits auto and --weight-bits auto: per Conv, the narrowest of
-    `widths` (below 8, widest first) the golden model's output tolerates on
-    the calibration images, within a summed budget. saving(layer, b, b2)
-    is what a step from b to b2 bits saves (the unit the steps are ranked
-    by: DAC steps, weight cells)."""
+def golden_with(a, vp_cc, common, cc_params, work, option):
+    """spec -> the golden model's outputs on the calibration images (one row
+    each) with `option` (--input-bits, --weight-bits) b:layer for each
+    (layer, b) of spec."""
     stack, k = calibration_stack(a, work)
     out = os.path.join(work, "widths_try.npy")
 
@@ -279,7 +283,17 @@ def choose_widths(a, vp_cc, common, cc_params, work, progress, option, widths, l
         args = [arg for layer, b in spec.items() for arg in (option, f"{b}:{layer}")]
         run([vp_cc, a.model, *common, *cc_params, *args, "--reference", stack, "-o", out], f"vp-cc --reference ({option})")
         return np.load(out).reshape(k, -1).astype(np.float64)
+    return golden
 
+
+def choose_widths(a, vp_cc, common, cc_params, work, progress, option, widths, layers, saving, budget_limit):
+    """--input-bits auto and --weight-bits auto: per Conv, the narrowest of
+    `widths` (below 8, widest first) the golden model's output tolerates on
+    the calibration images, within a summed budget. saving(layer, b, b2)
+    is what a step from b to b2 bits saves (the unit the steps are ranked
+    by: DAC steps, weight cells)."""
+    golden = golden_with(a, vp_cc, common, cc_params, work, option)
+    k = len(a.calib)
     y8 = golden({})
     power = max(float((y8 ** 2).mean()), 1e-12)
 
@@ -331,19 +345,64 @@ def choose_input_bits(a, vp_cc, common, cc_params, work, progress):
                          list(reads), lambda layer, b, b2: reads[layer] * (b - b2), a.input_bits_budget)
 
 
+WIDE_WEIGHT_BITS = 12
+
+
+def widen_weight_bits(a, vp_cc, common, cc_params, work, progress, weights, slices):
+    """The sensitive layers, at 12 bits: the reference is the network with
+    every layer at 12 bits; when the 8-bit network's output is farther from
+    it than --weight-bits-budget (relative squared distance on the
+    calibration images), the layers whose 12 bits alone cut that distance
+    most per weight cell added are widened, one at a time, until the
+    output is within the budget or no layer helps."""
+    golden = golden_with(a, vp_cc, common, cc_params, work, "--weight-bits")
+    y_hi = golden({layer: WIDE_WEIGHT_BITS for layer in weights})
+    power = max(float((y_hi ** 2).mean()), 1e-12)
+
+    def distance(spec):
+        return float(((golden(spec) - y_hi) ** 2).mean()) / power
+
+    d8 = distance({})
+    result = {"layers": {}, "distance_8": d8, "distance": d8, "alone": {}}
+    if d8 <= a.weight_bits_budget:
+        return result
+    progress(f"weight bits: the 8-bit network is {d8:.4g} from the {WIDE_WEIGHT_BITS}-bit one; "
+             f"measuring {len(weights)} layer(s) at {WIDE_WEIGHT_BITS} bits")
+    alone = {layer: distance({layer: WIDE_WEIGHT_BITS}) for layer in weights}
+    added = lambda layer: max(1.0, weights[layer] * (slices(WIDE_WEIGHT_BITS) - slices(8)))
+    ranked = sorted((layer for layer in weights if alone[layer] < d8), key=lambda layer: -(d8 - alone[layer]) / added(layer))
+    spec, cur = {}, d8
+    for layer in ranked:
+        if cur <= a.weight_bits_budget:
+            break
+        d = distance({**spec, layer: WIDE_WEIGHT_BITS})
+        if d >= cur:
+            continue
+        spec[layer] = WIDE_WEIGHT_BITS
+        cur = d
+    result.update(layers=spec, distance=cur, alone=alone)
+    return result
+
+
 def choose_weight_bits(a, vp_cc, vp_run, common, cc_params, work, progress):
-    """--weight-bits auto: the narrowest width of each slice count below
-    8 bits (with 2-bit cells 6 and 4: three and two slices instead of
-    four), ranked by weight cells saved (weights x slices)."""
+    """--weight-bits auto: first the sensitive layers widened to 12 bits
+    (widen_weight_bits), then the others narrowed as --input-bits auto
+    does, to the narrowest width of each slice count below 8 bits (with
+    2-bit cells 6, 4 and 2: three, two and one slices instead of four),
+    ranked by weight cells saved (weights x slices)."""
     _, weights = report_layers(vp_cc, a.model, common, cc_params, work)
     cb = cell_bits_of(a, vp_run, work)
     slices = lambda b: -(-b // cb)
+    wide = widen_weight_bits(a, vp_cc, common, cc_params, work, progress, weights, slices)
+    base = cc_params + [arg for layer, b in wide["layers"].items() for arg in ("--weight-bits", f"{b}:{layer}")]
+    rest = [layer for layer in weights if layer not in wide["layers"]]
     widths = [b for b in range(7, 1, -1) if slices(b) < slices(b + 1)]
-    if not widths:
-        return {"layers": {}, "distance": 0.0, "budget": a.weight_bits_budget, "tries": [], "alone": {}}
-    return choose_widths(a, vp_cc, common, cc_params, work, progress, "--weight-bits", widths,
-                         list(weights), lambda layer, b, b2: weights[layer] * (slices(b) - slices(b2)),
-                         a.weight_bits_budget)
+    if widths and rest:
+        narrow = choose_widths(a, vp_cc, common, base, work, progress, "--weight-bits", widths, rest,
+                               lambda layer, b, b2: weights[layer] * (slices(b) - slices(b2)), a.weight_bits_budget)
+    else:
+        narrow = {"layers": {}, "distance": 0.0, "budget": a.weight_bits_budget, "tries": [], "alone": {}}
+    return {**narrow, "layers": {**narrow["layers"], **wide["layers"]}, "narrowed": narrow["layers"], "widened": wide}
 
 
 def conv_names(a, vp_cc, common, cc_params, work):

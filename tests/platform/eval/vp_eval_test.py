@@ -169,6 +169,20 @@ def main():
     check(wbits["accuracy"]["golden"] >= acc["golden"] - 0.02, "within 2 points of the 8-bit golden model")
     asm = open(os.path.join(wb_work, "model.asm")).read()
     check(asm.count("xfmt ") > 0, "the program sets the layers' weight format with xfmt")
+    # A budget tighter than the 8-bit network's own distance from the
+    # 12-bit one: the most sensitive layers are widened to 12 bits first.
+    out = os.path.join(work, "weight_bits_wide.json")
+    code, _, err = vp_eval(bin_dir, base + ["--no-deploy", "--weight-bits", "auto", "--weight-bits-budget", "1e-5",
+                                            "--json", out, "-q"])
+    check(code == 0, f"--weight-bits auto with a tight budget exits 0 (got {code}): {err}")
+    wide = json.load(open(out))
+    wd = wide["weight_bits"]["widened"]
+    print("weight bits widened:", wd["layers"], wd["distance_8"], wd["distance"])
+    check(wd["distance_8"] > 1e-5 and len(wd["layers"]) >= 1 and set(wd["layers"].values()) == {12},
+          "layers are widened to 12 bits when the 8-bit network is outside the budget")
+    check(wd["distance"] < wd["distance_8"], "the widened layers bring the output closer to the 12-bit network")
+    check(all(wide["weight_bits"]["layers"][layer] == 12 for layer in wd["layers"]), "the widened layers are kept")
+    check(wide["chip_equals_golden"] == n, "the chip computes 12-bit weights exactly as the golden model")
 
     # The encoding per layer on the measured-device preset, with calibrated
     # ranges: the layers chosen bring the chip closer to the golden model
