@@ -31,6 +31,7 @@ add_library(vp_hw STATIC
   src/cluster/cluster_bus.cpp
   src/cluster/cluster.cpp
   src/chip/crossbar_bank.cpp
+  src/chip/deploy_ahead.cpp
   src/chip/core_control.cpp
   src/chip/message_fabric.cpp
   src/chip/chip.cpp

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Host time of one inference on sidra-y1 against ONNX Runtime measured in the
-# same run: vp-run with and without the trace, medians over RUNS runs, each
+# same run: vp-run with and without the trace (and without it with the
+# deployment on the simulation thread alone), medians over RUNS runs, each
 # vp-run time also divided by the ONNX Runtime time of its own round (the
 # machine may be shared: the same-round ratio and CPU time are the figures
 # to compare). Checks every output against the golden model.
@@ -35,7 +36,12 @@ print('$M/'+e['test'][0], ' '.join('--calib $M/'+c for c in e['calib']))")
       --input "$d/$stem.in.bin" --output "$d/y.trace.bin" --trace "$d/t.trace" "${EXTRA[@]}" > /dev/null
     /usr/bin/time -f "%e %U %S %M" -o "$d/plain.$i" "$B/vp-run" -q --chip sidra-y1 --model "$d/$m.asm" \
       --input "$d/$stem.in.bin" --output "$d/y.plain.bin" "${EXTRA[@]}" > /dev/null
-    cmp -s "$d/y.trace.bin" "$d/$stem.golden.bin" && cmp -s "$d/y.plain.bin" "$d/$stem.golden.bin" ||
+    # The deployment's rows all on the simulation thread (no DeployAhead):
+    # the same run, for the same-round ratio of what the second thread buys.
+    VP_DEPLOY_AHEAD=0 /usr/bin/time -f "%e %U %S %M" -o "$d/serial.$i" "$B/vp-run" -q --chip sidra-y1 \
+      --model "$d/$m.asm" --input "$d/$stem.in.bin" --output "$d/y.serial.bin" "${EXTRA[@]}" > /dev/null
+    cmp -s "$d/y.trace.bin" "$d/$stem.golden.bin" && cmp -s "$d/y.plain.bin" "$d/$stem.golden.bin" &&
+      cmp -s "$d/y.serial.bin" "$d/$stem.golden.bin" ||
       { echo "$m: run $i: the output differs from the golden model" >&2; exit 1; }
   done
   $PY - "$d" "$m" "$RUNS" "$(stat -c %s "$d/t.trace")" <<'EOF'
@@ -56,6 +62,11 @@ for kind, label in (("trace", "vp-run with the trace"), ("plain", "vp-run withou
     print(f"{m}: {label}: median {st.median(x[0] for x in r):.2f} s wall, {st.median(x[1] for x in r):.2f} s cpu, "
           f"x{st.median(ratio):.1f} ONNX Runtime wall (x{st.median(cratio):.1f} cpu), "
           f"peak RSS {max(x[2] for x in r)/1024:.0f} MiB")
+serial = [rd(f"serial.{i}") for i in range(1, runs + 1)]
+plain = [rd(f"plain.{i}") for i in range(1, runs + 1)]
+print(f"{m}: vp-run without trace, deployment on the simulation thread alone (VP_DEPLOY_AHEAD=0): "
+      f"median {st.median(x[0] for x in serial):.2f} s wall, {st.median(x[1] for x in serial):.2f} s cpu; "
+      f"same-round wall ratio to the default x{st.median(serial[i][0] / plain[i][0] for i in range(runs)):.2f}")
 print(f"{m}: trace {trace_bytes} bytes; every output equals the golden model")
 EOF
 done

@@ -68,8 +68,8 @@ class FirmwareVpRun : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(tmp_); }
 
-  int run(const std::string& args, std::string* err = nullptr) {
-    const std::string cmd = "cd '" + src_ + "' && '" + bin_ + "/vp-run' -q --chip small " + args + " 2>'" +
+  int run(const std::string& args, std::string* err = nullptr, const std::string& env = "") {
+    const std::string cmd = "cd '" + src_ + "' && " + env + " '" + bin_ + "/vp-run' -q --chip small " + args + " 2>'" +
                             (tmp_ / "err").string() + "' >/dev/null";
     const int st = std::system(cmd.c_str());
     if (err) *err = slurp(tmp_ / "err");
@@ -124,6 +124,40 @@ TEST_F(FirmwareVpRun, AStackedNpyInputAndOutput) {
   const std::string npy = slurp(p("y.npy"));
   EXPECT_NE(npy.find("'shape': (3, 16)"), std::string::npos) << npy.substr(0, 128);
   EXPECT_NE(npy.find("'descr': '<i4'"), std::string::npos);
+}
+
+// The deployment's rows computed ahead on a second host thread (the
+// default on a machine of two cores or more) or all on the simulation
+// thread (VP_DEPLOY_AHEAD=0): the same trace, statistics and output, byte
+// for byte; on a crossbar whose cell programs are partial rows (48 of 64
+// columns: the deploy kernel reads each row back first) and whose device
+// fails cells at a low pulse cap (rows retried).
+TEST_F(FirmwareVpRun, TheDeploymentComputedAheadChangesNoByte) {
+  std::string model = mvm_model();
+  const std::size_t at = model.find(".xbar 0, 0, 0, 0, 0, 64, 64\n");
+  ASSERT_NE(at, std::string::npos);
+  std::string xbar = ".xbar 0, 0, 0, 0, 0, 64, 48\n";
+  std::mt19937 rng(3);
+  for (int i = 0; i < 64 * 48; ++i) xbar += (i % 32 ? "," : "\n    .byte ") + std::to_string(rng() % 4);
+  model = model.substr(0, at) + xbar + "\n";
+  std::ofstream(p("partial.s")) << model;
+  const std::string args = p("partial.s") + " --input " + p("x1.bin") +
+                           " --set device.start_sigma=0.3 --set ispp.max_pulses=6 --output ";
+  std::string err;
+  ASSERT_EQ(run(args + p("a.bin") + " --stats " + p("a.json") + " --trace " + p("a.trace"), &err), 0) << err;
+  ASSERT_EQ(run(args + p("b.bin") + " --stats " + p("b.json") + " --trace " + p("b.trace"), &err,
+                "VP_DEPLOY_AHEAD=0"),
+            0)
+      << err;
+  EXPECT_EQ(slurp(p("a.bin")), slurp(p("b.bin")));
+  EXPECT_FALSE(slurp(p("a.trace")).empty());
+  EXPECT_EQ(slurp(p("a.trace")), slurp(p("b.trace")));
+  auto a = stats("a.json"), b = stats("b.json");
+  EXPECT_GT(a["firmware"]["retries"].get<uint64_t>() + a["firmware"]["failed_cells"].get<uint64_t>(), 0u);
+  for (auto* j : {&a, &b})
+    for (auto it = j->begin(); it != j->end();)
+      it = it.key().rfind("host", 0) == 0 ? j->erase(it) : std::next(it);
+  EXPECT_EQ(a, b);
 }
 
 TEST_F(FirmwareVpRun, NoDeploySaysSoAndGivesTheSameOutput) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -72,10 +73,22 @@ Crossbar& CrossbarBank::at(uint32_t id) {
   return xb;
 }
 
+uint64_t CrossbarBank::device_seed(uint64_t seed, uint32_t id) { return derive_seed(seed, kDeviceStream + id); }
+
 DeviceModel& CrossbarBank::device(uint32_t id) {
   auto& d = devices_[id];
-  if (!d) d = std::make_unique<DeviceModel>(cfg_.device, derive_seed(cfg_.seed, kDeviceStream + id));
+  if (!d) d = std::make_unique<DeviceModel>(cfg_.device, device_seed(cfg_.seed, id));
   return *d;
+}
+
+bool CrossbarBank::plan_deployment(std::vector<DeployAhead::Row> rows, unsigned threads) {
+  ahead_.reset();
+  if (threads < 2 || rows.empty() || rtl_ispp_ || !cfg_.nonideal.ideal() || cfg_.device.start_sigma <= 0) return false;
+  // The simulation keeps one host thread; the rest compute ahead (at most 4:
+  // beyond, the simulation thread cannot take their results fast enough).
+  ahead_ = std::make_unique<DeployAhead>(cfg_, ispp_, std::move(rows), &CrossbarBank::device_seed,
+                                         std::min(threads - 1, 4u));
+  return true;
 }
 
 uint64_t CrossbarBank::mvm(uint32_t id, const int32_t* in, int input_bits, int64_t* out) {
@@ -289,17 +302,55 @@ uint64_t CrossbarBank::program_row(uint32_t xbar, uint32_t row, const uint8_t* l
   // The bank counts pulses and failures chip-wide; this row's share is the
   // difference (cores run one at a time in SystemC, so nothing interleaves).
   const CrossbarBankStats before = stats_;
-  const uint64_t cycles = program_row(xbar, row, levels, 0, static_cast<uint32_t>(cfg_.xbar.cols));
+  const uint64_t cycles = ahead_ ? program_row_ahead(xbar, row, levels)
+                                 : program_row(xbar, row, levels, 0, static_cast<uint32_t>(cfg_.xbar.cols));
   const uint64_t per_round = ispp_.cycles_per_iteration();
   status = {stats_.ispp_pulses - before.ispp_pulses, stats_.ispp_failed_cells - before.ispp_failed_cells,
             per_round ? cycles / per_round : 0};
   return cycles;
 }
 
+uint64_t CrossbarBank::program_row_ahead(uint32_t id, uint32_t row, const uint8_t* levels) {
+  const uint32_t cols = static_cast<uint32_t>(cfg_.xbar.cols);
+  Crossbar& xb = slot(id);
+  std::vector<uint8_t>& pending = unstarted_[id];
+  const bool unstarted = !pending.empty() && pending[row] != 0;
+  // The worker wrote the row from its start state with these levels: the
+  // row must be in it (unstarted, or started by a read of the crossbar).
+  const uint32_t writes = device(id).writes(static_cast<int>(row));
+  const DeployAhead::Result* r = ahead_->find(id, row);
+  if (r == nullptr || (unstarted ? writes != 0 : writes != 1) ||
+      std::memcmp(levels, r->targets.data(), cols) != 0) {
+    ahead_->release(id, row);
+    return program_row(id, row, levels, 0, cols);
+  }
+  if (unstarted) pending[row] = 0;
+  std::memcpy(xb.row_levels(static_cast<int>(row)), r->levels.data(), cols * sizeof(float));
+  xb.set_row_targets(static_cast<int>(row), 0, r->targets.data(), static_cast<int>(cols));
+  device(id).set_writes(static_cast<int>(row), r->writes);
+  const IsppRowTotals totals = r->totals;
+  ahead_->release(id, row);
+  account(id, cols, totals);
+  if (row + 1 == static_cast<uint32_t>(cfg_.xbar.rows)) xb.compact();
+  return totals.cycles;
+}
+
 uint64_t CrossbarBank::read_row(uint32_t xbar, uint32_t row, uint8_t* levels, CoreFault& fault) {
   if (xbar >= count() || row >= static_cast<uint32_t>(cfg_.xbar.rows)) {
     fault = {true, "xread row " + std::to_string(row) + " of crossbar " + std::to_string(xbar) + " does not exist"};
     return 0;
+  }
+  // A row still in its start state whose write was computed ahead: that
+  // start state, read back, without drawing it here.
+  if (ahead_) {
+    Crossbar& xb = slot(xbar);
+    const std::vector<uint8_t>& pending = unstarted_[xbar];
+    if (!pending.empty() && pending[row] != 0)
+      if (const DeployAhead::Result* r = ahead_->find(xbar, row)) {
+        std::memcpy(levels, r->start.data(), static_cast<std::size_t>(xb.cols()));
+        stats_.rows_read++;
+        return readback_cycles();
+      }
   }
   read_row(xbar, row, levels);
   return readback_cycles();

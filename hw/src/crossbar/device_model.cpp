@@ -32,6 +32,13 @@ std::uint32_t DeviceModel::writes(int row) const {
   return r < writes_.size() ? writes_[r] : 0u;
 }
 
+void DeviceModel::set_writes(int row, std::uint32_t writes) {
+  if (row < 0) throw std::out_of_range("device model: row " + std::to_string(row));
+  const auto r = static_cast<std::size_t>(row);
+  if (r >= writes_.size()) writes_.resize(r + 1, 0u);
+  writes_[r] = writes;
+}
+
 DeviceModel::RowDraws DeviceModel::next_write(int row) {
   if (row < 0) throw std::out_of_range("device model: row " + std::to_string(row));
   const auto r = static_cast<std::size_t>(row);

@@ -1,9 +1,12 @@
 #include "vp/platform/model_image.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <numeric>
 
+#include "vp/common/host_threads.h"
 #include "vp/platform/program_loader.h"
 
 namespace vp::platform {
@@ -87,6 +90,26 @@ uint32_t images_per_start(const obj::Object& model) {
     n = b.shape[0];
   }
   return n > 1 && n <= UINT32_MAX ? static_cast<uint32_t>(n) : 1;
+}
+
+// The rows the deploy kernels will write, for the bank to compute ahead
+// (hw::DeployAhead): each CU's cell programs in its deploy table's order,
+// row by row.
+static void plan_deployment(const obj::Object& model, const std::vector<size_t>& order, hw::Chip& chip) {
+  const hw::ChipConfig& cfg = chip.config();
+  std::vector<hw::DeployAhead::Row> rows;
+  for (size_t i : order) {
+    const obj::CellProgram& c = model.cells[i];
+    const uint32_t id = xbar_on_chip(cfg, c);
+    if (id == fw::kNotOnChip) continue;
+    for (uint32_t r = 0; r < c.rows; ++r)
+      rows.push_back({id, c.row0 + r, c.col0, c.cols, c.levels.data + uint64_t{r} * c.cols});
+  }
+  // VP_DEPLOY_AHEAD=0 leaves every row to the simulation thread (the same
+  // results; bench/platform/resnet_speed.sh measures both).
+  const char* env = std::getenv("VP_DEPLOY_AHEAD");
+  const bool off = env != nullptr && std::string(env) == "0";
+  chip.crossbars().plan_deployment(std::move(rows), off ? 1 : common::host_threads());
 }
 
 ModelImage install_model(const obj::Object& model, const obj::Object& firmware, const HostIo& io, hw::Chip& chip,
@@ -262,6 +285,7 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
   for (const auto& f : fields) w.put32(boot + f[0], f[1]);
 
   load_data_segments(model, chip, too_big);
+  if (options.deploy && !too_big) plan_deployment(model, order, chip);
   if (!options.deploy && !too_big) {
     const PreloadResult p = preload_cells(model, chip);
     img.preload_ispp_cycles = p.cycles;

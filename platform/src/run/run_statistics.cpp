@@ -167,7 +167,11 @@ json run_statistics(const hw::Chip& chip, const hw::RunResult& result, const Loa
 
   j["host"] = {{"wall_s", host.wall_seconds},
                {"instructions_per_s", ratio(static_cast<double>(instructions), host.wall_seconds)},
-               {"trace_records", host.trace_records}};
+               {"trace_records", host.trace_records},
+               // Row writes of the deployment taken from the second thread
+               // (hw::DeployAhead): how the host shared the work, no figure
+               // of the chip's.
+               {"deploy_rows_ahead", chip.crossbars().rows_programmed_ahead()}};
   return j;
 }
 

@@ -24,7 +24,7 @@ const char* const kGroups[][2] = {
     {"energy_pj",
      "dac crossbar_read sample_hold adc shift_add ispp vector scalar control_processor sram global_memory noc "
      "leakage total"},
-    {"host", "wall_s instructions_per_s trace_records"},
+    {"host", "wall_s instructions_per_s trace_records deploy_rows_ahead"},
 };
 
 // Present when the firmware deploys the cell programs and runs the

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <memory>
 #include <random>
 #include <vector>
@@ -221,6 +223,105 @@ TEST(CrossbarBank, RowsStartedOnFirstWriteEqualAResetAtCreation) {
     for (int c = 0; c < 16; ++c) ASSERT_EQ(lazy.level(r, c), eager.level(r, c)) << "row " << r << " col " << c;
   }
   EXPECT_NE(eager.level(3, 3), static_cast<float>(cfg.device.start_level));  // the start state was drawn
+}
+
+// A deployment computed ahead on a second thread (DeployAhead) gives what
+// the simulation thread computes alone: the read-backs, the statuses, the
+// cycles, the statistics and every level, through partial rows (read back
+// first), retries of rows with failed cells, a row given other levels than
+// planned, a crossbar read (every row started) in the middle and a planned
+// row never written.
+TEST(CrossbarBank, ADeploymentComputedAheadEqualsTheSimulationsOwn) {
+  ChipConfig cfg = small();
+  cfg.device = DeviceConfig{};  // stochastic steps and start states
+  cfg.device.start_sigma = 0.3;
+  cfg.ispp.keep_residual = true;
+  cfg.ispp.max_pulses = 12;  // some cells fail: rows are retried
+  std::mt19937 rng(9);
+  struct Planned {
+    uint32_t id, row, col0;
+    std::vector<uint8_t> data;
+  };
+  std::vector<Planned> plan;
+  for (uint32_t id = 0; id < 4; ++id)
+    for (uint32_t row = 0; row < 16; ++row) {
+      const uint32_t col0 = (id + row) % 3 == 0 ? 4 : 0;  // a third of the rows partial
+      std::vector<uint8_t> d(16 - col0);
+      for (auto& v : d) v = static_cast<uint8_t>(rng() % 4);
+      plan.push_back({id, row, col0, d});
+    }
+  std::vector<DeployAhead::Row> rows;
+  for (const Planned& p : plan) rows.push_back({p.id, p.row, p.col0, static_cast<uint32_t>(p.data.size()), p.data.data()});
+
+  struct Seen {
+    std::vector<std::vector<uint8_t>> reads;
+    std::vector<uint64_t> cycles;
+    std::vector<ProgramStatus> status;
+  };
+  auto deploy = [&](CrossbarBank& bank) {
+    Seen seen;
+    // The two CUs' rows interleaved unevenly, as their kernels run.
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < 32; ++k) {
+      order.push_back(k);
+      if (k % 3 == 0) order.push_back(32 + k);
+    }
+    for (std::size_t k = 0; k < 32; ++k)
+      if (k % 3 != 0) order.push_back(32 + k);
+    for (std::size_t step = 0; step < order.size(); ++step) {
+      const Planned& p = plan[order[step]];
+      if (step == 20) bank.at(3);  // a read of a crossbar: its pending rows start
+      if (p.id == 2 && p.row == 7) continue;  // planned, never written
+      std::vector<uint8_t> row(16, 0);
+      CoreFault f;
+      if (p.col0 != 0) {
+        seen.cycles.push_back(bank.read_row(p.id, p.row, row.data(), f));
+        seen.reads.push_back(row);
+      }
+      std::copy(p.data.begin(), p.data.end(), row.begin() + p.col0);
+      if (p.id == 1 && p.row == 4) row[0] ^= 1;  // other levels than planned
+      for (int attempt = 0; attempt < 2; ++attempt) {
+        ProgramStatus st;
+        seen.cycles.push_back(bank.program_row(p.id, p.row, row.data(), st, f));
+        seen.status.push_back(st);
+        EXPECT_FALSE(f.set) << f.message;
+        if (st.failed == 0) break;
+      }
+    }
+    return seen;
+  };
+  CrossbarBank alone(cfg), ahead(cfg);
+  ASSERT_TRUE(ahead.plan_deployment(rows, 2));
+  EXPECT_FALSE(alone.plan_deployment(rows, 1));  // one host thread: nothing ahead
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the worker gets ahead
+  const Seen a = deploy(alone), b = deploy(ahead);
+  EXPECT_GT(ahead.rows_programmed_ahead(), 0u);
+  EXPECT_EQ(a.reads, b.reads);
+  EXPECT_EQ(a.cycles, b.cycles);
+  ASSERT_EQ(a.status.size(), b.status.size());
+  for (std::size_t i = 0; i < a.status.size(); ++i) {
+    EXPECT_EQ(a.status[i].pulses, b.status[i].pulses) << i;
+    EXPECT_EQ(a.status[i].failed, b.status[i].failed) << i;
+    EXPECT_EQ(a.status[i].rounds, b.status[i].rounds) << i;
+  }
+  EXPECT_GT(alone.stats().ispp_failed_cells, 0u);
+  const CrossbarBankStats& x = alone.stats();
+  const CrossbarBankStats& y = ahead.stats();
+  EXPECT_EQ(x.crossbars_used, y.crossbars_used);
+  EXPECT_EQ(x.rows_programmed, y.rows_programmed);
+  EXPECT_EQ(x.rows_read, y.rows_read);
+  EXPECT_EQ(x.ispp_pulses, y.ispp_pulses);
+  EXPECT_EQ(x.ispp_verify_reads, y.ispp_verify_reads);
+  EXPECT_EQ(x.ispp_failed_cells, y.ispp_failed_cells);
+  EXPECT_EQ(x.ispp_cycles, y.ispp_cycles);
+  EXPECT_EQ(x.ispp_energy_pj, y.ispp_energy_pj);
+  EXPECT_EQ(alone.failed_cells(), ahead.failed_cells());
+  for (uint32_t id = 0; id < 4; ++id) {
+    const Crossbar& p = alone.at(id);
+    const Crossbar& q = ahead.at(id);
+    EXPECT_TRUE(std::equal(p.levels(), p.levels() + 256, q.levels())) << "crossbar " << id;
+    EXPECT_TRUE(std::equal(p.targets(), p.targets() + 256, q.targets())) << "crossbar " << id;
+  }
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "vp/hw/chip/chip_config.h"
 #include "vp/hw/chip/crossbar_bank_if.h"
+#include "vp/hw/chip/deploy_ahead.h"
 #include "vp/hw/crossbar/crossbar.h"
 #include "vp/hw/crossbar/device_model.h"
 #include "vp/hw/crossbar/ispp_write_path.h"
@@ -74,6 +75,17 @@ class CrossbarBank : public CrossbarBankIf {
   uint64_t program_rows(const std::vector<RowWrite>& writes, unsigned threads);
   // Read back integer levels of one row.
   void read_row(uint32_t id, uint32_t row, uint8_t* out);
+  // The rows a firmware deployment is expected to write (DeployAhead): a
+  // second host thread programs them ahead, and xread and xprog of a row
+  // take its result when the levels are the ones expected. Only where the
+  // worker's numbers are the simulation's: the TLM write path, no
+  // non-ideality model (its streams are drawn in simulation order), drawn
+  // start states; and with more than one host thread (threads - 1 of them
+  // compute, at most 4). Returns whether it runs.
+  bool plan_deployment(std::vector<DeployAhead::Row> rows, unsigned threads);
+  uint64_t rows_programmed_ahead() const { return ahead_ ? ahead_->rows_taken() : 0; }
+  // The seed of crossbar id's device model.
+  static uint64_t device_seed(uint64_t seed, uint32_t id);
   uint64_t readback_cycles() const { return readback_cycles_; }
 
   // CrossbarBankIf: the same operations for a processor, faulting instead of
@@ -115,6 +127,9 @@ class CrossbarBank : public CrossbarBankIf {
   // Draws the start state of `row` if it is still pending.
   void start_row(uint32_t id, Crossbar& xb, uint32_t row);
   void account(uint32_t id, uint32_t ncols, const IsppRowTotals& r);
+  // xprog of a whole row with a deployment planned: the worker's result when
+  // it is this write, else program_row.
+  uint64_t program_row_ahead(uint32_t id, uint32_t row, const uint8_t* levels);
 
   ChipConfig cfg_;
   uint32_t total_;
@@ -153,6 +168,8 @@ class CrossbarBank : public CrossbarBankIf {
   }
   bool profile_ = false;
   std::map<uint32_t, AdcProfile> profile_sums_;
+  // Declared last: its worker reads the write path and the configuration.
+  std::unique_ptr<DeployAhead> ahead_;
 };
 
 }  // namespace vp::hw

@@ -86,6 +86,9 @@ class DeviceModel {
   RowDraws write(int row, std::uint32_t write) const;
   // Writes of `row` so far.
   std::uint32_t writes(int row) const;
+  // Sets them: a row whose writes were drawn by another device model of the
+  // same seed (DeployAhead), the next write numbered after them.
+  void set_writes(int row, std::uint32_t writes);
 
   // Puts every cell of a row (or the whole array) into a fresh start state,
   // e.g. before first programming; stuck cells keep their level. A reset is
