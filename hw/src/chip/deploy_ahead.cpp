@@ -14,7 +14,10 @@ constexpr uint8_t kPending = 0, kBusy = 1, kDone = 2, kGivenUp = 3;
 // Rows of a CU the worker keeps computed past the last one the simulation
 // asked for (each result about 1.6 KB): a CU's rows come in bursts of a
 // few per simulation quantum.
-constexpr std::size_t kLead = 16;
+constexpr std::size_t kLead = 48;
+// Rows of one CU computed per pass over the CUs: short passes refill the CU
+// the simulation has just drawn on before it comes back to it.
+constexpr std::size_t kChunk = 2;
 }  // namespace
 
 DeployAhead::DeployAhead(const ChipConfig& cfg, const IsppWritePath& ispp, std::vector<Row> plan,
@@ -96,13 +99,15 @@ void DeployAhead::work(unsigned w, unsigned workers) {
   while (left && !stop_.load(std::memory_order_relaxed)) {
     left = false;
     bool did = false;
-    // Every CU's next rows up to kLead past the simulation's last ask.
+    // Every CU's next rows up to kLead past the simulation's last ask,
+    // kChunk at a time.
     for (std::size_t c = w; c < ncores_ && !stop_.load(std::memory_order_relaxed); c += workers) {
       Core& core = cores_[c];
       if (core.next >= core.count) continue;
       left = true;
       core.next = std::max(core.next, core.asked.load(std::memory_order_acquire));
-      const std::size_t until = std::min(core.count, core.asked.load(std::memory_order_acquire) + kLead);
+      const std::size_t until =
+          std::min({core.count, core.asked.load(std::memory_order_acquire) + kLead, core.next + kChunk});
       for (; core.next < until; ++core.next) {
         Entry& e = entries_[core.first + core.next];
         uint8_t s = kPending;
