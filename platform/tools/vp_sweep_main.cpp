@@ -7,6 +7,7 @@
 // command to continue); 4 every point ran but some did not complete
 // (deadlock, fault, timeout, ...: see the status column).
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
@@ -172,6 +173,12 @@ int run(int argc, char** argv) {
   check_tools(spec, plan, tools);
   RunOptions ro;
   ro.parallel = static_cast<int>(jobs);
+  // With a point on every core, a point's second host thread for its
+  // deployment (hw::DeployAhead) only competes with the other points for
+  // the cores and holds its results' memory: each point deploys on its own
+  // thread (the same results either way; an explicit VP_DEPLOY_AHEAD is
+  // left as it is).
+  if (jobs >= static_cast<std::uint64_t>(usable_cores())) ::setenv("VP_DEPLOY_AHEAD", "0", 0);
   ro.retry_failed = vm.count("retry-failed") > 0;
   ro.quiet = quiet;
 
