@@ -80,6 +80,27 @@ TEST(Crossbar, CompactDropsOnlyAnExactStateAndWritesRestoreIt) {
   EXPECT_EQ(xb.level(1, 0), 3.0f);
 }
 
+// A row read back at once is every cell read back: rounded half up and
+// clamped to the levels, from the analog state or, compacted, the targets.
+TEST(Crossbar, ARowReadBackIsEveryCellReadBack) {
+  Crossbar xb(2, 12, 2);
+  const float analog[12] = {-0.7f, -0.2f, 0.49f, 0.5f, 0.51f, 1.5f, 2.49f, 2.5f, 3.0f, 3.4f, 3.6f, 9.0f};
+  for (int c = 0; c < 12; ++c) xb.set_level(0, c, analog[c]);
+  std::uint8_t row[12];
+  xb.read_row_levels(0, row);
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(row[c], xb.read_level(0, c)) << "column " << c;
+  EXPECT_EQ(row[0], 0);
+  EXPECT_EQ(row[3], 1);
+  EXPECT_EQ(row[11], 3);
+  const std::uint8_t t[12] = {0, 1, 2, 3, 3, 2, 1, 0, 1, 2, 3, 0};
+  Crossbar exact(2, 12, 2);
+  exact.program_row_exact(1, 0, t, 12);
+  ASSERT_TRUE(exact.compact());
+  exact.read_row_levels(1, row);
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(row[c], t[c]) << "column " << c;
+  EXPECT_THROW(exact.read_row_levels(2, row), std::out_of_range);
+}
+
 TEST(Crossbar, RejectsOutOfRangeWrites) {
   Crossbar xb(8, 8, 2);
   const std::vector<std::uint8_t> t(4, 1);

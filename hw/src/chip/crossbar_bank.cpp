@@ -271,7 +271,7 @@ uint64_t CrossbarBank::program_rows(const std::vector<RowWrite>& writes, unsigne
 
 void CrossbarBank::read_row(uint32_t id, uint32_t row, uint8_t* out) {
   Crossbar& xb = at(id);
-  for (int c = 0; c < xb.cols(); ++c) out[c] = xb.read_level(static_cast<int>(row), c);
+  xb.read_row_levels(static_cast<int>(row), out);
   stats_.rows_read++;
 }
 

@@ -141,7 +141,7 @@ void DeployAhead::compute(Entry& e) const {
   DeviceModel device(cfg_.device, device_seed_(cfg_.seed, in.id));
   device.reset_row(*scratch, row);
   r->start.resize(static_cast<std::size_t>(cols));
-  for (int c = 0; c < cols; ++c) r->start[static_cast<std::size_t>(c)] = scratch->read_level(row, c);
+  scratch->read_row_levels(row, r->start.data());
   r->targets = r->start;
   const uint32_t n = std::min<uint32_t>(in.ncols, in.col0 < static_cast<uint32_t>(cols) ? cols - in.col0 : 0);
   std::memcpy(r->targets.data() + in.col0, in.data, n);

@@ -176,6 +176,18 @@ std::uint8_t Crossbar::read_level(int row, int col) const {
   return static_cast<std::uint8_t>(std::clamp(v, 0.0f, static_cast<float>(max_level())));
 }
 
+void Crossbar::read_row_levels(int row, std::uint8_t* out) const {
+  check_row_range(row, 0, cols_);
+  const std::size_t at = index(row, 0);
+  if (levels_.empty()) {
+    std::copy_n(targets_.data() + at, cols_, out);
+    return;
+  }
+  const float top = static_cast<float>(max_level());
+  const float* lv = levels_.data() + at;
+  for (int c = 0; c < cols_; ++c) out[c] = static_cast<std::uint8_t>(std::clamp(std::floor(lv[c] + 0.5f), 0.0f, top));
+}
+
 std::vector<std::uint8_t> Crossbar::read_levels(int row_begin, int n_rows, int col_begin,
                                                 int n_cols) const {
   if (n_rows < 0 || row_begin < 0 || row_begin + n_rows > rows_) {

@@ -70,6 +70,8 @@ class Crossbar {
   // What a verify/read-back sees: the analog level rounded to the nearest
   // integer level and clamped to [0, max_level].
   std::uint8_t read_level(int row, int col) const;
+  // read_level of every column of `row` into out[0, cols).
+  void read_row_levels(int row, std::uint8_t* out) const;
   // read_level over a block [row_begin, row_begin+n_rows) x [col_begin, col_begin+n_cols).
   std::vector<std::uint8_t> read_levels(int row_begin, int n_rows, int col_begin, int n_cols) const;
 
