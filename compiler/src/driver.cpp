@@ -491,7 +491,7 @@ std::int64_t crossbars_used(const Graph& g) {
   for (const Node& node : g.nodes)
     if (op_has(node.op, op_crossbar))
       for (const auto& ct : node.tiles)
-        for (const auto& p : ct.parts) n += std::int64_t{p.row_tiles} * p.lanes;
+        for (const auto& p : ct.parts) n += p.crossbars();
   return n;
 }
 

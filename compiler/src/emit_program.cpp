@@ -156,9 +156,9 @@ std::int64_t write_image(const Graph& g, const Target& t, std::ofstream& img, st
     for (const ColumnTile& ct : n.tiles) {
       const int width = ct.ci1 - ct.ci0;
       for (const auto& part : ct.parts)
-        for (int lx = 0; lx < part.row_tiles * part.lanes; ++lx) {
+        for (int lx = 0; lx < part.crossbars(); ++lx) {
           // Lane lx / row_tiles of the part holds the same levels as lane 0.
-          const int x = lx % part.row_tiles, xbar = part.xbar0 + lx / part.row_tiles * part.lane_xbars + x;
+          const int x = lx % part.row_tiles, xbar = part.crossbar(lx);
           const int pcols = ct.ncols * t.cols_per_weight(fmt);
           // Redundant copies of the rows (ColumnTile::redundant) hold the
           // levels of the first copy's row tile.
@@ -393,8 +393,21 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
 
 }  // namespace
 
+// Crossbars of a CU (ascending) as (base, mask) pairs of an xadc or xfmt:
+// masks of up to 16 crossbars, each from the lowest not yet covered.
+static std::vector<std::pair<int, unsigned>> crossbar_masks(const std::vector<int>& xbars) {
+  std::vector<std::pair<int, unsigned>> out;
+  for (std::size_t i = 0; i < xbars.size();) {
+    const int base = xbars[i];
+    unsigned mask = 0;
+    for (; i < xbars.size() && xbars[i] < base + 16; ++i) mask |= 1u << (xbars[i] - base);
+    out.emplace_back(base, mask);
+  }
+  return out;
+}
+
 // The xadc lines that set core c's calibrated ADC ranges before its first
-// instruction: crossbars of one range in masks of up to 16 from the lowest.
+// instruction.
 static std::string adc_range_lines(const std::map<int, int>& ranges, const Target& t, int core) {
   std::map<int, std::vector<int>> by_range;  // range -> crossbars of this core
   const int first = core * t.xbars_per_cu;
@@ -402,19 +415,14 @@ static std::string adc_range_lines(const std::map<int, int>& ranges, const Targe
     by_range[it->second].push_back(it->first - first);
   std::ostringstream out;
   for (const auto& [range, xbars] : by_range)
-    for (std::size_t i = 0; i < xbars.size();) {
-      const int base = xbars[i];
-      unsigned mask = 0;
-      for (; i < xbars.size() && xbars[i] < base + 16; ++i) mask |= 1u << (xbars[i] - base);
+    for (const auto& [base, mask] : crossbar_masks(xbars))
       out << "    xadc " << base << ", 0x" << std::hex << mask << std::dec << ", " << range
           << "    ; calibrated ADC range: LSB " << (1LL << (range - 1)) << "\n";
-    }
   return out.str();
 }
 
 // The xfmt lines that set the weight format of core c's crossbars whose
-// layer has one other than the chip's (weight_format.cpp), in masks of up
-// to 16 from the lowest crossbar of each format.
+// layer has one other than the chip's (weight_format.cpp).
 static std::string format_lines(const Graph& g, const Target& t, int core) {
   std::map<std::pair<int, bool>, std::set<int>> by_format;  // (bits, differential) -> crossbars of this core
   for (const Node& n : g.nodes) {
@@ -422,24 +430,15 @@ static std::string format_lines(const Graph& g, const Target& t, int core) {
     const Target::Format fmt = xbar_format(n, t);
     if (fmt == t.format()) continue;
     for (const ColumnTile& ct : n.tiles)
-      for (const auto& part : ct.parts) {
-        if (part.core != core) continue;
-        for (int lx = 0; lx < part.row_tiles * part.lanes; ++lx)
-          by_format[{fmt.weight_bits, fmt.differential}].insert(part.xbar0 + lx / part.row_tiles * part.lane_xbars +
-                                                                 lx % part.row_tiles);
-      }
+      for (const auto& part : ct.parts)
+        if (part.core == core)
+          for (int k = 0; k < part.crossbars(); ++k) by_format[{fmt.weight_bits, fmt.differential}].insert(part.crossbar(k));
   }
   std::ostringstream out;
-  for (const auto& [fmt, set] : by_format) {
-    const std::vector<int> xbars(set.begin(), set.end());
-    for (std::size_t i = 0; i < xbars.size();) {
-      const int base = xbars[i];
-      unsigned mask = 0;
-      for (; i < xbars.size() && xbars[i] < base + 16; ++i) mask |= 1u << (xbars[i] - base);
+  for (const auto& [fmt, set] : by_format)
+    for (const auto& [base, mask] : crossbar_masks(std::vector<int>(set.begin(), set.end())))
       out << "    xfmt " << base << ", 0x" << std::hex << mask << std::dec << ", " << fmt.first << ", "
           << (fmt.second ? "diff" : "offset") << "    ; the layer's weight format\n";
-    }
-  }
   return out.str();
 }
 

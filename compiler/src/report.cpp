@@ -195,7 +195,7 @@ std::string layer_report(const Graph& g, const Target& t) {
       const Value& w = g.val(n.in[1]);
       macs = static_cast<std::int64_t>(w.data.size()) * s.h * s.w;
       for (const auto& ct : n.tiles)
-        for (const auto& p : ct.parts) xbars += std::int64_t{p.row_tiles} * p.lanes;
+        for (const auto& p : ct.parts) xbars += p.crossbars();
       // Cells that hold a weight of the layer (zeros of other groups excluded), in every copy.
       const double cells = double(w.data.size()) * t.cols_per_weight(xbar_format(n, t)) * n.replicas * n.lanes * n.redundancy;
       util = xbars ? cells / (double(xbars) * t.rows * t.cols) : 0;

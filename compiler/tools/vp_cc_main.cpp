@@ -101,9 +101,11 @@ std::uint64_t count(const std::string& name, const std::string& v, std::uint64_t
 }
 
 // A compiler option parser's value; its CompileError is a usage error.
-int usage_of(int (*parse)(const std::string&), const std::string& v) {
+// What parse() returns; its CompileError (a bad option value) as a UsageError.
+template <class Parse>
+auto usage_of(Parse parse) {
   try {
-    return parse(v);
+    return parse();
   } catch (const CompileError& e) {
     throw UsageError(e.what());
   }
@@ -158,52 +160,24 @@ Options parse_options(int argc, char** argv, bool& help) {
         throw UsageError(std::string(e.what()) + " (a factor from 1 to 1e6)");
       }
     } else if (a == "--replicate") {
-      o.replicate = usage_of(parse_replicate, next());
+      o.replicate = usage_of([&] { return parse_replicate(next()); });
     } else if (a == "--lanes") {
-      o.lanes = usage_of(parse_lanes, next());
+      o.lanes = usage_of([&] { return parse_lanes(next()); });
     } else if (a == "--average-reads") {
-      const std::string v = next();
-      try {
-        o.average_reads = parse_average_reads(v, o.average_layers);
-      } catch (const CompileError& e) {
-        throw UsageError(e.what());
-      }
+      o.average_reads = usage_of([&] { return parse_average_reads(next(), o.average_layers); });
     } else if (a == "--ir-drop-compensate") {
       o.ir_drop_compensate = true;
-    } else if (a == "--input-bits") {
-      const std::string v = next();
-      try {
-        std::vector<std::string> layers;
-        const int bits = parse_layer_value("--input-bits", v, 2, 8, false, layers);
-        o.input_bits.emplace_back(bits, layers);
-      } catch (const CompileError& e) {
-        throw UsageError(e.what());
-      }
-    } else if (a == "--weight-bits") {
-      const std::string v = next();
-      try {
-        std::vector<std::string> layers;
-        const int bits = parse_layer_value("--weight-bits", v, 2, 12, false, layers);
-        o.weight_bits.emplace_back(bits, layers);
-      } catch (const CompileError& e) {
-        throw UsageError(e.what());
-      }
+    } else if (a == "--input-bits" || a == "--weight-bits") {
+      // Repeatable: N[:LAYER,...], one width per option.
+      std::vector<std::string> layers;
+      const int bits = usage_of([&] { return parse_layer_value(a, next(), 2, a == "--input-bits" ? 8 : 12, false, layers); });
+      (a == "--input-bits" ? o.input_bits : o.weight_bits).emplace_back(bits, layers);
     } else if (a == "--encoding") {
-      const std::string v = next();
-      try {
-        std::vector<std::string> layers;
-        const bool differential = parse_layer_encoding(v, layers);
-        o.encodings.emplace_back(differential, layers);
-      } catch (const CompileError& e) {
-        throw UsageError(e.what());
-      }
+      std::vector<std::string> layers;
+      const bool differential = usage_of([&] { return parse_layer_encoding(next(), layers); });
+      o.encodings.emplace_back(differential, layers);
     } else if (a == "--redundancy") {
-      const std::string v = next();
-      try {
-        o.redundancy = parse_layer_count("--redundancy", v, o.redundancy_layers);
-      } catch (const CompileError& e) {
-        throw UsageError(e.what());
-      }
+      o.redundancy = usage_of([&] { return parse_layer_count("--redundancy", next(), o.redundancy_layers); });
     } else if (a == "--placement") {
       const std::string v = next();
       if (v != "pipeline" && v != "shared") throw UsageError("--placement " + v + ": expected pipeline or shared");

@@ -109,7 +109,13 @@ struct ColumnTile {
   // `lanes` copies of the part side by side on its CU: lane p's crossbars
   // start at xbar0 + p * lane_xbars, and the CU fires the lanes' MVMs on
   // `lanes` consecutive pixels at once (cu.xbar.concurrent_mvm).
-  struct Part { int core; int xbar0; int row_tile0; int row_tiles; int lanes = 1; int lane_xbars = 0; };
+  struct Part {
+    int core; int xbar0; int row_tile0; int row_tiles; int lanes = 1; int lane_xbars = 0;
+    // Its crossbars, k = 0 .. row_tiles x lanes - 1: row tile k mod
+    // row_tiles of lane k / row_tiles.
+    int crossbars() const { return row_tiles * lanes; }
+    int crossbar(int k) const { return xbar0 + k / row_tiles * lane_xbars + k % row_tiles; }
+  };
   std::vector<Part> parts;     // parts[0] is the owner
   int copy = 0;                // which replica of the layer's weights (map_crossbars.cpp)
   // Redundant copies of its rows (vp-cc --redundancy, redundancy.cpp): the

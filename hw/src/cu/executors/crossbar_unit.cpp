@@ -121,36 +121,38 @@ void exec_XREAD(Issue& is, const isa::ops::XREAD& o) {
   is.stats().rows_read++;
 }
 
-void exec_XADC(Issue& is, const isa::ops::XADC& o) {
+namespace {
+
+// A setting of this CU's crossbars xb + i for each set bit i of mask (xadc,
+// xfmt): set(crossbar, fault) on each, after the checks both share.
+template <class Set>
+void set_masked_crossbars(Issue& is, const char* mnemonic, uint32_t xb, uint32_t mask, Set set) {
   const CoreIdentity& id = is.id();
-  if (id.is_control()) return is.fault("xadc runs on a compute unit, not the control processor");
-  const uint32_t xb = o.xb, mask = o.mask;
-  if (mask == 0) return is.fault("xadc crossbar mask is empty");
+  if (id.is_control()) return is.fault(std::string(mnemonic) + " runs on a compute unit, not the control processor");
+  if (mask == 0) return is.fault(std::string(mnemonic) + " crossbar mask is empty");
   const uint32_t top = xb + 31 - static_cast<uint32_t>(__builtin_clz(mask));
   if (top >= id.xbars)
-    return is.fault("xadc sets crossbar " + std::to_string(top) + " but the CU has " + std::to_string(id.xbars));
+    return is.fault(std::string(mnemonic) + " sets crossbar " + std::to_string(top) + " but the CU has " +
+                    std::to_string(id.xbars));
   for (uint32_t bit = 0; bit < 16; ++bit) {
     if (!(mask >> bit & 1)) continue;
     CoreFault f;
-    is.env().set_adc_range(xb + bit, o.range, f);
+    set(xb + bit, f);
     if (!is.ok(f)) return;
   }
 }
 
+}  // namespace
+
+void exec_XADC(Issue& is, const isa::ops::XADC& o) {
+  set_masked_crossbars(is, "xadc", o.xb, o.mask,
+                       [&](uint32_t x, CoreFault& f) { is.env().set_adc_range(x, o.range, f); });
+}
+
 void exec_XFMT(Issue& is, const isa::ops::XFMT& o) {
-  const CoreIdentity& id = is.id();
-  if (id.is_control()) return is.fault("xfmt runs on a compute unit, not the control processor");
-  const uint32_t xb = o.xb, mask = o.mask;
-  if (mask == 0) return is.fault("xfmt crossbar mask is empty");
-  const uint32_t top = xb + 31 - static_cast<uint32_t>(__builtin_clz(mask));
-  if (top >= id.xbars)
-    return is.fault("xfmt sets crossbar " + std::to_string(top) + " but the CU has " + std::to_string(id.xbars));
-  for (uint32_t bit = 0; bit < 16; ++bit) {
-    if (!(mask >> bit & 1)) continue;
-    CoreFault f;
-    is.env().set_xbar_format(xb + bit, o.wbits, o.enc == isa::Xenc::diff, f);
-    if (!is.ok(f)) return;
-  }
+  set_masked_crossbars(is, "xfmt", o.xb, o.mask, [&](uint32_t x, CoreFault& f) {
+    is.env().set_xbar_format(x, o.wbits, o.enc == isa::Xenc::diff, f);
+  });
 }
 
 void exec_XSTAT(Issue& is, const isa::ops::XSTAT& o) {
