@@ -55,15 +55,14 @@ void quantize_conv(Graph& g, Node& n) {
   n.q.w.resize(w.data.size());
   // Sums stay exact in 32 bits, on the chip and in the golden model
   // (conv_kernels.h): K x max|w| x 128 below 2^31.
-  const double top_w = double((1 << (n.weight_bits - 1)) - 1);
-  if (double(per) * top_w * 128.0 >= 2147483648.0)
+  // n.weight_bits (--weight-bits): symmetric, +-(2^(bits-1) - 1).
+  const double top = double((1 << (n.weight_bits - 1)) - 1);
+  if (double(per) * top * 128.0 >= 2147483648.0)
     throw CompileError("node '" + n.name + "': " + std::to_string(per) + " weights per output channel of " +
                        std::to_string(n.weight_bits) + " bits can sum past 32 bits; give it fewer with --weight-bits");
   for (std::size_t oc = 0; oc < N; ++oc) {
     float mx = 0;
     for (std::size_t i = 0; i < per; ++i) mx = std::max(mx, std::fabs(w.data[oc * per + i]));
-    // n.weight_bits (--weight-bits): symmetric, +-(2^(bits-1) - 1).
-    const double top = top_w;
     const double ws = mx > 0 ? mx / top : 1.0;
     for (std::size_t i = 0; i < per; ++i)
       n.q.w[oc * per + i] = static_cast<std::int16_t>(std::clamp<double>(std::nearbyint(w.data[oc * per + i] / ws), -top, top));

@@ -257,19 +257,15 @@ def report_layers(vp_cc, model, common, cc_params, work):
     return reads, weights
 
 
-def cell_bits_of(a, vp_run, work):
-    """xbar.cell_bits of the chip as --chip, --config and --set make it."""
-    path = os.path.join(work, "effective.yaml")
-    cmd = [vp_run, "--chip", a.chip, *[arg for c in a.config for arg in ("--config", c)],
-           *[arg for s in a.sets for arg in ("--set", s)], "--dump-config", path]
-    run(cmd, "vp-run --dump-config")
-    section = None
-    for line in open(path):
-        if line and not line[0].isspace() and line.rstrip().endswith(":"):
-            section = line.strip()[:-1]
-        elif section == "xbar" and line.strip().startswith("cell_bits:"):
-            return int(line.split(":")[1].split("#")[0])
-    raise EvalError(f"{path}: no xbar.cell_bits in the effective configuration")
+def cell_bits_of(a, bin_dir):
+    """xbar.cell_bits of the chip as --chip, --config and --set make it
+    (vp-params --json: the effective configuration)."""
+    cmd = [tool("vp-params", bin_dir), "--json", "--chip", a.chip, *[arg for c in a.config for arg in ("--config", c)],
+           *[arg for s in a.sets for arg in ("--set", s)]]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise EvalError(f"vp-params failed (exit {r.returncode}):\n{r.stderr.rstrip()}")
+    return int(json.loads(r.stdout)["xbar"]["cell_bits"])
 
 
 def golden_with(a, vp_cc, common, cc_params, work, option):
@@ -384,14 +380,14 @@ def widen_weight_bits(a, vp_cc, common, cc_params, work, progress, weights, slic
     return result
 
 
-def choose_weight_bits(a, vp_cc, vp_run, common, cc_params, work, progress):
+def choose_weight_bits(a, vp_cc, common, cc_params, work, progress):
     """--weight-bits auto: first the sensitive layers widened to 12 bits
     (widen_weight_bits), then the others narrowed as --input-bits auto
     does, to the narrowest width of each slice count below 8 bits (with
     2-bit cells 6, 4 and 2: three, two and one slices instead of four),
     ranked by weight cells saved (weights x slices)."""
     _, weights = report_layers(vp_cc, a.model, common, cc_params, work)
-    cb = cell_bits_of(a, vp_run, work)
+    cb = cell_bits_of(a, a.bin)
     slices = lambda b: -(-b // cb)
     wide = widen_weight_bits(a, vp_cc, common, cc_params, work, progress, weights, slices)
     base = cc_params + [arg for layer, b in wide["layers"].items() for arg in ("--weight-bits", f"{b}:{layer}")]
@@ -488,7 +484,7 @@ def evaluate(a, vp_cc, vp_run, x, labels, mitigations, progress, t0):
             cc_params += ["--ir-drop-compensate"]
         weight_choice = None
         if a.weight_bits == "auto":
-            weight_choice = choose_weight_bits(a, vp_cc, vp_run, common, cc_params, work, progress)
+            weight_choice = choose_weight_bits(a, vp_cc, common, cc_params, work, progress)
             cc_params += [arg for layer, b in weight_choice["layers"].items() for arg in ("--weight-bits", f"{b}:{layer}")]
         elif a.weight_bits:
             cc_params += ["--weight-bits", a.weight_bits]

@@ -2,7 +2,9 @@
 // process, on models built with the onnx protobuf API.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "compiler_test_util.h"
@@ -159,6 +161,46 @@ TEST(Golden, RequantizationRoundsLikeTheVectorUnit) {
     r = std::min<std::int64_t>(127, std::max<std::int64_t>(-128, r));
     EXPECT_EQ(out.data[i], r) << "input " << int(in.data[i]);
   }
+}
+
+// --weight-bits: a layer's weights rounded to +-(2^(bits-1) - 1); one whose
+// K x max|w| x 128 could reach 2^31 (12 bits, 8,197 weights per output
+// channel) is refused by name, since neither the chip's 32-bit sums nor
+// the golden model's would hold it; 8,196 of them are taken.
+TEST(Golden, WeightBitsBoundTheWeightsAndTheSums) {
+  Target t;
+  for (const int k : {8196, 8197}) {
+    OnnxBuilder b("m");
+    auto x = b.input("x", {1, k});
+    b.output(b.gemm(x, k, 2));
+    Graph g = import_onnx_bytes(b.serialize(), "m");
+    canonicalize(g);
+    set_weight_bits(g, t, {{12, {}}});
+    if (k == 8197) {
+      try {
+        quantize(g, default_calibration(g));
+        FAIL() << "expected an error";
+      } catch (const CompileError& e) {
+        EXPECT_NE(std::string(e.what()).find("8197 weights per output channel of 12 bits"), std::string::npos) << e.what();
+      }
+      continue;
+    }
+    quantize(g, default_calibration(g));
+    const auto& w = g.nodes[0].q.w;
+    EXPECT_EQ(std::abs(*std::max_element(w.begin(), w.end(), [](auto p, auto q) { return std::abs(p) < std::abs(q); })), 2047);
+    EXPECT_EQ(g.nodes[0].xbar_weight_bits, 12);
+  }
+  // Four bits: at most 7, and the layer's crossbars hold 4-bit weights.
+  OnnxBuilder b("m");
+  auto x = b.input("x", {1, 3, 4, 4});
+  b.output(b.conv(x, 3, 8, 3, 1, 1));
+  Graph g = import_onnx_bytes(b.serialize(), "m");
+  canonicalize(g);
+  set_weight_bits(g, t, {{4, {}}});
+  quantize(g, default_calibration(g));
+  for (const std::int16_t v : g.nodes[0].q.w) EXPECT_LE(std::abs(v), 7);
+  EXPECT_EQ(xbar_format(g.nodes[0], t).weight_bits, 4);
+  EXPECT_EQ(t.lcols(xbar_format(g.nodes[0], t)), 128);  // two 2-bit slices per weight
 }
 
 TEST(Errors, UnsupportedOpNamesNodeOpAndList) {
