@@ -43,6 +43,10 @@ SystemFile parse_system_file(const std::string& text, const std::string& path) {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     fail(path, std::string("not JSON: ") + e.what());
+  } catch (const json::exception& e) {
+    // A number beyond a double (1e999) is not a syntax error to nlohmann:
+    // it throws out_of_range, which must not escape as a crash.
+    fail(path, std::string("not JSON: ") + e.what());
   }
   if (!j.is_object()) fail(path, "expected a JSON object");
   if (text_field(j, "format", path) != "sidra-system-1")
