@@ -9,7 +9,9 @@
 // mask cut to the sequence, mask[:T, :T]; a weight transposed for a MatMul)
 // is folded too, up to kMaxSliced elements, and so are an Identity of one,
 // an Equal comparing one with a constant and a Cast of one (masked_fill's
-// condition, mask[:T, :T] == 0 cast to bool).
+// condition, mask[:T, :T] == 0 cast to bool). ConstantOfShape, and Where
+// and Expand of constants, fold too: PyTorch writes a class token's
+// x.expand(n, -1, -1) as a Where over a ConstantOfShape (ViT).
 #include "fold_constants.h"
 
 #include <algorithm>
@@ -109,8 +111,101 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     }
     return true;
   }();
-  if (op != "Slice" && op != "Transpose" && op != "Identity" && op != "Equal" && op != "Cast" && !small_inputs)
+  if (op != "Slice" && op != "Transpose" && op != "Identity" && op != "Equal" && op != "Cast" && op != "Where" &&
+      op != "Expand" && !small_inputs)
     return false;
+  if (op == "ConstantOfShape") {  // the shape of a class token's expand, [1, -1, -1] built at run time
+    const Const* d = in(0);
+    if (!d || d->dims.size() > 1) return false;
+    std::int64_t total = 1;
+    for (const double f : d->data) {
+      if (!(f >= 0 && f <= kMaxSliced)) return false;
+      out.dims.push_back(static_cast<std::int64_t>(f));
+      total *= out.dims.back();
+      if (total > kMaxSliced) return false;
+    }
+    double fill = 0;
+    out.integer = false;
+    for (const auto& at : n.attribute()) {
+      if (at.name() != "value") continue;
+      Const v;
+      if (!read_tensor(at.t(), v) || v.data.size() != 1) return false;
+      fill = v.data[0];
+      out.integer = v.integer;
+      out.boolean = v.boolean;
+    }
+    out.data.assign(static_cast<std::size_t>(total), fill);
+    return true;
+  }
+  if (op == "Where" || op == "Expand") {
+    // Numpy broadcasting of constants: Where(cond, a, b), and Expand of a
+    // parameter (a class token [1, 1, C]) to a constant shape.
+    std::vector<const Const*> xs;
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (!in(i)) return false;
+      xs.push_back(in(i));
+    }
+    std::vector<std::int64_t> target;
+    if (op == "Expand") {
+      if (xs.size() != 2 || xs[1]->dims.size() > 1) return false;
+      for (const double f : xs[1]->data) {
+        if (!(f >= 1 && f <= kMaxSliced)) return false;
+        target.push_back(static_cast<std::int64_t>(f));
+      }
+      xs.pop_back();
+    } else if (xs.size() != 3) {
+      return false;
+    }
+    // The broadcast shape: ranks right-aligned, each axis 1 or the common size.
+    std::size_t rank = target.size();
+    for (const Const* x : xs) rank = std::max(rank, x->dims.size());
+    std::vector<std::int64_t> shape(rank, 1);
+    auto merge = [&](const std::vector<std::int64_t>& d) {
+      for (std::size_t k = 0; k < d.size(); ++k) {
+        std::int64_t& s = shape[rank - d.size() + k];
+        if (d[k] == s || d[k] == 1) continue;
+        if (s != 1) return false;
+        s = d[k];
+      }
+      return true;
+    };
+    for (const Const* x : xs)
+      if (!merge(x->dims)) return false;
+    if (!merge(target)) return false;
+    std::int64_t total = 1;
+    for (const auto d : shape) {
+      total *= d;
+      if (total > kMaxSliced) return false;
+    }
+    out.dims = shape;
+    out.integer = xs.back()->integer && (op == "Expand" || xs[1]->integer);
+    out.boolean = op == "Expand" && xs[0]->boolean;
+    std::vector<std::int64_t> idx(rank, 0);
+    auto at = [&](const Const* x, std::size_t& pos) {
+      std::int64_t off = 0;
+      const std::size_t r = x->dims.size();
+      for (std::size_t k = 0; k < r; ++k) {
+        const std::int64_t dim = x->dims[k];
+        off = off * dim + (dim == 1 ? 0 : idx[rank - r + k]);
+      }
+      pos = static_cast<std::size_t>(off);
+      return x->data[pos];
+    };
+    for (std::int64_t e = 0; e < total; ++e) {
+      std::size_t pos = 0;
+      if (op == "Expand") {
+        out.data.push_back(at(xs[0], pos));
+      } else {
+        const bool c = at(xs[0], pos) != 0;
+        out.data.push_back(c ? at(xs[1], pos) : at(xs[2], pos));
+      }
+      for (std::size_t k = rank; k-- > 0;) {
+        if (++idx[k] < shape[k]) break;
+        idx[k] = 0;
+      }
+    }
+    return true;
+  }
   if (op == "Identity") {  // a buffer PyTorch writes once and aliases (a mask every block slices)
     const Const* d = in(0);
     if (!d) return false;

@@ -111,6 +111,55 @@ std::string unsqueeze_concat_model() {
   return m.SerializeAsString();
 }
 
+// x.expand(1, -1, -1) of a class token as PyTorch exports it (ViT): the
+// shape a Where over a ConstantOfShape, here the Reshape's [4, 16] built as
+// Where(Equal(ConstantOfShape([2], 1) * -1, -1), Expand([4, 16], [2]), 0).
+std::string expand_shape_model() {
+  OnnxBuilder b("expand");
+  b.output(b.relu(b.reshape(b.gemm(b.input("x", {4, 16}), 16, 16), {4, 16})));
+  onnx::ModelProto m;
+  if (!m.ParseFromString(b.serialize())) throw std::runtime_error("builder model does not parse");
+  auto* gp = m.mutable_graph();
+  const auto reshape = std::find_if(gp->mutable_node()->begin(), gp->mutable_node()->end(),
+                                    [](const onnx::NodeProto& n) { return n.op_type() == "Reshape"; });
+  auto ints = [&](const std::string& name, const std::vector<std::int64_t>& v) {
+    auto* t = gp->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<std::int64_t>(v.size()));
+    for (auto x : v) t->add_int64_data(x);
+  };
+  ints("rank", {2});
+  ints("minus_one", {-1});
+  ints("sizes", {4, 16});
+  ints("zeros", {0, 0});
+  auto node = [&](const char* op, std::vector<std::string> in, const std::string& out) {
+    onnx::NodeProto n;
+    n.set_op_type(op);
+    n.set_name(out + "_node");
+    for (const auto& i : in) n.add_input(i);
+    n.add_output(out);
+    return n;
+  };
+  std::vector<onnx::NodeProto> nodes;
+  nodes.push_back(node("ConstantOfShape", {"rank"}, "ones"));
+  auto* v = nodes.back().add_attribute();
+  v->set_name("value");
+  v->set_type(onnx::AttributeProto::TENSOR);
+  v->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  v->mutable_t()->add_dims(1);
+  v->mutable_t()->add_int64_data(1);
+  nodes.push_back(node("Mul", {"ones", "minus_one"}, "negated"));
+  nodes.push_back(node("Equal", {"negated", "minus_one"}, "is_free"));
+  nodes.push_back(node("Expand", {"sizes", "rank"}, "expanded"));
+  nodes.push_back(node("Where", {"is_free", "expanded", "zeros"}, "view_shape"));
+  reshape->set_input(1, "view_shape");
+  for (const auto& n : gp->node()) nodes.push_back(n);
+  gp->clear_node();
+  for (const auto& n : nodes) *gp->add_node() = n;
+  return m.SerializeAsString();
+}
+
 // masked_fill's condition as an export without constant folding writes
 // it, Equal(tril, 0) cast to bool: folded at import.
 // Scores of x against itself, as the MatMul's tiny graph, masked above
@@ -228,6 +277,8 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
       {OpKind::Cast, gpt2_mask_chain_model},
       {OpKind::Constant, constant_node_model},
       {OpKind::Unsqueeze, unsqueeze_concat_model},
+      {OpKind::ConstantOfShape, expand_shape_model},
+      {OpKind::Expand, expand_shape_model},
   };
   return graphs;
 }
