@@ -33,6 +33,7 @@
 #include <cmath>
 
 #include "canonicalize_util.h"
+#include "onnx_validate.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -294,6 +295,41 @@ bool mul_broadcast(const Graph& g, int x, int gate) {
 
 }  // namespace
 
+// A constant with one value per element of an activation of shape s.
+bool preloadable(const Value& k, const Shape& s) {
+  if (k.dims.empty() || k.data.size() != static_cast<std::size_t>(s.numel())) return false;
+  return shape_of_dims(k.dims, k.name) == s;
+}
+
+// A copy of constant `id` as a preloaded map (Value::preload).
+int preload_constant(Graph& g, int id) {
+  Value v = g.val(id);
+  v.name += ".preload";
+  v.is_const = false;
+  v.preload = true;
+  v.shape = shape_of_dims(v.dims, v.name);
+  if (v.shape.numel() > kMaxTensorElements)
+    throw CompileError("constant '" + g.val(id).name + "' is too large to preload");
+  return g.add_value(std::move(v));
+}
+
+void gather_row_to_pool(Graph& g, Node& n) {
+  const auto fail = [&](const std::string& why) {
+    throw CompileError("node '" + n.name + "' (Gather) of an activation: supported " + why);
+  };
+  const Value& x = g.val(n.in[0]);
+  const Value& idx = g.val(n.in[1]);
+  if (x.dims.size() != 2 || attr_i(n, "axis", 0) != 0)
+    fail("along the rows of a [T, C] matrix only (a class token)");
+  if (!idx.is_const || idx.data.size() != 1 || (idx.data[0] != 0 && idx.data[0] != -static_cast<float>(x.dims[0])))
+    fail("for row 0 only (a class token), as a one-element index");
+  n.op = OpKind::MaxPool;
+  n.in = {n.in[0]};
+  n.ints.clear();
+  n.ints["kernel_shape"] = {1, 1};
+  n.ints["strides"] = {x.dims[0], 1};
+}
+
 void canonicalize(Graph& g) {
   // 0. Every pass and the interpreters compute an operator's first output
   // only, so a later one that something reads (MaxPool's Indices,
@@ -316,6 +352,25 @@ void canonicalize(Graph& g) {
     }
     if (n.op == OpKind::Identity || n.op == OpKind::Dropout) {
       replace_uses(g, n.out[0], n.in[0]);
+      n.out.clear();
+    }
+    // Row 0 of a [T, C] matrix (a vision transformer's class token): a
+    // pooling of one pixel with a stride past the last row, which copies
+    // row 0 alone.
+    if (n.op == OpKind::Gather && !n.out.empty()) gather_row_to_pool(g, n);
+    // A map's pixels as tokens, [1, C, T] -> Transpose(0, 2, 1) -> Reshape
+    // to [T, C] (squeeze_tokens.cpp writes the pair): token t's C channels
+    // are pixel t's, already together in the channels-last layout.
+    if (n.op == OpKind::Transpose && n.out.size() == 1 && n.ints.count("perm") &&
+        n.ints.at("perm") == std::vector<std::int64_t>{0, 2, 1}) {
+      const auto& in = g.val(n.in[0]).dims;
+      const int r = sole_consumer(g, n.out[0]);
+      if (r < 0 || is_output(g, n.out[0]) || in.size() != 3 || in[0] != 1) continue;
+      Node& reshape = g.nodes[static_cast<std::size_t>(r)];
+      if (reshape.op != OpKind::Reshape || g.val(reshape.out[0]).dims != std::vector<std::int64_t>{in[2], in[1]})
+        continue;
+      replace_uses(g, reshape.out[0], n.in[0]);
+      reshape.out.clear();
       n.out.clear();
     }
   }
@@ -360,6 +415,8 @@ void canonicalize(Graph& g) {
   // 2a. LayerNorm, GELU (either form), per-channel constants after a Conv.
   fold_gelu_tanh(g);
   fold_norm_patterns(g);
+  // 2a'. Slices of a Linear layer's channels (after its bias Add is folded).
+  slice_linear_parts(g);
   // 2b. ReduceMean over H and W, zero Pads before a window operator, Div
   //     by a constant, channel Slices and shuffles.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
@@ -378,7 +435,12 @@ void canonicalize(Graph& g) {
     const Value& out = g.val(n.out[0]);
     const bool used = !g.consumers(n.out[0]).empty() || is_output(g, n.out[0]);
     if (!used) continue;
-    if (in.shape.h * in.shape.w != 1 && in.shape.c != 1 && !(in.shape == out.shape))
+    // [1, C, h, w] -> [1, C, h * w] keeps each channel's pixels in order:
+    // the same channels-last bytes.
+    const bool pixels_kept = in.dims.size() >= 3 && out.dims.size() >= 3 && in.dims[0] == 1 && out.dims[0] == 1 &&
+                             in.dims[1] == out.dims[1] && in.shape.c == out.shape.c &&
+                             in.shape.h * in.shape.w == out.shape.h * out.shape.w;
+    if (in.shape.h * in.shape.w != 1 && in.shape.c != 1 && !(in.shape == out.shape) && !pixels_kept)
       throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reorders a " + std::to_string(in.shape.c) + "x" +
                          std::to_string(in.shape.h) + "x" + std::to_string(in.shape.w) +
                          " feature map for an operator other than Gemm/MatMul; not supported");
@@ -478,18 +540,41 @@ void canonicalize(Graph& g) {
       if (k.data.size() != 1 && k.data.size() != C)
         throw CompileError("node '" + n.name + "': Mul constant must be a scalar or one value per channel");
     } else if (n.op == OpKind::Add) {
-      if (g.val(n.in[0]).is_const || g.val(n.in[1]).is_const)
-        throw CompileError("node '" + n.name + "': Add of a constant is not supported (only of two activations)");
+      if (g.val(n.in[0]).is_const && g.val(n.in[1]).is_const)
+        throw CompileError("node '" + n.name + "': Add of two constants is not supported");
+      // Of a whole constant map (a position embedding): the map preloaded.
+      for (int& id : n.in)
+        if (g.val(id).is_const) {
+          const int other = n.in[&id == &n.in[0] ? 1 : 0];
+          if (!preloadable(g.val(id), g.val(other).shape))
+            throw CompileError("node '" + n.name + "': Add of a constant is supported of one value per element of the "
+                               "activation (a position embedding), not broadcast");
+          id = preload_constant(g, id);
+        }
       if (!(g.val(n.in[0]).shape == g.val(n.in[1]).shape))
         throw CompileError("node '" + n.name + "': Add with broadcasting is not supported");
     } else if (n.op == OpKind::Concat) {
       // The channel axis of the activation view: 0 of [K], 1 of [B, K] and
-      // of [1, C, H(, W)].
+      // of [1, C, H(, W)]; or the rows of a [T, C] matrix (axis 0), whose
+      // inputs' pixels follow each other (a class token before the patches).
       const auto rank = static_cast<std::int64_t>(g.val(n.out[0]).dims.size());
       auto axis = attr_i(n, "axis", 1);
       if (axis < 0) axis += rank;
-      if (axis != (rank == 1 ? 0 : 1))
-        throw CompileError("node '" + n.name + "': Concat is supported along the channel axis only");
+      n.concat_rows = rank == 2 && axis == 0;
+      if (axis != (rank == 1 ? 0 : 1) && !n.concat_rows)
+        throw CompileError("node '" + n.name + "': Concat is supported along the channel axis, or the rows of a [T, C] "
+                           "matrix, only");
+      for (int& id : n.in)
+        if (g.val(id).is_const) id = preload_constant(g, id);
+      std::int64_t pixels = 0;
+      for (const int id : n.in) {
+        const Shape& s = g.val(id).shape;
+        pixels += s.h * s.w;
+        if (n.concat_rows && s.c != g.val(n.out[0]).shape.c)
+          throw CompileError("node '" + n.name + "': Concat along the rows of inputs with different channel counts");
+      }
+      if (n.concat_rows && pixels != g.val(n.out[0]).shape.h)
+        throw CompileError("node '" + n.name + "': Concat along the rows: the inputs' pixels are not the output's rows");
     } else if (n.op == OpKind::AveragePool) {
       const ConvGeom& c = n.geom;
       if ((c.pt || c.pl || c.pb || c.pr) && attr_i(n, "count_include_pad", 0) == 0)

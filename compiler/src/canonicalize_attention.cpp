@@ -213,6 +213,32 @@ void causal_softmax(Graph& g, const Node& mask, int masked) {
 }  // namespace
 
 void fold_attention(Graph& g) {
+  // A scale on an operand's chain (nn.MultiheadAttention divides the
+  // queries [heads, T, d] by sqrt(d) before q x k^T): the products are
+  // linear in it, so it goes to the alpha of the MatMuls that read it.
+  for (Node& n : g.nodes) {
+    if ((n.op != OpKind::Mul && n.op != OpKind::Div) || n.out.size() != 1 || n.in.size() != 2 ||
+        !g.val(n.in[1]).is_const || g.val(n.in[1]).data.size() != 1 || g.val(n.in[0]).is_const ||
+        is_output(g, n.out[0]))
+      continue;
+    const int p = g.producer(n.in[0]);
+    const auto readers = g.consumers(n.out[0]);
+    const auto matmul = [&](int r) {
+      const Node& m = g.nodes[static_cast<std::size_t>(r)];
+      return m.op == OpKind::MatMul && m.in.size() == 2 && !g.val(m.in[0]).is_const && !g.val(m.in[1]).is_const;
+    };
+    if (p < 0 || !is_view_op(g.nodes[static_cast<std::size_t>(p)]) || readers.empty() ||
+        !std::all_of(readers.begin(), readers.end(), matmul))
+      continue;
+    const float k = g.val(n.in[1]).data[0];
+    if (n.op == OpKind::Div && k == 0) continue;  // refused where Div is
+    for (const int r : readers) {
+      Node& m = g.nodes[static_cast<std::size_t>(r)];
+      m.alpha = n.op == OpKind::Mul ? m.alpha * k : m.alpha / k;
+    }
+    replace_uses(g, n.out[0], n.in[0]);
+    n.out.clear();
+  }
   std::map<int, HeadLayout> lay;
   bool any = false;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {

@@ -381,7 +381,12 @@ void fold_conv_affine(Graph& g, Node& m) {
     if (conv.op != OpKind::Conv || conv.act != Act::none) continue;
     const std::int64_t N = g.val(y).shape.c;
     const Value& kv = g.val(k);
-    const std::int64_t pc = per_channel(kv);
+    std::int64_t pc = per_channel(kv);
+    // A [T, C] matrix's channels are its last axis: a bias [C] (or [1, C])
+    // after nn.MultiheadAttention's in_proj MatMul.
+    std::vector<std::int64_t> kd = kv.dims;
+    while (kd.size() > 1 && kd.front() == 1) kd.erase(kd.begin());
+    if (pc == 0 && g.val(y).dims.size() == 2 && kd == std::vector<std::int64_t>{N}) pc = N;
     if (pc != 1 && pc != N) continue;
     const auto at = [&](std::int64_t c) { return kv.data[kv.data.size() == 1 ? 0 : static_cast<std::size_t>(c)]; };
     Value w = g.val(conv.in[1]);

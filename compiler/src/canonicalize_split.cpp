@@ -7,6 +7,7 @@
 // each part a scale of its own: q, k and v are calibrated apart, which is
 // what the MatMuls of two activations read. Any other Split becomes one
 // channel copy (a 1x1 Conv of 0/1 weights) per part, as a Slice does.
+#include <algorithm>
 #include <numeric>
 #include <string>
 
@@ -115,6 +116,67 @@ void split_channels(Graph& g) {
   }
   g.nodes = std::move(nodes);
   g.remove_dead_nodes();  // parts nobody reads
+}
+
+void slice_linear_parts(Graph& g) {
+  // [lo, hi) of the channels a Slice keeps, or false.
+  const auto channel_range = [&](const Node& s, std::int64_t C, std::int64_t& lo, std::int64_t& hi) {
+    const Value& x = g.val(s.in[0]);
+    const auto rank = static_cast<std::int64_t>(x.dims.size());
+    auto first = [&](std::size_t i, std::int64_t dflt, std::int64_t& v) {
+      if (s.in.size() <= i || s.in[i] < 0) {
+        v = dflt;
+        return true;
+      }
+      const Value& c = g.val(s.in[i]);
+      if (!c.is_const || c.data.size() != 1) return false;
+      const float f = c.data[0];
+      v = f > 9.0e18f ? C : f < -9.0e18f ? 0 : static_cast<std::int64_t>(f);
+      return true;
+    };
+    std::int64_t axis = 0, step = 1;
+    if (!first(1, 0, lo) || !first(2, C, hi) || !first(3, 0, axis) || !first(4, 1, step) || step != 1) return false;
+    if (axis < 0) axis += rank;
+    if (!((rank == 2 || rank == 4) && axis == 1)) return false;
+    if (lo < 0) lo += C;
+    if (hi < 0) hi += C;
+    lo = std::clamp<std::int64_t>(lo, 0, C);
+    hi = std::clamp<std::int64_t>(hi, 0, C);
+    return hi > lo;
+  };
+  std::vector<Node> nodes;
+  std::vector<bool> drop(g.nodes.size(), false);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (drop[i]) continue;
+    const auto readers = n.out.empty() ? std::vector<int>{} : g.consumers(n.out[0]);
+    const std::int64_t C = n.out.empty() ? 0 : g.val(n.out[0]).shape.c;
+    std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+    for (const int r : readers) {
+      const Node& s = g.nodes[static_cast<std::size_t>(r)];
+      std::int64_t lo = 0, hi = 0;
+      if (s.op != OpKind::Slice || s.in[0] != n.out[0] || !channel_range(s, C, lo, hi)) break;
+      ranges.emplace_back(lo, hi);
+    }
+    if (n.op != OpKind::Conv || n.geom.group != 1 || n.act != Act::none || n.fused_add >= 0 || readers.empty() ||
+        ranges.size() != readers.size() || is_output(g, n.out[0])) {
+      nodes.push_back(n);
+      continue;
+    }
+    for (std::size_t k = 0; k < readers.size(); ++k) {
+      Node& s = g.nodes[static_cast<std::size_t>(readers[k])];
+      const std::string suffix = ".slice" + std::to_string(k);
+      Node part = n;
+      part.name += suffix;
+      part.in[1] = g.constant_rows(n.in[1], ranges[k].first, ranges[k].second, suffix);
+      part.in[2] = g.constant_rows(n.in[2], ranges[k].first, ranges[k].second, suffix);
+      part.out = {s.out[0]};
+      nodes.push_back(std::move(part));
+      drop[static_cast<std::size_t>(readers[k])] = true;
+    }
+  }
+  g.nodes = std::move(nodes);
+  g.remove_dead_nodes();
 }
 
 }  // namespace vp::cc::canon

@@ -41,6 +41,9 @@ void fold_norm_patterns(Graph& g);
 // canonicalize_split.cpp: Split along the channels, into the Convs of a
 // Linear layer's parts (q, k, v of one projection) or channel copies.
 void split_channels(Graph& g);
+// Slices of a Linear layer's output channels (nn.MultiheadAttention's q, k
+// and v cut from one in_proj): one Conv per Slice, as split_channels does.
+void slice_linear_parts(Graph& g);
 
 // canonicalize_gelu_tanh.cpp: GELU's tanh form, however it is written out,
 // recognized by evaluating the expression: one table.

@@ -257,6 +257,43 @@ void emit_rescale(Ctx& e, const Node& n) {
   }
 }
 
+// Concat along the rows of [T, C] matrices: input k's pixels, in order, are
+// output rows off_k .. off_k + P_k - 1, requantized by its own (M, S); each
+// core takes its share of every input's pixels.
+void emit_concat_rows(Ctx& e, const Node& n) {
+  const Value& y = e.g.val(n.out[0]);
+  const std::int64_t C = y.shape.c;
+  if (y.buf.pad)
+    throw CompileError("node '" + n.name + "' (Concat along the rows): its output is read by a padded window; not supported");
+  const int R = std::max(1, n.replicas);
+  for (int c : n.cores) {
+    std::int64_t off = 0;
+    for (std::size_t k = 0; k < n.in.size(); ++k) {
+      const Value& x = e.g.val(n.in[k]);
+      const std::int64_t P = x.shape.h * x.shape.w;
+      if (x.buf.pad)
+        throw CompileError("node '" + n.name + "' (Concat along the rows): input '" + x.name +
+                           "' is read by a padded window too; not supported");
+      e.scratch_reset(c);
+      const std::int64_t in = e.scratch(c, C), x32 = e.scratch(c, 4 * C), o = e.scratch(c, C);
+      e.li(c, 1, in);
+      e.li(c, 2, C);
+      e.li(c, 3, x32);
+      e.li(c, 4, o);
+      e.li(c, 5, n.q.mult[k]);
+      const std::int64_t s = share_of(n, c), i0 = P * s / R, i1 = P * (s + 1) / R;
+      if (i1 > i0)
+        pixel_loop(e, c, off + i0, i1 - i0, 1, {{interior(x) + i0 * C, C, C}, {interior(y) + (off + i0) * C, C, C}}, [&] {
+          e.ins(c, "dma.gl r1, r24, r2");
+          e.ins(c, "vwiden r3, r1, r2");
+          e.ins(c, "vrqs r4, r3, r2, r5, " + std::to_string(n.q.shift[k]) + ", 0");
+          e.ins(c, "dma.lg r25, r4, r2");
+        });
+      off += P;
+    }
+  }
+}
+
 namespace {
 // The rows of an H x W x C tensor copied from `from` to `to` through the
 // scratchpad, shared among `cores`.

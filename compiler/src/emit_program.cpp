@@ -336,6 +336,25 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         }
         break;
       }
+      case OpKind::Concat:
+        if (n.concat_rows) {  // output row h is pixel h - off of the input whose rows hold it
+          std::int64_t off = 0;
+          for (int v : n.in) {
+            const std::int64_t P = g.val(v).shape.h * g.val(v).shape.w, W = g.val(v).shape.w;
+            for (auto& i : rows(v)) {
+              i.rows = [off, P, W](std::int64_t h) {
+                if (h < off || h >= off + P) return std::make_pair(std::int64_t{1}, std::int64_t{0});  // none
+                return std::make_pair((h - off) / W, (h - off) / W);
+              };
+              in.push_back(i);
+            }
+            off += P;
+          }
+          break;
+        }
+        for (int v : n.in)
+          for (auto& i : rows(v)) in.push_back(i);
+        break;
       default:
         for (int v : n.in)
           for (auto& i : rows(v)) in.push_back(i);
@@ -357,7 +376,10 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         }
         emit::emit_rescale(e, n);
         break;
-      case OpKind::Concat: emit::emit_rescale(e, n); break;
+      case OpKind::Concat:
+        if (n.concat_rows) emit::emit_concat_rows(e, n);
+        else emit::emit_rescale(e, n);
+        break;
       case OpKind::LayerNormalization: emit::emit_layer_norm(e, n); break;
       case OpKind::Softmax: emit::emit_softmax(e, n); break;
       case OpKind::MatMul: emit::emit_matmul(e, n); break;
@@ -442,6 +464,25 @@ static std::string format_lines(const Graph& g, const Target& t, int core) {
   return out.str();
 }
 
+namespace {
+std::string preload_data(const Value& v) {
+  const std::int64_t H = v.shape.h, W = v.shape.w, C = v.shape.c, pad = v.buf.pad;
+  std::vector<std::int8_t> bytes;
+  bytes.reserve(static_cast<std::size_t>(v.buf.bytes(v.shape)));
+  for (std::int64_t y = -pad; y < H + pad; ++y)
+    for (std::int64_t x = -pad; x < W + pad; ++x)
+      for (std::int64_t c = 0; c < C; ++c)
+        bytes.push_back(y < 0 || y >= H || x < 0 || x >= W ? static_cast<std::int8_t>(v.buf.fill)
+                                                           : v.codes[static_cast<std::size_t>((c * H + y) * W + x)]);
+  std::ostringstream os;
+  os << "; preloaded '" << v.name << "': int8, scale " << v.scale << "\n.data global, " << v.buf.addr;
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    os << (i % 32 == 0 ? "\n    .byte " : ", ") << static_cast<int>(bytes[i]);
+  os << "\n";
+  return os.str();
+}
+}  // namespace
+
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt) {
   // Which cores take part anywhere.
   std::set<int> active;
@@ -509,9 +550,13 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   }
   // Borders that must read -128 (max pooling over signed values).
   for (const Value& v : g.values)
-    if (!v.is_const && v.buf.addr >= 0 && v.buf.fill != 0)
+    if (!v.is_const && !v.preload && v.buf.addr >= 0 && v.buf.fill != 0)
       out << ".data global, " << v.buf.addr << "\n    .space " << v.buf.bytes(v.shape) << ", " << (v.buf.fill & 0xff)
           << "\n";
+  // Preloaded maps (a position embedding, a class token): their codes
+  // channels-last in their buffers, borders included.
+  for (const Value& v : g.values)
+    if (v.preload && v.buf.addr >= 0) out << preload_data(v);
   for (auto& [c, code] : e.cores) {
     if (code.scratch_top > code.param_bottom)
       throw CompileError("core " + std::to_string(c) + ": scratch buffers (" + std::to_string(code.scratch_top) +

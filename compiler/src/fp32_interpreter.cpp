@@ -179,6 +179,18 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       break;
     }
     case OpKind::Concat:
+      if (n.concat_rows) {  // each input's pixels after the previous one's, channel by channel
+        y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0.f);
+        std::int64_t off = 0;
+        for (int in : n.in) {
+          const FTensor& t = v[static_cast<std::size_t>(in)];
+          const std::int64_t P = t.shape.h * t.shape.w;
+          for (std::int64_t c = 0; c < y.shape.c; ++c)
+            std::copy_n(t.data.begin() + c * P, P, y.data.begin() + c * y.shape.h + off);
+          off += P;
+        }
+        break;
+      }
       for (int in : n.in) {
         const auto& d = v[static_cast<std::size_t>(in)].data;
         y.data.insert(y.data.end(), d.begin(), d.end());
@@ -217,8 +229,17 @@ std::vector<FTensor> run(const Graph& g, const std::vector<FTensor>& inputs,
   for (std::size_t k = 0; k < g.nodes.size(); ++k)
     for (int in : g.nodes[k].in)
       if (in >= 0) last[static_cast<std::size_t>(in)] = k;  // -1: an absent optional input
-  if (visit)
+  // Constant maps the program preloads (Value::preload): read as inputs.
+  std::vector<int> preloaded;
+  for (std::size_t id = 0; id < g.values.size(); ++id)
+    if (g.values[id].preload) {
+      v[id] = from_onnx_order(g.values[id], g.values[id].data);
+      preloaded.push_back(static_cast<int>(id));
+    }
+  if (visit) {
     for (int id : g.inputs) visit(id, v[static_cast<std::size_t>(id)]);
+    for (int id : preloaded) visit(id, v[static_cast<std::size_t>(id)]);
+  }
   // Buffers of freed tensors; each output takes the smallest that holds it.
   std::vector<std::vector<float>> spare;
   auto take = [&](std::size_t numel) {

@@ -164,6 +164,12 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
       throw CompileError("input '" + gv.name + "' needs " + std::to_string(gv.shape.numel()) + " elements");
     v[static_cast<std::size_t>(g.inputs[i])] = QTensor{gv.shape, inputs[i].data};
   }
+  for (std::size_t id = 0; id < g.values.size(); ++id)
+    if (g.values[id].preload) {
+      if (g.values[id].codes.size() != static_cast<std::size_t>(g.values[id].shape.numel()))
+        throw CompileError("golden model: preloaded map '" + g.values[id].name + "' is not quantized");
+      v[id] = QTensor{g.values[id].shape, g.values[id].codes};
+    }
   for (const Node& n : g.nodes) {
     const QTensor& x = v[static_cast<std::size_t>(n.in[0])];
     QTensor y;
@@ -222,6 +228,20 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
         y = matmul(g, n, x, v[static_cast<std::size_t>(n.in[1])]);
         break;
       case OpKind::Concat:
+        if (n.concat_rows) {  // each input's pixels after the previous one's, channel by channel
+          y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0);
+          std::int64_t off = 0;
+          for (std::size_t k = 0; k < n.in.size(); ++k) {
+            const QTensor& t = v[static_cast<std::size_t>(n.in[k])];
+            const std::int64_t P = t.shape.h * t.shape.w;
+            for (std::int64_t c = 0; c < y.shape.c; ++c)
+              for (std::int64_t p = 0; p < P; ++p)
+                y.data[static_cast<std::size_t>(c * y.shape.h + off + p)] = static_cast<std::int8_t>(
+                    requant(t.data[static_cast<std::size_t>(c * P + p)], n.q.mult[k], n.q.shift[k]));
+            off += P;
+          }
+          break;
+        }
         for (std::size_t k = 0; k < n.in.size(); ++k)
           for (auto q : v[static_cast<std::size_t>(n.in[k])].data)
             y.data.push_back(static_cast<std::int8_t>(requant(q, n.q.mult[k], n.q.shift[k])));

@@ -18,6 +18,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
     json o{{"name", v.name}, {"shape_chw", {v.shape.c, v.shape.h, v.shape.w}}};
     if (v.scale > 0) o["scale"] = v.scale;
     if (v.nonneg) o["nonneg"] = true;
+    if (v.preload) o["preloaded"] = true;  // a constant map in the program's data
     if (v.buf.addr >= 0) o["buffer"] = {{"addr", v.buf.addr}, {"pad", v.buf.pad}, {"fill", v.buf.fill}};
     return o;
   };
@@ -53,6 +54,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (n.causal) o["causal"] = true;
       if (!n.q.shift.empty()) o["difference_shift"] = n.q.shift[0];
     }
+    if (n.concat_rows) o["concat_rows"] = true;  // along the rows of [T, C] matrices
     if (n.op == OpKind::MatMul) {  // of two activations (canonicalize_attention.cpp)
       o["heads"] = n.heads;
       o["trans_b"] = n.trans_b;

@@ -207,6 +207,17 @@ std::string OnnxBuilder::layer_norm_channels(const std::string& x, int c, bool d
   return transpose(y, {0, 3, 1, 2});
 }
 
+std::string OnnxBuilder::layer_norm(const std::string& x, int c, float eps) {
+  const std::string y = fresh("layernorm");
+  auto* n = node(*model_, "LayerNormalization", y,
+                 {x, init("gamma", {c}, normal(static_cast<std::size_t>(c), 0.2f, 1.f)),
+                  init("beta", {c}, normal(static_cast<std::size_t>(c), 0.2f))},
+                 y);
+  attr_int(n, "axis", -1);
+  attr_float(n, "epsilon", eps);
+  return y;
+}
+
 std::string OnnxBuilder::hard_sigmoid(const std::string& x, float alpha, float beta) {
   const std::string y = fresh("hardsigmoid");
   auto* n = node(*model_, "HardSigmoid", y, {x}, y);
@@ -231,6 +242,13 @@ std::string OnnxBuilder::mul_const(const std::string& x, const std::vector<float
                                    const std::vector<std::int64_t>& dims) {
   const std::string y = fresh("mul");
   node(*model_, "Mul", y, {x, init("k", dims, k)}, y);
+  return y;
+}
+
+std::string OnnxBuilder::add_const(const std::string& x, const std::vector<float>& k,
+                                   const std::vector<std::int64_t>& dims) {
+  const std::string y = fresh("add");
+  node(*model_, "Add", y, {x, init("k", dims, k)}, y);
   return y;
 }
 
@@ -269,6 +287,24 @@ std::string OnnxBuilder::transpose(const std::string& x, const std::vector<std::
   auto* n = node(*model_, "Transpose", t, {x}, t);
   attr_ints(n, "perm", perm);
   return t;
+}
+
+std::string OnnxBuilder::vit_tokens(const std::string& map, int c, int pixels) {
+  const std::string t = transpose(reshape(map, {1, c, pixels}), {0, 2, 1});
+  const std::string cls = init("class_token", {1, 1, c}, normal(static_cast<std::size_t>(c), 0.5f));
+  const std::string pos = init("pos_embedding", {1, pixels + 1, c},
+                               normal(static_cast<std::size_t>((pixels + 1) * c), 0.5f));
+  return add(concat({cls, t}, 1), pos);
+}
+
+std::string OnnxBuilder::token(const std::string& x, std::int64_t row) {
+  auto* idx = model_->mutable_graph()->add_initializer();
+  idx->set_name(fresh("token_index"));
+  idx->set_data_type(onnx::TensorProto::INT64);
+  idx->add_int64_data(row);
+  const std::string y = fresh("gather");
+  attr_int(node(*model_, "Gather", y, {x, idx->name()}, y), "axis", 1);
+  return y;
 }
 
 std::string OnnxBuilder::second_half_by_shape(const std::string& x) {

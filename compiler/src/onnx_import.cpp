@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fold_constants.h"
+#include "squeeze_tokens.h"
 #include "onnx_validate.h"
 #include "vp/cc/passes.h"
 
@@ -157,6 +158,11 @@ Graph import_model(std::string_view bytes, const std::string& name) {
       model.mutable_graph()->clear_value_info();
       onnx::shape_inference::InferShapes(model);
     }
+    // A vision transformer's tokens as [T, C] matrices (squeeze_tokens.cpp).
+    if (squeeze_token_batch(*model.mutable_graph())) {
+      model.mutable_graph()->clear_value_info();
+      onnx::shape_inference::InferShapes(model);
+    }
   } catch (const CompileError&) {
     throw;
   } catch (const std::exception& e) {
@@ -264,7 +270,10 @@ Graph import_model(std::string_view bytes, const std::string& name) {
       throw CompileError("node '" + n.name + "' (Gelu): an opset-20 operator; opsets 11 to 17 are supported, where "
                          "GELU is written with Erf (as PyTorch exports it)");
     // fold_shape_arithmetic computed every one it could.
-    if (op_def(n.op).role == OpRole::fold)
+    // Except a Gather of a matrix's rows (a class token, x[:, 0] after
+    // squeeze_tokens.cpp), which canonicalize makes a pooling.
+    const bool rows = n.op == OpKind::Gather && n.in.size() == 2 && n.in[0] >= 0 && !g.val(n.in[0]).is_const;
+    if (op_def(n.op).role == OpRole::fold && !rows)
       throw CompileError("node '" + n.name + "' (" + op_name(n.op) +
                          "): supported only on constants and tensor shapes (computed at import); it reads an activation");
     // An Identity of a constant is that constant: PyTorch's exporter writes

@@ -292,7 +292,11 @@ void validate_graph(const Graph& g, const std::string& file) {
     // interpreters hold no activation for it (Add and Mul are checked by
     // canonicalize, which accepts a constant operand).
     // (A Where's first input is its condition: a causal mask, constant.)
-    if (n.op != OpKind::Add && n.op != OpKind::Mul && n.op != OpKind::Where && g.val(n.in[0]).is_const)
+    // (A Concat may put a constant beside activations: a class token.)
+    const bool beside = n.op == OpKind::Concat && std::any_of(n.in.begin(), n.in.end(), [&](int id) {
+                          return id >= 0 && !g.val(id).is_const;
+                        });
+    if (n.op != OpKind::Add && n.op != OpKind::Mul && n.op != OpKind::Where && !beside && g.val(n.in[0]).is_const)
       throw CompileError(file + ": " + label + " reads the constant '" + g.val(n.in[0]).name +
                          "' as its data input; expected an activation (constant folding is not supported)");
     const auto rank = static_cast<std::int64_t>(g.val(n.in[0]).dims.size());

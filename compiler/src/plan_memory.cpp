@@ -347,6 +347,10 @@ void plan_memory(Graph& g, const Target& t) {
       Value& v = g.val(o);
       if (v.buf.addr < 0) v.buf.addr = alloc(v.buf.bytes(v.shape));
     }
+  // Preloaded maps: in global memory, where the program's data puts them.
+  for (Value& v : g.values)
+    if (v.preload && !g.consumers(static_cast<int>(&v - g.values.data())).empty())
+      v.buf.addr = alloc(v.buf.bytes(v.shape));
   g.output_area.clear();
   if (g.batch > 1)
     for (int o : g.outputs) g.output_area.push_back(alloc(g.val(o).shape.numel() * g.batch));

@@ -176,6 +176,17 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
     for (std::size_t i = 0; i < amax.size(); ++i) amax[i] = std::max(amax[i], r[i]);
   for (std::size_t i = 0; i < g.values.size(); ++i)
     if (!g.values[i].is_const) g.values[i].scale = amax[i] > 0 ? amax[i] / 127.0 : 1.0;
+  // A preloaded map's codes, rounded as an input's are (C x H x W).
+  for (Value& v : g.values) {
+    if (!v.preload) continue;
+    const FTensor t = from_onnx_order(v, v.data);
+    v.codes.clear();
+    v.nonneg = true;
+    for (const float f : t.data) {
+      v.codes.push_back(vp::common::quantize_int8(f, v.scale));
+      v.nonneg = v.nonneg && v.codes.back() >= 0;
+    }
+  }
 
   for (Node& n : g.nodes) {
     const Value& x = g.val(n.in[0]);
@@ -279,9 +290,14 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
         double s = 0;
         bool nn = true;
         for (int in : n.in) {
-          s = std::max(s, g.val(in).scale);
-          nn = nn && g.val(in).nonneg;
+          // A preloaded map of zeros (a class token before training) has
+          // no range of its own: its codes are 0 at any step.
+          const Value& v = g.val(in);
+          const bool zeros = v.preload && std::all_of(v.data.begin(), v.data.end(), [](float f) { return f == 0.f; });
+          if (!zeros) s = std::max(s, v.scale);
+          nn = nn && v.nonneg;
         }
+        if (s == 0) s = 1.0;
         y.scale = s;
         for (int in : n.in) push_fixed(n.q, g.val(in).scale / s);
         y.nonneg = nn;

@@ -26,7 +26,8 @@ from export_models import save_npy  # noqa: E402  (atomic .npy writer)
 def main():
     import zoo
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("model", help="one of: " + ", ".join(zoo.MODELS))
+    known = list(zoo.MODELS) + list(zoo.ZOO)
+    p.add_argument("model", help="one of: " + ", ".join(known))
     p.add_argument("inputs", nargs="+", help=".npy inputs (float32, the model's input shape)")
     p.add_argument("-o", "--out")
     p.add_argument("--out-dir")
@@ -35,8 +36,8 @@ def main():
     p.add_argument("--threads", type=int, default=0)
     args = p.parse_args()
 
-    if args.model not in zoo.MODELS:
-        sys.exit(f"run_torch: unknown model '{args.model}'; known: {', '.join(zoo.MODELS)}")
+    if args.model not in known:
+        sys.exit(f"run_torch: unknown model '{args.model}'; known: {', '.join(known)}")
     if not args.each and len(args.inputs) != 1:
         sys.exit("run_torch: the models have one input; give one file, or --each for several")
     if args.each and not args.out_dir:
@@ -47,7 +48,7 @@ def main():
     import torch
     if args.threads:
         torch.set_num_threads(args.threads)
-    want = tuple(zoo.MODELS[args.model][1])
+    want = tuple(zoo.spec(args.model)[1])
     arrays = []
     for f in args.inputs:
         try:

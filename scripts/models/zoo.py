@@ -126,6 +126,36 @@ def _vgg11_features():
     return torch.nn.Sequential(m.features, torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten())
 
 
+def _vit(name=None, **kwargs):
+    """torchvision's VisionTransformer (vit_b_16 by name, or a small one from
+    its arguments) with the parameters that torchvision leaves at zero drawn
+    from the seed: it starts the class token at 0, the position embedding at
+    std 0.02 and the head's weights at 0, so an untrained ViT's logits are
+    all its bias and its class token row holds almost nothing for the first
+    LayerNorm to normalize. A trained ViT's class token and position
+    embedding are of the patches' order; here they get std 0.5, the head
+    std 0.1."""
+    def build():
+        import torchvision.models as tvm
+        from torchvision.models.vision_transformer import VisionTransformer
+        m = getattr(tvm, name)(weights=None) if name else VisionTransformer(**kwargs)
+        with torch.no_grad():
+            m.class_token.normal_(0.0, 0.5)
+            m.encoder.pos_embedding.normal_(0.0, 0.5)
+            m.heads.head.weight.normal_(0.0, 0.1)
+        # In eval mode without gradients nn.MultiheadAttention takes its fused
+        # fast path, which torch 1.13 cannot export; with gradients enabled it
+        # computes the same attention from the ONNX operators.
+        for block in m.encoder.layers:
+            attention = block.self_attention
+            def exportable(*args, _forward=attention.forward, **kw):
+                with torch.enable_grad():
+                    return _forward(*args, **kw)
+            attention.forward = exportable
+        return m
+    return build
+
+
 # torchvision's classification CNNs (export_zoo.py), each at the input size it
 # is exported with. 224x224 is every model's native size except Inception-v3's
 # (299); it takes 224 (it accepts anything from 75 up) so that all the zoo
@@ -156,6 +186,12 @@ ZOO = {
     "vgg16": (_zoo_model("vgg16"), (1, 3, 224, 224), "image"),
     "vgg19": (_zoo_model("vgg19"), (1, 3, 224, 224), "image"),
     "vgg11_features": (_vgg11_features, (1, 3, 224, 224), "image"),
+    # Vision transformers (export them at --opset 17, where LayerNorm is one
+    # operator): ViT-B/16, and one of its shape at 32x32 with patches of 8,
+    # two layers of 4 heads of 16 and an MLP of 128, for the tests.
+    "vit_b_16": (_vit("vit_b_16"), (1, 3, 224, 224), "image"),
+    "vit_tiny": (_vit(image_size=32, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64, mlp_dim=128,
+                      num_classes=10), (1, 3, 32, 32), "image"),
 }
 
 

@@ -86,6 +86,20 @@ inline TestModel attention_model(bool causal = true, int heads = 4) {
   return {causal ? "attention" : "attention_full", b.serialize()};
 }
 
+// A vision transformer's front and back as torchvision exports them: a
+// patch embedding of 4x4 patches on an 8x8 image (4 tokens of 16
+// channels), the class token before them, the position embedding added, a
+// LayerNorm and a Linear layer over the 5 tokens of [1, T, C], and the
+// classifier on the class token's row.
+inline TestModel vit_tokens_model() {
+  OnnxBuilder b("vit_tokens", 17, 21);
+  auto x = b.conv(b.input("x", {1, 3, 8, 8}), 3, 16, 4, 4);
+  x = b.vit_tokens(x, 16, 4);
+  x = b.matmul(b.layer_norm(x, 16), 16, 16);
+  b.output(b.gemm(b.token(x, 0), 16, 10));
+  return {"vit_tokens", b.serialize()};
+}
+
 // Depthwise conv with ReLU6, LeakyRelu, average pooling, channel concat,
 // multiplication by a per-channel constant, dilation.
 inline TestModel mixed_model() {

@@ -267,6 +267,16 @@ TEST(EndToEnd, AttentionOnSmallChip) {
   expect_exact(compile_and_run(attention_model(true), "small", {}, 5, MapOptions{}, 3));
 }
 
+// A vision transformer's tokens: the patches' map read as rows of a [T, C]
+// matrix, the class token and the position embedding preloaded in global
+// memory, the Concat along the rows, the class token's row read alone;
+// byte for byte the golden model's, in one copy and replicated, one image
+// and a stream of three.
+TEST(EndToEnd, VisionTransformerTokensOnSmallChip) {
+  expect_exact_on_small_chip({vit_tokens_model()});
+  expect_exact(compile_and_run(vit_tokens_model(), "small", {}, 5, MapOptions{}, 3));
+}
+
 // Replication: every layer in N copies (each a share of the output pixels,
 // partial rows included), or the cost model's choice; operators without
 // weights share their rows or pixels among as many cores.

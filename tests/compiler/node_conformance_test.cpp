@@ -80,8 +80,6 @@ const std::map<std::string, std::string>& excluded() {
       {"test_clip", "only batch 1"},
       {"test_clip_default_max", "only batch 1"},
       {"test_clip_default_min", "only batch 1"},
-      {"test_concat_2d_axis_0", "along the channel axis only"},
-      {"test_concat_2d_axis_negative_2", "along the channel axis only"},
       {"test_concat_3d_axis_0", "only batch 1"},
       {"test_concat_3d_axis_1", "only batch 1"},
       {"test_concat_3d_axis_2", "only batch 1"},

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "compiler_test_util.h"
 #include "vp/cc/onnx_builder.h"
 #include "vp/cc/passes.h"
 
@@ -994,6 +995,60 @@ TEST(TableOperators, GeluTanhFormIsOneTable) {
   OnnxBuilder b("not_gelu", 17);
   b.output(b.gelu_tanh(b.gemm(b.input("x", {4, 16}), 16, 16), 0.2f));
   EXPECT_NE(compile_error(b.serialize()).find("Pow"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vp::cc
+
+namespace vp::cc {
+namespace {
+
+// A vision transformer's tokens after canonicalization: the patches' map
+// read in place (no Reshape or Transpose left), the class token and the
+// position embedding preloaded maps, a Concat along the rows, the class
+// token's row read by a one-pixel pooling.
+TEST(VisionTransformer, TokensBecomeRowsOfTheMap) {
+  Graph g = import_onnx_bytes(vit_tokens_model().onnx, "vit");
+  // Import squeezed the batch axis: the tokens are a [T, C] matrix.
+  bool matrix = false;
+  for (const Node& n : g.nodes)
+    if (n.op == OpKind::LayerNormalization) matrix = g.val(n.in[0]).dims == std::vector<std::int64_t>{5, 16};
+  EXPECT_TRUE(matrix);
+  canonicalize(g);
+  EXPECT_EQ(count_kind(g, OpKind::Reshape), 0);
+  EXPECT_EQ(count_kind(g, OpKind::Transpose), 0);
+  EXPECT_EQ(count_kind(g, OpKind::Gather), 0);
+  int preloaded = 0;
+  for (const Value& v : g.values) preloaded += v.preload;
+  EXPECT_EQ(preloaded, 2);  // the class token and the position embedding
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::Concat) {
+      EXPECT_TRUE(n.concat_rows);
+      EXPECT_TRUE(g.val(n.in[0]).preload);
+      EXPECT_EQ(g.val(n.in[1]).shape, (Shape{16, 2, 2}));  // the patches' own map, 4 pixels
+      EXPECT_EQ(g.val(n.out[0]).shape, (Shape{16, 5, 1}));
+    }
+    if (n.op == OpKind::MaxPool) {
+      EXPECT_EQ(n.geom.sh, 5);  // one pixel, past the last row: row 0 alone
+      EXPECT_EQ(g.val(n.out[0]).shape, (Shape{16, 1, 1}));
+    }
+  }
+}
+
+// What the token rewrite cannot compute is refused by name: a row other
+// than the class token's, and an Add of a constant that broadcasts.
+TEST(VisionTransformer, RefusesWhatItCannotRead) {
+  {
+    OnnxBuilder b("vit", 17, 21);
+    auto x = b.vit_tokens(b.conv(b.input("x", {1, 3, 8, 8}), 3, 16, 4, 4), 16, 4);
+    b.output(b.gemm(b.token(x, 2), 16, 10));
+    EXPECT_NE(compile_error(b.serialize()).find("for row 0 only"), std::string::npos);
+  }
+  {
+    OnnxBuilder b("vit", 17, 21);
+    b.output(b.gemm(b.add_const(b.input("x", {4, 16}), std::vector<float>(16, 0.5f), {16}), 16, 4));
+    EXPECT_NE(compile_error(b.serialize()).find("not broadcast"), std::string::npos);
+  }
 }
 
 }  // namespace

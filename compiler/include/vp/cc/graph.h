@@ -53,6 +53,13 @@ struct Value {
   std::vector<float> data;         // constant contents, row-major over dims
   double scale = 0;                // int8 step after quantize (zero point 0)
   bool nonneg = false;             // quantized values are known to be >= 0
+  // A constant map read as an activation (a vision transformer's position
+  // embedding and class token): not a parameter (is_const is false), no
+  // node writes it; `data` holds it in ONNX order, quantize its int8 codes
+  // (C x H x W, as every tensor of the interpreters), and the program
+  // preloads them into its global-memory buffer (emit_program.cpp).
+  bool preload = false;
+  std::vector<std::int8_t> codes;
   Buffer buf;                      // after plan_memory
 };
 
@@ -205,6 +212,10 @@ struct Node {
   // `fused` (no layer of its own).
   int fused_add = -1;
   bool fused = false;
+  // A Concat along the rows of [T, C] matrices (a class token before the
+  // patches): each input's pixels, in order, follow the previous input's
+  // (an input may be a map of h x w pixels, the patches' own).
+  bool concat_rows = false;
 };
 
 struct Graph {

@@ -49,9 +49,12 @@ class OnnxBuilder {
   // affine false: no gamma and beta (the decomposed form ends in the Div, the
   // operator has no bias and a scale of ones).
   std::string layer_norm_channels(const std::string& x, int c, bool decomposed, float eps = 1e-6f, bool affine = true);
+  // LayerNormalization over the last axis (a transformer's tokens), opset 17.
+  std::string layer_norm(const std::string& x, int c, float eps = 1e-6f);
   std::string add(const std::string& a, const std::string& b);
   std::string mul(const std::string& a, const std::string& b);  // of two activations
   std::string mul_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
+  std::string add_const(const std::string& x, const std::vector<float>& k, const std::vector<std::int64_t>& dims);
   std::string maxpool(const std::string& x, int k, int stride, int pad);
   std::string reduce_mean(const std::string& x, const std::vector<std::int64_t>& axes, bool keepdims);
   std::string pad(const std::string& x, const std::vector<std::int64_t>& pads);  // constant 0
@@ -95,6 +98,13 @@ class OnnxBuilder {
   // GELU's tanh form written out, 0.5 x (1 + tanh(sqrt(2/pi) (x + kappa x^3))),
   // x^3 as Pow (GPT-2's code) or as x * x * x (torch's approximate='tanh').
   std::string gelu_tanh(const std::string& x, float kappa = 0.044715f, bool cube_as_pow = true);
+  // A vision transformer's tokens as torchvision exports them: the patch
+  // embedding's map [1, c, h, w] reshaped to [1, c, pixels] and transposed to
+  // [1, pixels, c], a class token [1, 1, c] concatenated before the patches
+  // on the token axis, the position embedding [1, pixels + 1, c] added.
+  std::string vit_tokens(const std::string& map, int c, int pixels);
+  // x[:, row] of a [1, T, c] tensor: Gather along the token axis by a scalar.
+  std::string token(const std::string& x, std::int64_t row);
   std::string identity(const std::string& x);
   std::string dropout(const std::string& x, bool training = false);
   std::string custom(const std::string& op, const std::string& x);  // for error-path tests
