@@ -225,7 +225,8 @@ void fold_attention(Graph& g) {
     const auto readers = g.consumers(n.out[0]);
     const auto matmul = [&](int r) {
       const Node& m = g.nodes[static_cast<std::size_t>(r)];
-      return m.op == OpKind::MatMul && m.in.size() == 2 && !g.val(m.in[0]).is_const && !g.val(m.in[1]).is_const;
+      return m.op == OpKind::MatMul && m.in.size() == 2 && !g.val(m.in[0]).is_const && !g.val(m.in[1]).is_const &&
+             m.in[0] != m.in[1];  // (read twice, the scale would count twice)
     };
     if (p < 0 || !is_view_op(g.nodes[static_cast<std::size_t>(p)]) || readers.empty() ||
         !std::all_of(readers.begin(), readers.end(), matmul))

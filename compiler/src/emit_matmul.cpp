@@ -30,33 +30,176 @@ bool matmul_rows_as_needed(const Graph& g, const Node& n) {
          b.shape.w == 1 && (n.trans_b ? a.shape.c == b.shape.c : y.shape.c == b.shape.c);
 }
 
+namespace {
+
+// r1..r10 of both forms: A's row (int8, int32), its length, the products,
+// K or N, 1, the sums, the output row, its length, the flag word (cleared).
+void set_registers(Ctx& e, int c, const std::vector<std::int64_t>& r) {
+  for (std::size_t i = 0; i < r.size(); ++i) e.li(c, static_cast<int>(i) + 1, r[i]);
+  e.ins(c, "st r0, r10, 0");
+}
+
+// The scores of one key row for every head: a vpsum of each head's K
+// products (from r4) into its sums (from r12, N apart).
+void head_sums(Ctx& e, int c, const std::string& loop, std::int64_t heads, std::int64_t K, std::int64_t N) {
+  e.ins(c, "add r10, r4, r0");
+  e.ins(c, "add r13, r12, r0");
+  e.li(c, 15, heads);
+  e.put_label(c, loop);
+  e.ins(c, "vpsum r13, r10, r6, r5, r6, i32");
+  e.ins(c, "addi r10, r10, " + std::to_string(4 * K));
+  e.ins(c, "addi r13, r13, " + std::to_string(4 * N));
+  e.ins(c, "dbnz r15, " + loop);
+}
+
+// Scratchpad bytes of a core computing `groups`-th of the heads: B held as
+// int32 (groups 1 only) or as int8 codes widened row by row.
+std::int64_t matmul_need(const Graph& g, const Node& n, int groups, bool b_int8) {
+  const Value& a = g.val(n.in[0]);
+  const Value& b = g.val(n.in[1]);
+  const Value& y = g.val(n.out[0]);
+  const std::int64_t CA = a.shape.c / groups, CB = b.shape.c / groups, CY = y.shape.c / groups,
+                     N = y.shape.c / n.heads, rows = b.shape.h;
+  if (!b_int8) return std::max(CA, CB) + 4 * CA + 4 * rows * CB + 4 * std::max(CA, N) + 4 * CY + CY + 8;
+  return std::max(CA, CB) + 4 * CA + rows * CB + 4 * CB + 4 * std::max(CA, N) + 4 * CY + CY + 8;
+}
+
+}  // namespace
+
+}  // namespace vp::cc::emit
+
+namespace vp::cc {
+
+int matmul_head_groups(const Graph& g, const Node& n, const Target& t) {
+  if (emit::matmul_need(g, n, 1, false) <= t.spad_bytes / 2) return 1;
+  if (emit::matmul_rows_as_needed(g, n)) return 0;  // a causal product takes B's rows as it goes: whole rows
+  for (int groups = 1; groups <= n.heads; ++groups)
+    if (n.heads % groups == 0 && emit::matmul_need(g, n, groups, true) <= t.spad_bytes / 2) return groups;
+  return 0;
+}
+
+}  // namespace vp::cc
+
+namespace vp::cc::emit {
+namespace {
+
+// A product whose B does not fit as int32: the heads in `groups` groups,
+// core s of the layer computing group s mod groups of its share s / groups
+// of the rows (several cores write parts of one output row; a reader waits
+// for all of them). Each core keeps its group's columns of B as int8 codes
+// and widens a row of them before each use; otherwise the loops are those
+// of emit_matmul.
+void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
+  const Value& a = e.g.val(n.in[0]);
+  const Value& b = e.g.val(n.in[1]);
+  const Value& y = e.g.val(n.out[0]);
+  const std::int64_t hg = n.heads / groups, K = a.shape.c / n.heads, N = y.shape.c / n.heads, rows = b.shape.h,
+                     CA = hg * K, CB = b.shape.c / groups, CY = hg * N;
+  const int sharers = n.replicas / groups;
+  for (int c : n.cores) {
+    const int s = share_of(n, c), group = s % groups, share = s / groups;
+    if (share >= sharers) continue;  // a core past the last whole set of groups
+    const std::int64_t a_off = group * CA, b_off = group * CB, y_off = group * CY;
+    e.scratch_reset(c);
+    const std::int64_t A8 = e.scratch(c, std::max(CA, CB)), A32 = e.scratch(c, 4 * CA), B8 = e.scratch(c, rows * CB),
+                       BW = e.scratch(c, 4 * CB), T32 = e.scratch(c, 4 * std::max(CA, N)), ACC = e.scratch(c, 4 * CY),
+                       O = e.scratch(c, CY), FLAG = e.scratch(c, 8);
+    set_registers(e, c, {A8, A32, CA, T32, n.trans_b ? K : N, 1, ACC, O, CY, FLAG});
+    e.li(c, 28, BW);
+    // The group's columns of every row of B, at the first row.
+    const RowHook load_b = [&e, c, &b, rows, CB, b_off, B8, FLAG](std::int64_t, std::int64_t, std::int64_t) {
+      const std::string skip = e.label(c, "bready"), loop = e.label(c, "bload");
+      e.li(c, 10, FLAG);
+      e.ins(c, "ld r11, r10, 0");
+      e.ins(c, "bne r11, r0, " + skip);
+      e.li(c, 11, interior(b) + b_off);
+      e.li(c, 12, B8);
+      e.li(c, 14, rows);
+      e.li(c, 15, CB);
+      e.put_label(c, loop);
+      e.ins(c, "dma.gl r12, r11, r15");
+      e.ins(c, "addi r11, r11, " + std::to_string(b.buf.wp(b.shape) * b.shape.c));
+      e.ins(c, "addi r12, r12, " + std::to_string(CB));
+      e.ins(c, "dbnz r14, " + loop);
+      e.ins(c, "st r6, r10, 0");
+      e.put_label(c, skip);
+    };
+    const std::vector<Ptr> ptrs{{interior(a), a.shape.c, a.buf.wp(a.shape) * a.shape.c},
+                                {interior(y), y.shape.c, y.buf.wp(y.shape) * y.shape.c}};
+    share_loop(e, c, y.shape.h, y.shape.w, share, sharers, ptrs, [&] {
+      e.ins(c, "addi r10, r24, " + std::to_string(a_off));
+      e.ins(c, "dma.gl r1, r10, r3");
+      if (n.trans_b) {
+        e.ins(c, "vwiden r2, r1, r3");
+        e.li(c, 11, B8);
+        e.li(c, 12, ACC);
+        e.li(c, 14, rows);
+        const std::string rows_loop = e.label(c, "mrow"), heads_loop = e.label(c, "mhead");
+        e.put_label(c, rows_loop);
+        e.ins(c, "vwiden r28, r11, r3");
+        e.ins(c, "vmul r4, r2, r28, r3, i32");
+        head_sums(e, c, heads_loop, hg, K, rows);
+        e.ins(c, "addi r11, r11, " + std::to_string(CB));
+        e.ins(c, "addi r12, r12, 4");
+        e.ins(c, "dbnz r14, " + rows_loop);
+      } else {
+        e.ins(c, "vfill r7, r0, r9, i32");
+        e.li(c, 11, A8);
+        e.li(c, 12, ACC);
+        e.li(c, 29, B8);
+        e.li(c, 14, hg);
+        const std::string heads_loop = e.label(c, "mhead"), k_loop = e.label(c, "mk");
+        e.put_label(c, heads_loop);
+        e.ins(c, "add r13, r29, r0");
+        e.li(c, 15, K);
+        e.put_label(c, k_loop);
+        e.ins(c, "ldb r10, r11, 0");
+        e.ins(c, "vwiden r28, r13, r5");
+        e.ins(c, "vmuls r4, r28, r10, r5, i32");
+        e.ins(c, "vadd r12, r12, r4, r5, i32");
+        e.ins(c, "addi r11, r11, 1");
+        e.ins(c, "addi r13, r13, " + std::to_string(CB));
+        e.ins(c, "dbnz r15, " + k_loop);
+        e.ins(c, "addi r12, r12, " + std::to_string(4 * N));
+        e.ins(c, "addi r29, r29, " + std::to_string(N));
+        e.ins(c, "dbnz r14, " + heads_loop);
+      }
+      e.li(c, 10, n.q.mult[0]);
+      e.ins(c, "vrqs r8, r7, r9, r10, " + std::to_string(n.q.shift[0]) + ", 0");
+      e.ins(c, "addi r10, r25, " + std::to_string(y_off));
+      e.ins(c, "dma.lg r10, r8, r9");
+    }, load_b);
+  }
+}
+
+}  // namespace
+
 void emit_matmul(Ctx& e, const Node& n) {
   const Value& a = e.g.val(n.in[0]);
   const Value& b = e.g.val(n.in[1]);
   const Value& y = e.g.val(n.out[0]);
   const std::int64_t h = n.heads, K = a.shape.c / h, N = y.shape.c / h, rows = b.shape.h, CA = a.shape.c,
                      CB = b.shape.c, CY = y.shape.c;
-  const std::int64_t need = std::max(CA, CB) + 4 * CA + 4 * rows * CB + 4 * std::max(CA, N) + 4 * CY + CY + 8;
+  const std::int64_t need = matmul_need(e.g, n, 1, false);
+  const int groups = matmul_head_groups(e.g, n, e.t);
+  if (groups > 1 || (groups == 1 && need > e.t.spad_bytes / 2)) {
+    if (n.replicas < groups)
+      throw CompileError("node '" + n.name + "': MatMul of two activations in " + std::to_string(groups) +
+                         " groups of heads has " + std::to_string(n.replicas) + " cores");
+    return emit_matmul_head_groups(e, n, groups);
+  }
   if (need > e.t.spad_bytes / 2)
     throw CompileError("node '" + n.name + "': MatMul of two activations needs " + std::to_string(need) +
-                       " scratchpad bytes (all of its second operand as int32); at most " +
-                       std::to_string(e.t.spad_bytes / 2) + " are free");
+                       " scratchpad bytes (all of its second operand as int32" +
+                       (matmul_rows_as_needed(e.g, n) ? ", its rows taken as the causal mask allows" : "") +
+                       "); at most " + std::to_string(e.t.spad_bytes / 2) +
+                       " are free, and no group of its heads fits with the operand as int8");
   for (int c : n.cores) {
     e.scratch_reset(c);
     const std::int64_t A8 = e.scratch(c, std::max(CA, CB)), A32 = e.scratch(c, 4 * CA), B32 = e.scratch(c, 4 * rows * CB),
                        T32 = e.scratch(c, 4 * std::max(CA, N)), ACC = e.scratch(c, 4 * CY), O = e.scratch(c, CY),
                        FLAG = e.scratch(c, 8);
-    e.li(c, 1, A8);
-    e.li(c, 2, A32);
-    e.li(c, 3, CA);
-    e.li(c, 4, T32);
-    e.li(c, 5, n.trans_b ? K : N);
-    e.li(c, 6, 1);
-    e.li(c, 7, ACC);
-    e.li(c, 8, O);
-    e.li(c, 9, CY);
-    e.li(c, 10, FLAG);
-    e.ins(c, "st r0, r10, 0");
+    set_registers(e, c, {A8, A32, CA, T32, n.trans_b ? K : N, 1, ACC, O, CY, FLAG});
     const bool as_needed = matmul_rows_as_needed(e.g, n);
     if (as_needed) {  // FLAG: the next B row's address in memory, then in the scratchpad
       e.li(c, 11, interior(b));
@@ -123,14 +266,7 @@ void emit_matmul(Ctx& e, const Node& n) {
         const std::string rows_loop = e.label(c, "mrow"), heads_loop = e.label(c, "mhead");
         e.put_label(c, rows_loop);
         e.ins(c, "vmul r4, r2, r11, r3, i32");
-        e.ins(c, "add r10, r4, r0");
-        e.ins(c, "add r13, r12, r0");
-        e.li(c, 15, h);
-        e.put_label(c, heads_loop);
-        e.ins(c, "vpsum r13, r10, r6, r5, r6, i32");
-        e.ins(c, "addi r10, r10, " + std::to_string(4 * K));
-        e.ins(c, "addi r13, r13, " + std::to_string(4 * N));
-        e.ins(c, "dbnz r15, " + heads_loop);
+        head_sums(e, c, heads_loop, h, K, N);
         e.ins(c, "addi r11, r11, " + std::to_string(4 * CB));
         e.ins(c, "addi r12, r12, 4");
         e.ins(c, as_needed ? "blt r11, r14, " + rows_loop : "dbnz r14, " + rows_loop);

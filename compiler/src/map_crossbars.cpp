@@ -203,6 +203,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     int max_copies;
     int copies = 1;
     int max_lanes = 1;
+    int unit = 1;  // copies come in multiples of it (a MatMul's groups of heads)
   };
   std::vector<Stage> stages;
   std::vector<int> layer_of_node(g.nodes.size(), -1);
@@ -236,10 +237,19 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
                            ? 1
                            : static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(c.units, kMaxGroup * 4)));
       stages.push_back({static_cast<int>(ni), -1, c, 1, most});
+      // A MatMul of two activations whose B is too large for one core: its
+      // heads in groups, a core each at the least (emit_matmul.cpp).
+      if (n.op == OpKind::MatMul) {
+        const int groups = matmul_head_groups(g, n, t);
+        if (groups > 1) {
+          stages.back().copies = stages.back().unit = groups;
+          stages.back().max_copies = groups * std::max(1, most / groups);
+        }
+      }
     }
   }
   std::int64_t used = 0;
-  for (const Stage& s : stages) used += s.cus_per_copy;
+  for (const Stage& s : stages) used += std::int64_t{s.cus_per_copy} * s.copies;
   if (used > t.cores()) return false;
   std::int64_t spare = t.cores() - used;
   auto fits = [&](const Stage& s, int to) {
@@ -247,7 +257,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
   };
   if (opt.replicate != kReplicateAuto) {
     for (Stage& s : stages) {
-      const int to = std::min(opt.replicate, s.max_copies);
+      const int to = std::max(s.copies, std::min(opt.replicate, s.max_copies) / s.unit * s.unit);
       if (std::int64_t{s.cus_per_copy} * (to - s.copies) > spare) return false;
       spare -= std::int64_t{s.cus_per_copy} * (to - s.copies);
       s.copies = to;
@@ -277,7 +287,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       for (Stage& s : stages) {
         const std::int64_t c0 = cm.stage(s.cost, s.copies), s0 = step(s, s.copies);
         const std::int64_t others = c0 == top ? second : top;
-        for (int to = s.copies + 1; to <= s.copies + 64 && fits(s, to); ++to) {
+        for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
           const std::int64_t c1 = cm.stage(s.cost, to), s1 = step(s, to);
           if (c1 >= c0 && s1 >= s0) continue;
           const std::int64_t saved = (std::max(top, c0) - std::max(others, c1)) + (s0 - s1);
@@ -586,6 +596,15 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
       } else {
         while (k < limit && cm.stage(c, k + 1) < cm.stage(c, k)) ++k;
       }
+    }
+    // A MatMul whose B is too large for one core: a core per group of heads
+    // at the least, copies in whole sets of groups (emit_matmul.cpp).
+    if (n.op == OpKind::MatMul) {
+      const int groups = matmul_head_groups(g, n, t);
+      if (groups > 1) k = std::max(groups, k / groups * groups);
+      if (k > t.cores())
+        throw CompileError("node '" + n.name + "': its " + std::to_string(groups) + " groups of heads need " +
+                           std::to_string(k) + " CUs; chip '" + t.name + "' has " + std::to_string(t.cores()));
     }
     const int p = g.producer(n.in[0]);
     const std::vector<int>* from = p >= 0 ? &g.nodes[static_cast<std::size_t>(p)].cores : nullptr;

@@ -100,6 +100,16 @@ inline TestModel vit_tokens_model() {
   return {"vit_tokens", b.serialize()};
 }
 
+// Unmasked attention over T tokens of c channels between two Linear
+// layers (a vision transformer's), as OnnxBuilder::attention writes it.
+inline TestModel wide_attention_model(int T, int c, int heads) {
+  OnnxBuilder b("wide_attention", 17, 23);
+  auto x = b.gemm(b.input("x", {T, 16}), 16, c);
+  x = b.attention(x, T, c, heads, false);
+  b.output(b.gemm(x, c, 8));
+  return {"wide_attention", b.serialize()};
+}
+
 // Depthwise conv with ReLU6, LeakyRelu, average pooling, channel concat,
 // multiplication by a per-channel constant, dilation.
 inline TestModel mixed_model() {

@@ -277,6 +277,27 @@ TEST(EndToEnd, VisionTransformerTokensOnSmallChip) {
   expect_exact(compile_and_run(vit_tokens_model(), "small", {}, 5, MapOptions{}, 3));
 }
 
+// Attention whose keys or values do not fit a core's scratchpad as int32
+// (a vision transformer's 197 tokens; here 128 of 64 channels): the operand
+// kept as int8 and widened row by row (32 KiB), then its heads in groups
+// over several cores, each writing its heads' part of every output row
+// (the small chip's 16 KiB); byte for byte the golden model's either way.
+TEST(EndToEnd, AttentionInGroupsOfHeads) {
+  const TestModel m = wide_attention_model(128, 64, 4);
+  Graph g = import_onnx_bytes(m.onnx, m.name);
+  canonicalize(g);
+  for (const auto& [kib, groups] : {std::pair<int, int>{32, 1}, {16, 2}}) {
+    SCOPED_TRACE(std::to_string(kib) + " KiB scratchpad");
+    const std::vector<std::string> sets{"cu.spad_kib=" + std::to_string(kib)};
+    const Target t = load_target("small", sets);
+    for (const Node& n : g.nodes)
+      if (n.op == OpKind::MatMul) {
+        EXPECT_EQ(matmul_head_groups(g, n, t), groups);
+      }
+    for (int rep : {1, kReplicateAuto}) expect_exact(compile_and_run(m, "small", sets, 5, MapOptions{rep}));
+  }
+}
+
 // Replication: every layer in N copies (each a share of the output pixels,
 // partial rows included), or the cost model's choice; operators without
 // weights share their rows or pixels among as many cores.

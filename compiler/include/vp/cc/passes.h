@@ -55,6 +55,12 @@ std::vector<T> to_onnx_order(const Value& v, const Tensor<T>& t) {
   return d;
 }
 
+// Groups of heads a MatMul of two activations is computed in
+// (emit_matmul.cpp): 1 when all of B fits a core's scratchpad as int32,
+// else the fewest groups (a divisor of the heads) whose columns of B fit as
+// int8, a core each at the least; 0 when none does.
+int matmul_head_groups(const Graph& g, const Node& n, const Target& t);
+
 // ---- parse -------------------------------------------------------------------
 Graph import_onnx(const std::string& path);
 Graph import_onnx_bytes(const std::string& bytes, const std::string& name);
