@@ -78,6 +78,10 @@ int matmul_head_groups(const Graph& g, const Node& n, const Target& t) {
   return 0;
 }
 
+bool matmul_b_as_int8(const Graph& g, const Node& n, const Target& t) {
+  return matmul_head_groups(g, n, t) > 0 && emit::matmul_need(g, n, 1, false) > t.spad_bytes / 2;
+}
+
 }  // namespace vp::cc
 
 namespace vp::cc::emit {
@@ -182,7 +186,7 @@ void emit_matmul(Ctx& e, const Node& n) {
                      CB = b.shape.c, CY = y.shape.c;
   const std::int64_t need = matmul_need(e.g, n, 1, false);
   const int groups = matmul_head_groups(e.g, n, e.t);
-  if (groups > 1 || (groups == 1 && need > e.t.spad_bytes / 2)) {
+  if (matmul_b_as_int8(e.g, n, e.t)) {
     if (n.replicas < groups)
       throw CompileError("node '" + n.name + "': MatMul of two activations in " + std::to_string(groups) +
                          " groups of heads has " + std::to_string(n.replicas) + " cores");

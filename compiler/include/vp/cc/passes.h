@@ -60,6 +60,8 @@ std::vector<T> to_onnx_order(const Value& v, const Tensor<T>& t) {
 // else the fewest groups (a divisor of the heads) whose columns of B fit as
 // int8, a core each at the least; 0 when none does.
 int matmul_head_groups(const Graph& g, const Node& n, const Target& t);
+// Whether that MatMul keeps B as int8 codes, widening a row before each use.
+bool matmul_b_as_int8(const Graph& g, const Node& n, const Target& t);
 
 // ---- parse -------------------------------------------------------------------
 Graph import_onnx(const std::string& path);
