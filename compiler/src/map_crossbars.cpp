@@ -299,6 +299,26 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
           }
         }
       }
+      // Several stages tied at the slowest (a transformer's q, k, v and MLP
+      // Linear layers over the same rows): shortening one alone saves
+      // nothing until all are, so no single copy shows a gain. Then the
+      // tied stage whose next copies shorten it most per CU goes first.
+      if (!pick && top == second && top > 0) {
+        double most = 0;
+        for (Stage& s : stages) {
+          const std::int64_t c0 = cm.stage(s.cost, s.copies);
+          if (c0 != top) continue;
+          for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
+            const std::int64_t c1 = cm.stage(s.cost, to);
+            const double gain = static_cast<double>(c0 - c1) / (double(s.cus_per_copy) * (to - s.copies));
+            if (c1 < c0 && gain > most) {
+              most = gain;
+              pick = &s;
+              grow = to;
+            }
+          }
+        }
+      }
       if (!pick) break;
       spare -= std::int64_t{pick->cus_per_copy} * (grow - pick->copies);
       pick->copies = grow;
