@@ -66,99 +66,84 @@ std::string constant_node_model() {
 
 // One tiny graph per operator, where it survives import and, for chip
 // operators, canonicalization (Relu and Clip standalone, not fused).
-// x.view(4, 16) as PyTorch exports it without constant folding: the
-// Reshape's shape a Concat of Unsqueezed scalars.
-std::string unsqueeze_concat_model() {
-  OnnxBuilder b("unsqueeze");
+// x [4, 16] -> Gemm -> Reshape -> Relu, the Reshape's [4, 16] computed by
+// the nodes `shape` adds (with its initializers) ahead of the graph into a
+// value named "view_shape": what an export without constant folding writes.
+std::string reshape_of_computed_shape(const char* name,
+                                      const std::function<std::vector<onnx::NodeProto>(onnx::GraphProto&)>& shape) {
+  OnnxBuilder b(name);
   b.output(b.relu(b.reshape(b.gemm(b.input("x", {4, 16}), 16, 16), {4, 16})));
   onnx::ModelProto m;
   if (!m.ParseFromString(b.serialize())) throw std::runtime_error("builder model does not parse");
   auto* gp = m.mutable_graph();
   const auto reshape = std::find_if(gp->mutable_node()->begin(), gp->mutable_node()->end(),
                                     [](const onnx::NodeProto& n) { return n.op_type() == "Reshape"; });
-  auto scalar = [&](const std::string& name, std::int64_t v, const std::vector<std::int64_t>& dims) {
-    auto* t = gp->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
-    for (auto d : dims) t->add_dims(d);
-    t->add_int64_data(v);
-  };
-  scalar("rows", 4, {});
-  scalar("cols", 16, {});
-  scalar("axis0", 0, {1});
-  std::vector<onnx::NodeProto> extra(3);
-  const char* names[] = {"rows", "cols"};
-  for (int i = 0; i < 2; ++i) {
-    extra[static_cast<std::size_t>(i)].set_op_type("Unsqueeze");
-    extra[static_cast<std::size_t>(i)].set_name(std::string("unsqueeze_") + names[i]);
-    extra[static_cast<std::size_t>(i)].add_input(names[i]);
-    extra[static_cast<std::size_t>(i)].add_input("axis0");
-    extra[static_cast<std::size_t>(i)].add_output(std::string(names[i]) + "_1d");
-  }
-  extra[2].set_op_type("Concat");
-  extra[2].set_name("shape_concat");
-  extra[2].add_input("rows_1d");
-  extra[2].add_input("cols_1d");
-  extra[2].add_output("view_shape");
-  auto* ax = extra[2].add_attribute();
-  ax->set_name("axis");
-  ax->set_type(onnx::AttributeProto::INT);
-  ax->set_i(0);
   reshape->set_input(1, "view_shape");
-  std::vector<onnx::NodeProto> nodes(extra.begin(), extra.end());
+  std::vector<onnx::NodeProto> nodes = shape(*gp);
   for (const auto& n : gp->node()) nodes.push_back(n);
   gp->clear_node();
   for (const auto& n : nodes) *gp->add_node() = n;
   return m.SerializeAsString();
 }
 
+void int64_initializer(onnx::GraphProto& gp, const std::string& name, const std::vector<std::int64_t>& dims,
+                       const std::vector<std::int64_t>& values) {
+  auto* t = gp.add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::INT64);
+  for (auto d : dims) t->add_dims(d);
+  for (auto v : values) t->add_int64_data(v);
+}
+
+onnx::NodeProto onnx_node(const char* op, const std::vector<std::string>& in, const std::string& out) {
+  onnx::NodeProto n;
+  n.set_op_type(op);
+  n.set_name(out + "_node");
+  for (const auto& i : in) n.add_input(i);
+  n.add_output(out);
+  return n;
+}
+
+// x.view(4, 16) as PyTorch exports it without constant folding: the
+// Reshape's shape a Concat of Unsqueezed scalars.
+std::string unsqueeze_concat_model() {
+  return reshape_of_computed_shape("unsqueeze", [](onnx::GraphProto& gp) {
+    int64_initializer(gp, "rows", {}, {4});
+    int64_initializer(gp, "cols", {}, {16});
+    int64_initializer(gp, "axis0", {1}, {0});
+    std::vector<onnx::NodeProto> nodes{onnx_node("Unsqueeze", {"rows", "axis0"}, "rows_1d"),
+                                       onnx_node("Unsqueeze", {"cols", "axis0"}, "cols_1d"),
+                                       onnx_node("Concat", {"rows_1d", "cols_1d"}, "view_shape")};
+    auto* ax = nodes[2].add_attribute();
+    ax->set_name("axis");
+    ax->set_type(onnx::AttributeProto::INT);
+    ax->set_i(0);
+    return nodes;
+  });
+}
+
 // x.expand(1, -1, -1) of a class token as PyTorch exports it (ViT): the
 // shape a Where over a ConstantOfShape, here the Reshape's [4, 16] built as
 // Where(Equal(ConstantOfShape([2], 1) * -1, -1), Expand([4, 16], [2]), 0).
 std::string expand_shape_model() {
-  OnnxBuilder b("expand");
-  b.output(b.relu(b.reshape(b.gemm(b.input("x", {4, 16}), 16, 16), {4, 16})));
-  onnx::ModelProto m;
-  if (!m.ParseFromString(b.serialize())) throw std::runtime_error("builder model does not parse");
-  auto* gp = m.mutable_graph();
-  const auto reshape = std::find_if(gp->mutable_node()->begin(), gp->mutable_node()->end(),
-                                    [](const onnx::NodeProto& n) { return n.op_type() == "Reshape"; });
-  auto ints = [&](const std::string& name, const std::vector<std::int64_t>& v) {
-    auto* t = gp->add_initializer();
-    t->set_name(name);
-    t->set_data_type(onnx::TensorProto::INT64);
-    t->add_dims(static_cast<std::int64_t>(v.size()));
-    for (auto x : v) t->add_int64_data(x);
-  };
-  ints("rank", {2});
-  ints("minus_one", {-1});
-  ints("sizes", {4, 16});
-  ints("zeros", {0, 0});
-  auto node = [&](const char* op, std::vector<std::string> in, const std::string& out) {
-    onnx::NodeProto n;
-    n.set_op_type(op);
-    n.set_name(out + "_node");
-    for (const auto& i : in) n.add_input(i);
-    n.add_output(out);
-    return n;
-  };
-  std::vector<onnx::NodeProto> nodes;
-  nodes.push_back(node("ConstantOfShape", {"rank"}, "ones"));
-  auto* v = nodes.back().add_attribute();
-  v->set_name("value");
-  v->set_type(onnx::AttributeProto::TENSOR);
-  v->mutable_t()->set_data_type(onnx::TensorProto::INT64);
-  v->mutable_t()->add_dims(1);
-  v->mutable_t()->add_int64_data(1);
-  nodes.push_back(node("Mul", {"ones", "minus_one"}, "negated"));
-  nodes.push_back(node("Equal", {"negated", "minus_one"}, "is_free"));
-  nodes.push_back(node("Expand", {"sizes", "rank"}, "expanded"));
-  nodes.push_back(node("Where", {"is_free", "expanded", "zeros"}, "view_shape"));
-  reshape->set_input(1, "view_shape");
-  for (const auto& n : gp->node()) nodes.push_back(n);
-  gp->clear_node();
-  for (const auto& n : nodes) *gp->add_node() = n;
-  return m.SerializeAsString();
+  return reshape_of_computed_shape("expand", [](onnx::GraphProto& gp) {
+    int64_initializer(gp, "rank", {1}, {2});
+    int64_initializer(gp, "minus_one", {1}, {-1});
+    int64_initializer(gp, "sizes", {2}, {4, 16});
+    int64_initializer(gp, "zeros", {2}, {0, 0});
+    std::vector<onnx::NodeProto> nodes{onnx_node("ConstantOfShape", {"rank"}, "ones")};
+    auto* v = nodes.back().add_attribute();
+    v->set_name("value");
+    v->set_type(onnx::AttributeProto::TENSOR);
+    v->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+    v->mutable_t()->add_dims(1);
+    v->mutable_t()->add_int64_data(1);
+    nodes.push_back(onnx_node("Mul", {"ones", "minus_one"}, "negated"));
+    nodes.push_back(onnx_node("Equal", {"negated", "minus_one"}, "is_free"));
+    nodes.push_back(onnx_node("Expand", {"sizes", "rank"}, "expanded"));
+    nodes.push_back(onnx_node("Where", {"is_free", "expanded", "zeros"}, "view_shape"));
+    return nodes;
+  });
 }
 
 // masked_fill's condition as an export without constant folding writes
