@@ -176,9 +176,13 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
     for (std::size_t i = 0; i < amax.size(); ++i) amax[i] = std::max(amax[i], r[i]);
   for (std::size_t i = 0; i < g.values.size(); ++i)
     if (!g.values[i].is_const) g.values[i].scale = amax[i] > 0 ? amax[i] / 127.0 : 1.0;
-  // A preloaded map's codes, rounded as an input's are (C x H x W).
+  // A preloaded map's codes, rounded as an input's are (C x H x W), at the
+  // step of its own largest |value|: it is known exactly, so no percentile
+  // of the calibration clips it.
   for (Value& v : g.values) {
     if (!v.preload) continue;
+    const float m = max_abs(v.data);
+    v.scale = m > 0 ? m / 127.0 : 1.0;
     const FTensor t = from_onnx_order(v, v.data);
     v.codes.clear();
     v.nonneg = true;
