@@ -122,9 +122,15 @@ class Squeezer {
       if (map.size() == 4 && map[0] == 1 && map[1] == in[1] && map[2] * map[3] == in[2]) seeds.push_back(i);
     }
     if (seeds.empty()) return false;
-    const onnx::GraphProto before = gp_;
+    // The rewrite edits nodes and appends initializers; undoing it restores
+    // the nodes and drops what was appended (a copy of the whole graph
+    // would copy every weight: 345 MB for ViT-B/16).
+    const std::vector<onnx::NodeProto> nodes(gp_.node().begin(), gp_.node().end());
+    const int initializers = gp_.initializer_size();
     if (!rewrite(seeds)) {
-      gp_ = before;
+      gp_.clear_node();
+      for (const auto& n : nodes) *gp_.add_node() = n;
+      gp_.mutable_initializer()->DeleteSubrange(initializers, gp_.initializer_size() - initializers);
       return false;
     }
     return true;

@@ -1020,6 +1020,25 @@ TEST(VisionTransformer, TokensBecomeRowsOfTheMap) {
   }
 }
 
+// A token graph with a node the rewrite does not know (a Softmax over the
+// tokens, not the channels) is imported as it was written: no value loses
+// its unit axis and nothing the rewrite appended is left.
+TEST(VisionTransformer, AnUnknownReaderLeavesTheGraphAsItWas) {
+  OnnxBuilder b("vit", 17, 21);
+  auto x = b.vit_tokens(b.conv(b.input("x", {1, 3, 8, 8}), 3, 16, 4, 4), 16, 4);
+  b.output(b.softmax(x, 1));
+  const Graph g = import_onnx_bytes(b.serialize(), "vit");
+  int transposes = 0;
+  for (const Node& n : g.nodes) {
+    transposes += n.op == OpKind::Transpose;
+    if (n.op == OpKind::Concat) {
+      EXPECT_EQ(g.val(n.out[0]).dims, (std::vector<std::int64_t>{1, 5, 16}));
+    }
+  }
+  EXPECT_EQ(transposes, 1);
+  for (const Value& v : g.values) EXPECT_EQ(v.name.find(".tokens"), std::string::npos) << v.name;
+}
+
 // What the token rewrite cannot compute is refused by name: a row other
 // than the class token's, and an Add of a constant that broadcasts.
 TEST(VisionTransformer, RefusesWhatItCannotRead) {
