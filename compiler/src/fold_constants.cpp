@@ -12,6 +12,14 @@
 // condition, mask[:T, :T] == 0 cast to bool). ConstantOfShape, and Where
 // and Expand of constants, fold too: PyTorch writes a class token's
 // x.expand(n, -1, -1) as a Where over a ConstantOfShape (ViT).
+//
+// Masks: Swin's shifted windows build their attention mask at run time from
+// the map's size (Range, Mod, slice assignment exported as ScatterND, a
+// pairwise Sub of window ids, Equal, Not, Where), and read the relative
+// position bias from a table (Gather of a 2-D constant at constant
+// indices). With the size fixed all of it is constant: integer and boolean
+// tensors fold at any size up to kMaxMask, arithmetic with numpy
+// broadcasting, Reshape and Unsqueeze of any constant.
 #include "fold_constants.h"
 
 #include <algorithm>
@@ -33,6 +41,9 @@ namespace {
 constexpr std::int64_t kMaxFolded = 64;
 // What a Slice or Transpose of a constant may read (a mask, a small weight).
 constexpr std::int64_t kMaxSliced = 1 << 16;
+// What a computed mask may hold: Swin-T's shifted windows' attention mask,
+// one 49 x 49 block per window, is 64 x 49 x 49 at 224x224.
+constexpr std::int64_t kMaxMask = 1 << 18;
 // Integers folded stay well inside int64 (a product of two shape values
 // beyond this is a malformed model, not a shape): larger results are left
 // unfolded rather than converted with overflow.
@@ -94,6 +105,65 @@ std::int64_t attr_int(const onnx::NodeProto& n, const char* name, std::int64_t d
   return dflt;
 }
 
+// Numpy broadcasting: the inputs' dimensions right-aligned, each axis 1 or
+// the common size (and `target`'s, for Expand), at most kMaxMask elements.
+bool broadcast_shape(const std::vector<const Const*>& xs, const std::vector<std::int64_t>& target,
+                     std::vector<std::int64_t>& shape) {
+  std::size_t rank = target.size();
+  for (const Const* x : xs) rank = std::max(rank, x->dims.size());
+  shape.assign(rank, 1);
+  auto merge = [&](const std::vector<std::int64_t>& d) {
+    for (std::size_t k = 0; k < d.size(); ++k) {
+      std::int64_t& s = shape[rank - d.size() + k];
+      if (d[k] == s || d[k] == 1) continue;
+      if (s != 1) return false;
+      s = d[k];
+    }
+    return true;
+  };
+  for (const Const* x : xs)
+    if (!merge(x->dims)) return false;
+  if (!merge(target)) return false;
+  std::int64_t total = 1;
+  for (const auto d : shape) {
+    total *= d;
+    if (total > kMaxMask) return false;
+  }
+  return true;
+}
+
+// Walks the elements of a broadcast shape in order; value(x) is input x's
+// element under the current one.
+class BroadcastWalk {
+ public:
+  explicit BroadcastWalk(const std::vector<std::int64_t>& shape) : shape_(shape), idx_(shape.size(), 0) {}
+  double value(const Const& x) const {
+    const std::size_t rank = shape_.size(), r = x.dims.size();
+    std::int64_t off = 0;
+    for (std::size_t k = 0; k < r; ++k) {
+      const std::int64_t dim = x.dims[k];
+      off = off * dim + (dim == 1 ? 0 : idx_[rank - r + k]);
+    }
+    return x.data[static_cast<std::size_t>(off)];
+  }
+  void next() {
+    for (std::size_t k = shape_.size(); k-- > 0;) {
+      if (++idx_[k] < shape_[k]) break;
+      idx_[k] = 0;
+    }
+  }
+
+ private:
+  const std::vector<std::int64_t>& shape_;
+  std::vector<std::int64_t> idx_;
+};
+
+std::int64_t elements(const std::vector<std::int64_t>& dims) {
+  std::int64_t total = 1;
+  for (const auto d : dims) total *= d;
+  return total;
+}
+
 // The node's output as a constant, or false.
 bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& consts,
               const std::map<std::string, std::vector<std::int64_t>>& dims, Const& out) {
@@ -111,18 +181,29 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     }
     return true;
   }();
+  // Integer and boolean tensors of any size up to kMaxMask are masks being
+  // built (Swin's shifted windows: ScatterND, Mod, Sub, Equal, Not); a
+  // float tensor is a weight, left to canonicalize.
+  const bool mask_inputs = [&] {
+    for (int i = 0; i < n.input_size(); ++i) {
+      const Const* c = in(i);
+      if (c && !c->integer) return false;
+    }
+    return true;
+  }();
   if (op != "Slice" && op != "Transpose" && op != "Identity" && op != "Equal" && op != "Cast" && op != "Where" &&
-      op != "Expand" && !small_inputs)
+      op != "Expand" && op != "ScatterND" && op != "Gather" && op != "Reshape" && op != "Unsqueeze" && !small_inputs &&
+      !mask_inputs)
     return false;
   if (op == "ConstantOfShape") {  // the shape of a class token's expand, [1, -1, -1] built at run time
     const Const* d = in(0);
     if (!d || d->dims.size() > 1) return false;
     std::int64_t total = 1;
     for (const double f : d->data) {
-      if (!(f >= 0 && f <= kMaxSliced)) return false;
+      if (!(f >= 0 && f <= kMaxMask)) return false;
       out.dims.push_back(static_cast<std::int64_t>(f));
       total *= out.dims.back();
-      if (total > kMaxSliced) return false;
+      if (total > kMaxMask) return false;
     }
     double fill = 0;
     out.integer = false;
@@ -156,53 +237,15 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     } else if (xs.size() != 3) {
       return false;
     }
-    // The broadcast shape: ranks right-aligned, each axis 1 or the common size.
-    std::size_t rank = target.size();
-    for (const Const* x : xs) rank = std::max(rank, x->dims.size());
-    std::vector<std::int64_t> shape(rank, 1);
-    auto merge = [&](const std::vector<std::int64_t>& d) {
-      for (std::size_t k = 0; k < d.size(); ++k) {
-        std::int64_t& s = shape[rank - d.size() + k];
-        if (d[k] == s || d[k] == 1) continue;
-        if (s != 1) return false;
-        s = d[k];
-      }
-      return true;
-    };
-    for (const Const* x : xs)
-      if (!merge(x->dims)) return false;
-    if (!merge(target)) return false;
-    std::int64_t total = 1;
-    for (const auto d : shape) {
-      total *= d;
-      if (total > kMaxSliced) return false;
-    }
+    std::vector<std::int64_t> shape;
+    if (!broadcast_shape(xs, target, shape)) return false;
     out.dims = shape;
     out.integer = xs.back()->integer && (op == "Expand" || xs[1]->integer);
     out.boolean = op == "Expand" && xs[0]->boolean;
-    std::vector<std::int64_t> idx(rank, 0);
-    auto at = [&](const Const* x, std::size_t& pos) {
-      std::int64_t off = 0;
-      const std::size_t r = x->dims.size();
-      for (std::size_t k = 0; k < r; ++k) {
-        const std::int64_t dim = x->dims[k];
-        off = off * dim + (dim == 1 ? 0 : idx[rank - r + k]);
-      }
-      pos = static_cast<std::size_t>(off);
-      return x->data[pos];
-    };
-    for (std::int64_t e = 0; e < total; ++e) {
-      std::size_t pos = 0;
-      if (op == "Expand") {
-        out.data.push_back(at(xs[0], pos));
-      } else {
-        const bool c = at(xs[0], pos) != 0;
-        out.data.push_back(c ? at(xs[1], pos) : at(xs[2], pos));
-      }
-      for (std::size_t k = rank; k-- > 0;) {
-        if (++idx[k] < shape[k]) break;
-        idx[k] = 0;
-      }
+    BroadcastWalk walk(shape);
+    for (std::int64_t e = elements(shape); e > 0; --e, walk.next()) {
+      if (op == "Expand") out.data.push_back(walk.value(*xs[0]));
+      else out.data.push_back(walk.value(*xs[0]) != 0 ? walk.value(*xs[1]) : walk.value(*xs[2]));
     }
     return true;
   }
@@ -353,25 +396,38 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     }
     return true;
   }
-  if (op == "Shape") {
-    const auto it = n.input_size() == 1 ? dims.find(n.input(0)) : dims.end();
-    if (it == dims.end() || it->second.empty()) return false;
-    const auto rank = static_cast<std::int64_t>(it->second.size());
+  if (op == "Shape") {  // of a value inference gave dimensions, or of a constant folded in this pass
+    if (n.input_size() != 1) return false;
+    const auto it = dims.find(n.input(0));
+    const Const* c = in(0);
+    const std::vector<std::int64_t>& d = it != dims.end() && !it->second.empty() ? it->second
+                                         : c                                     ? c->dims
+                                                                                 : std::vector<std::int64_t>{};
+    if (d.empty()) return false;
+    const auto rank = static_cast<std::int64_t>(d.size());
     std::int64_t lo = attr_int(n, "start", 0), hi = attr_int(n, "end", rank);
     if (lo < 0) lo += rank;
     if (hi < 0) hi += rank;
     lo = std::clamp<std::int64_t>(lo, 0, rank);
     hi = std::clamp<std::int64_t>(hi, lo, rank);
-    for (auto i = lo; i < hi; ++i) out.data.push_back(static_cast<double>(it->second[static_cast<std::size_t>(i)]));
+    for (auto i = lo; i < hi; ++i) out.data.push_back(static_cast<double>(d[static_cast<std::size_t>(i)]));
     out.dims = {hi - lo};
     out.integer = true;
     return true;
   }
-  if (op == "Gather") {
+  if (op == "Gather") {  // shape values, or a table read at constant indices (Swin's relative position bias)
     const Const *d = in(0), *idx = in(1);
-    const auto axis = attr_int(n, "axis", 0);
-    if (!d || !idx || d->dims.size() != 1 || (axis != 0 && axis != -1)) return false;
-    const auto size = static_cast<std::int64_t>(d->data.size());
+    if (!d || !idx || d->dims.empty()) return false;
+    const auto rank = static_cast<std::int64_t>(d->dims.size());
+    auto axis = attr_int(n, "axis", 0);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return false;
+    const std::int64_t size = d->dims[static_cast<std::size_t>(axis)];
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t k = 0; k < axis; ++k) outer *= d->dims[static_cast<std::size_t>(k)];
+    for (std::int64_t k = axis + 1; k < rank; ++k) inner *= d->dims[static_cast<std::size_t>(k)];
+    if (outer * static_cast<std::int64_t>(idx->data.size()) * inner > kMaxMask) return false;
+    std::vector<std::int64_t> at;
     for (const double f : idx->data) {
       if (!(std::fabs(f) < kMaxInteger)) return false;
       auto i = static_cast<std::int64_t>(f);
@@ -379,10 +435,105 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
       if (i < 0 || i >= size)
         throw CompileError("node '" + n.name() + "' (Gather): index " + std::to_string(static_cast<std::int64_t>(f)) +
                            " is out of range for " + std::to_string(size) + " values");
-      out.data.push_back(d->data[static_cast<std::size_t>(i)]);
+      at.push_back(i);
     }
-    out.dims = idx->dims;  // a scalar index gives a scalar
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (const std::int64_t i : at) {
+        const auto from = d->data.begin() + (o * size + i) * inner;
+        out.data.insert(out.data.end(), from, from + inner);
+      }
+    // data's dimensions with the axis replaced by the indices' (a scalar
+    // index removes it).
+    out.dims.assign(d->dims.begin(), d->dims.begin() + axis);
+    out.dims.insert(out.dims.end(), idx->dims.begin(), idx->dims.end());
+    out.dims.insert(out.dims.end(), d->dims.begin() + axis + 1, d->dims.end());
     out.integer = d->integer;
+    out.boolean = d->boolean;
+    return true;
+  }
+  if (op == "Range") {  // torch.arange of fixed bounds
+    const Const *a = in(0), *b = in(1), *c = in(2);
+    if (!a || !b || !c || a->data.size() != 1 || b->data.size() != 1 || c->data.size() != 1) return false;
+    const double start = a->data[0], limit = b->data[0], delta = c->data[0];
+    if (delta == 0) throw CompileError("node '" + n.name() + "' (Range): delta is 0");
+    const double count = std::max(0.0, std::ceil((limit - start) / delta));
+    if (!(count <= static_cast<double>(kMaxMask))) return false;
+    out.integer = a->integer && b->integer && c->integer;
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) {
+      const double v = start + static_cast<double>(i) * delta;
+      out.data.push_back(out.integer ? v : static_cast<double>(static_cast<float>(v)));
+    }
+    out.dims = {static_cast<std::int64_t>(count)};
+    return true;
+  }
+  if (op == "ScatterND") {  // a mask written slice by slice (img_mask[h, w] = count)
+    const Const *d = in(0), *idx = in(1), *upd = in(2);
+    for (const auto& at : n.attribute())
+      if (at.name() == "reduction" && at.s() != "none") return false;
+    if (!d || !idx || !upd || idx->dims.empty() || elements(d->dims) > kMaxMask) return false;
+    const std::size_t r = d->dims.size();
+    const auto k = static_cast<std::size_t>(idx->dims.back());
+    if (k == 0 || k > r) return false;
+    std::vector<std::int64_t> stride(r, 1);
+    for (std::size_t i = r; i-- > 1;) stride[i - 1] = stride[i] * d->dims[i];
+    const std::int64_t slice = stride[k - 1];  // elements each index tuple writes
+    const std::int64_t tuples = static_cast<std::int64_t>(idx->data.size() / k);
+    if (static_cast<std::int64_t>(upd->data.size()) != tuples * slice) return false;
+    out = *d;
+    for (std::int64_t t = 0; t < tuples; ++t) {
+      std::int64_t off = 0;
+      for (std::size_t j = 0; j < k; ++j) {
+        auto i = static_cast<std::int64_t>(idx->data[static_cast<std::size_t>(t) * k + j]);
+        const std::int64_t dim = d->dims[j];
+        if (i < 0) i += dim;
+        if (i < 0 || i >= dim)
+          throw CompileError("node '" + n.name() + "' (ScatterND): index " + std::to_string(i) + " is out of range for " +
+                             std::to_string(dim) + " values on axis " + std::to_string(j));
+        off += i * stride[j];
+      }
+      std::copy(upd->data.begin() + t * slice, upd->data.begin() + (t + 1) * slice, out.data.begin() + off);
+    }
+    out.integer = d->integer && upd->integer;
+    return true;
+  }
+  if (op == "Reshape") {  // of a constant (a mask viewed as windows)
+    const Const *d = in(0), *sh = in(1);
+    if (!d || !sh || sh->dims.size() > 1) return false;
+    const std::int64_t total = elements(d->dims);
+    std::int64_t known = 1;
+    int infer = -1;
+    for (std::size_t k = 0; k < sh->data.size(); ++k) {
+      auto v = static_cast<std::int64_t>(sh->data[k]);
+      if (v == 0 && attr_int(n, "allowzero", 0) == 0) {
+        if (k >= d->dims.size()) return false;
+        v = d->dims[k];
+      }
+      if (v == -1) {
+        if (infer >= 0) return false;
+        infer = static_cast<int>(k);
+      } else if (v < 0) {
+        return false;
+      } else {
+        known *= v;
+      }
+      out.dims.push_back(v);
+    }
+    if (infer >= 0) {
+      if (known == 0 || total % known != 0) return false;
+      out.dims[static_cast<std::size_t>(infer)] = total / known;
+    } else if (known != total) {
+      return false;
+    }
+    out.data = d->data;
+    out.integer = d->integer;
+    out.boolean = d->boolean;
+    return true;
+  }
+  if (op == "Not") {
+    const Const* d = in(0);
+    if (!d || !d->boolean) return false;
+    out = *d;
+    for (double& v : out.data) v = v != 0 ? 0.0 : 1.0;
     return true;
   }
   if (op == "Cast") {  // of a constant to bool, an integer or float (PyTorch casts a mask to bool)
@@ -400,30 +551,33 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     }
     return true;
   }
-  if (op == "Equal") {  // a mask compared with a constant: mask[:T, :T] == 0 before a Where
+  if (op == "Equal" || op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod" || op == "Pow") {
+    // Numpy broadcasting: a mask compared with a constant (mask[:T, :T] ==
+    // 0 before a Where), shape values, and Swin's window ids subtracted
+    // pairwise ([nW, 1, 49] - [nW, 49, 1]).
     const Const *a = in(0), *b = in(1);
-    if (!a || !b || n.input_size() != 2) return false;
-    const std::size_t na = a->data.size(), nb = b->data.size();
-    if (na == 0 || nb == 0 || (na != nb && na != 1 && nb != 1)) return false;
-    out.integer = out.boolean = true;
-    out.dims = na >= nb ? a->dims : b->dims;
-    for (std::size_t i = 0; i < std::max(na, nb); ++i)
-      out.data.push_back(a->data[na == 1 ? 0 : i] == b->data[nb == 1 ? 0 : i] ? 1.0 : 0.0);
-    return true;
-  }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    const Const *a = in(0), *b = in(1);
-    if (!a || !b || n.input_size() != 2) return false;
-    const std::size_t na = a->data.size(), nb = b->data.size();
-    if (na == 0 || nb == 0 || (na != nb && na != 1 && nb != 1)) return false;
-    out.integer = a->integer && b->integer;
-    out.dims = na >= nb ? a->dims : b->dims;
-    for (std::size_t i = 0; i < std::max(na, nb); ++i) {
-      const double x = a->data[na == 1 ? 0 : i], y = b->data[nb == 1 ? 0 : i];
-      double r = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : 0;
-      if (op == "Div") {
-        if (y == 0 && out.integer) throw CompileError("node '" + n.name() + "' (Div): integer division by zero");
-        r = out.integer ? std::trunc(x / y) : x / y;  // ONNX's integer Div truncates
+    if (!a || !b || n.input_size() != 2 || a->data.empty() || b->data.empty()) return false;
+    std::vector<std::int64_t> shape;
+    if (!broadcast_shape({a, b}, {}, shape)) return false;
+    out.dims = shape;
+    out.integer = (a->integer && b->integer) || op == "Equal";
+    out.boolean = op == "Equal";
+    const bool fmod = attr_int(n, "fmod", 0) != 0;
+    if (op == "Mod" && !fmod && !out.integer) return false;  // ONNX: a float Mod needs fmod = 1
+    BroadcastWalk walk(shape);
+    for (std::int64_t e = elements(shape); e > 0; --e, walk.next()) {
+      const double x = walk.value(*a), y = walk.value(*b);
+      double r = 0;
+      if (op == "Equal") {
+        r = x == y ? 1.0 : 0.0;
+      } else if (op == "Div" || op == "Mod") {
+        if (y == 0 && out.integer)
+          throw CompileError("node '" + n.name() + "' (" + op + "): integer division by zero");
+        if (op == "Div") r = out.integer ? std::trunc(x / y) : x / y;  // ONNX's integer Div truncates
+        else if (fmod) r = std::fmod(x, y);                               // the dividend's sign, as C
+        else r = x - y * std::floor(x / y);                               // the divisor's sign, as Python
+      } else {
+        r = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : std::pow(x, y);
       }
       if (out.integer && !(std::fabs(r) < kMaxInteger)) return false;
       out.data.push_back(out.integer ? r : static_cast<double>(static_cast<float>(r)));

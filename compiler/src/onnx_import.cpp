@@ -153,8 +153,10 @@ Graph import_model(std::string_view bytes, const std::string& name) {
   try {
     onnx::shape_inference::InferShapes(model);
     // Shape arithmetic of fixed shapes: constants, then inference again
-    // (what read them gets its dimensions), until nothing more folds.
-    for (int round = 0; round < 8 && fold_shape_arithmetic(*model.mutable_graph()); ++round) {
+    // (what read them gets its dimensions), until nothing more folds (a
+    // round per link of a chain that alternates between a Shape and what
+    // the Shape's input is computed from: Swin-T's masks take dozens).
+    for (int round = 0; round < 64 && fold_shape_arithmetic(*model.mutable_graph()); ++round) {
       model.mutable_graph()->clear_value_info();
       onnx::shape_inference::InferShapes(model);
     }

@@ -146,6 +146,52 @@ std::string expand_shape_model() {
   });
 }
 
+// Swin's shifted-window mask as PyTorch 1.13 exports it, in small: window
+// ids (a Mod of a Range) written into a zero map by ScatterND, compared
+// pairwise (a broadcast Sub), then Not of Equal. The Reshape's [4, 16] is
+// the mask's shape read back and scaled, so the graph imports only if every
+// step folded. (The values: fold_mask_check.py, against ONNX Runtime.)
+std::string shifted_window_mask_model() {
+  return reshape_of_computed_shape("swin_mask", [](onnx::GraphProto& gp) {
+    int64_initializer(gp, "start", {}, {-3});
+    int64_initializer(gp, "limit", {}, {1});
+    int64_initializer(gp, "delta", {}, {1});
+    int64_initializer(gp, "three", {}, {3});
+    int64_initializer(gp, "map_shape", {1}, {4});
+    int64_initializer(gp, "rows", {4, 1}, {0, 1, 2, 3});
+    int64_initializer(gp, "col_shape", {2}, {4, 1});
+    int64_initializer(gp, "row_shape", {2}, {1, 4});
+    int64_initializer(gp, "zero", {}, {0});
+    int64_initializer(gp, "wide", {2}, {4, 16});
+    std::vector<onnx::NodeProto> nodes{
+        onnx_node("Range", {"start", "limit", "delta"}, "ids_raw"),       // -3, -2, -1, 0
+        onnx_node("Mod", {"ids_raw", "three"}, "ids"),                    // 0, 1, 2, 0 (the divisor's sign)
+        onnx_node("ConstantOfShape", {"map_shape"}, "blank"),             // 0, 0, 0, 0 (float)
+        onnx_node("Cast", {"blank"}, "blank_i"),                          // as int64
+        onnx_node("ScatterND", {"blank_i", "rows", "ids"}, "window"),     // 0, 1, 2, 0
+        onnx_node("Reshape", {"window", "col_shape"}, "w_col"),
+        onnx_node("Reshape", {"window", "row_shape"}, "w_row"),
+        onnx_node("Sub", {"w_col", "w_row"}, "pairs"),                    // [4, 4], broadcast
+        onnx_node("Equal", {"pairs", "zero"}, "same"),
+        onnx_node("Not", {"same"}, "other"),
+        onnx_node("Cast", {"other"}, "other_i"),
+        onnx_node("Shape", {"other_i"}, "pair_shape"),                    // [4, 4]
+        onnx_node("Mul", {"pair_shape", "map_shape"}, "view_raw"),        // [16, 16]
+        onnx_node("Div", {"view_raw", "map_shape"}, "view_div"),          // [4, 4]
+        onnx_node("Mul", {"view_div", "wide"}, "view_mul"),               // [16, 64]
+        onnx_node("Div", {"view_mul", "map_shape"}, "view_shape")};       // [4, 16]
+    auto* cast = nodes[3].add_attribute();
+    cast->set_name("to");
+    cast->set_type(onnx::AttributeProto::INT);
+    cast->set_i(onnx::TensorProto::INT64);
+    auto* cast2 = nodes[10].add_attribute();
+    cast2->set_name("to");
+    cast2->set_type(onnx::AttributeProto::INT);
+    cast2->set_i(onnx::TensorProto::INT64);
+    return nodes;
+  });
+}
+
 // masked_fill's condition as an export without constant folding writes
 // it, Equal(tril, 0) cast to bool: folded at import.
 // Scores of x against itself, as the MatMul's tiny graph, masked above
@@ -265,6 +311,10 @@ const std::map<OpKind, std::function<std::string()>>& tiny_graphs() {
       {OpKind::Unsqueeze, unsqueeze_concat_model},
       {OpKind::ConstantOfShape, expand_shape_model},
       {OpKind::Expand, expand_shape_model},
+      {OpKind::Mod, shifted_window_mask_model},
+      {OpKind::Range, shifted_window_mask_model},
+      {OpKind::ScatterND, shifted_window_mask_model},
+      {OpKind::Not, shifted_window_mask_model},
   };
   return graphs;
 }
