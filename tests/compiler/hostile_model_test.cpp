@@ -219,6 +219,31 @@ TEST(HostileModel, InitializerSizesAreCheckedBeforeAllocating) {
   }
 }
 
+// A Range whose delta initializer holds no value: ONNX's shape inference
+// reads the bounds by their dimensions and dereferenced the missing value
+// (found by onnx_import_fuzz). Refused, naming it, before inference runs.
+TEST(HostileModel, ConstantInputsWithoutTheirDataAreNamed) {
+  for (const bool raw : {false, true}) {
+    auto m = base_model();
+    auto* gp = m.mutable_graph();
+    for (const char* name : {"r0", "r1", "r2"}) {
+      auto* t = gp->add_initializer();
+      t->set_name(name);
+      t->set_data_type(onnx::TensorProto::INT64);
+      if (std::string(name) != "r2") t->add_int64_data(name[1] == '0' ? 0 : 4);
+      else if (raw) t->set_raw_data(std::string(4, '\0'));  // half an int64
+    }
+    auto* range = gp->add_node();
+    range->set_op_type("Range");
+    range->set_name("range");
+    range->add_input("r0");
+    range->add_input("r1");
+    range->add_input("r2");
+    range->add_output("steps");
+    EXPECT_REFUSED(m, "initializer 'r2'", raw ? "4 raw bytes" : "0 values", "dimensions say 1");
+  }
+}
+
 TEST(HostileModel, UndefinedAndDoublyDefinedValues) {
   {
     auto m = base_model();
