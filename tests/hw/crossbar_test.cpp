@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "vp/hw/crossbar/crossbar.h"
@@ -92,6 +94,13 @@ TEST(Crossbar, ARowReadBackIsEveryCellReadBack) {
   EXPECT_EQ(row[0], 0);
   EXPECT_EQ(row[3], 1);
   EXPECT_EQ(row[11], 3);
+  // Just below and at the half steps, and far outside the levels.
+  const float edges[12] = {-0.5f, -0.50001f, -1e30f, std::nextafter(0.5f, 0.0f), std::nextafter(1.5f, 0.0f), 2.5f,
+                           std::nextafter(2.5f, 0.0f), 1e30f, -std::numeric_limits<float>::infinity(),
+                           std::numeric_limits<float>::infinity(), 1.0f, 0.0f};
+  for (int c = 0; c < 12; ++c) xb.set_level(1, c, edges[c]);
+  xb.read_row_levels(1, row);
+  for (int c = 0; c < 12; ++c) EXPECT_EQ(row[c], xb.read_level(1, c)) << "edge column " << c;
   const std::uint8_t t[12] = {0, 1, 2, 3, 3, 2, 1, 0, 1, 2, 3, 0};
   Crossbar exact(2, 12, 2);
   exact.program_row_exact(1, 0, t, 12);

@@ -185,7 +185,14 @@ void Crossbar::read_row_levels(int row, std::uint8_t* out) const {
   }
   const float top = static_cast<float>(max_level());
   const float* lv = levels_.data() + at;
-  for (int c = 0; c < cols_; ++c) out[c] = static_cast<std::uint8_t>(std::clamp(std::floor(lv[c] + 0.5f), 0.0f, top));
+  // read_level's clamp(floor(v + 0.5), 0, top) without a floor call per
+  // cell (a library call on the baseline ISA, 2.4 % of the deployment
+  // worker's time): below 0 it is 0, at or above top it is top, and in
+  // between floor and truncation agree.
+  for (int c = 0; c < cols_; ++c) {
+    const float x = lv[c] + 0.5f;
+    out[c] = static_cast<std::uint8_t>(x < 0.0f ? 0 : x >= top ? static_cast<int>(top) : static_cast<int>(x));
+  }
 }
 
 std::vector<std::uint8_t> Crossbar::read_levels(int row_begin, int n_rows, int col_begin,

@@ -184,6 +184,16 @@ TEST_F(VpRun, AProgramForABiggerChipIsRefused) {
   EXPECT_NE(b.err.find("needs 2 CUs per cluster, the chip has 1"), std::string::npos) << b.err;
 }
 
+TEST_F(VpRun, ACellLevelAboveTheChipsCellsIsNamed) {
+  // mlp.s programs 2-bit cells; on 1-bit cells its first level 3 is named
+  // where it is, before anything runs.
+  Result r = run("-q --chip small --set xbar.cell_bits=1 examples/mlp.s");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("cell program of crossbar 0 (cluster 0 cu 0) row 0 column 0: level 3 exceeds 1 for 1-bit cells"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(VpRun, ListsParametersAndDumpsAConfigurationThatLoadsBack) {
   Result l = run("--list-params");
   ASSERT_EQ(l.code, 0);
