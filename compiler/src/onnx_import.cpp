@@ -275,9 +275,17 @@ Graph import_model(std::string_view bytes, const std::string& name) {
     // Except a Gather of a matrix's rows (a class token, x[:, 0] after
     // squeeze_tokens.cpp), which canonicalize makes a pooling.
     const bool rows = n.op == OpKind::Gather && n.in.size() == 2 && n.in[0] >= 0 && !g.val(n.in[0]).is_const;
-    if (op_def(n.op).role == OpRole::fold && !rows)
-      throw CompileError("node '" + n.name + "' (" + op_name(n.op) +
-                         "): supported only on constants and tensor shapes (computed at import); it reads an activation");
+    if (op_def(n.op).role == OpRole::fold && !rows) {
+      // Every input a constant: the fold itself declined (a result past its
+      // size limit, an attribute it does not compute).
+      const bool constant_inputs = std::all_of(n.in.begin(), n.in.end(), [&](int v) { return v < 0 || g.val(v).is_const; });
+      throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): supported only on constants and tensor shapes " +
+                         "(computed at import); " +
+                         (constant_inputs ? "its inputs are constants, but its result is not computed at import (more "
+                                            "than 262,144 values, or an attribute such as ScatterND's reduction that "
+                                            "the import does not compute)"
+                                          : "it reads an activation"));
+    }
     // An Identity of a constant is that constant: PyTorch's exporter writes
     // one initializer once and every other parameter equal to it (zero
     // biases of MobileNetV3, SqueezeNet, EfficientNet) as an Identity of it.

@@ -361,6 +361,54 @@ TEST(OperatorTable, PropertiesAgreeWithRoles) {
   EXPECT_EQ(op_def(OpKind::Conv).role, OpRole::chip);
 }
 
+// A mask the import cannot compute is refused naming its node and why: a
+// Range of 10^9 values (past the folds' limit), a zero delta, a Mod by 0,
+// a ScatterND index outside the data.
+TEST(Folding, MasksThatCannotBeComputedAreNamed) {
+  auto error_of = [](const std::function<std::vector<onnx::NodeProto>(onnx::GraphProto&)>& shape) {
+    try {
+      import_onnx_bytes(reshape_of_computed_shape("bad_mask", shape), "bad_mask");
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  auto range = [](std::int64_t limit, std::int64_t delta) {
+    return [limit, delta](onnx::GraphProto& gp) {
+      int64_initializer(gp, "zero", {}, {0});
+      int64_initializer(gp, "limit", {}, {limit});
+      int64_initializer(gp, "delta", {}, {delta});
+      int64_initializer(gp, "s0", {1}, {0});
+      int64_initializer(gp, "s1", {1}, {2});
+      int64_initializer(gp, "sizes", {2}, {4, 15});  // + [0, 1] = [4, 16]
+      return std::vector<onnx::NodeProto>{onnx_node("Range", {"zero", "limit", "delta"}, "steps"),
+                                          onnx_node("Slice", {"steps", "s0", "s1"}, "first"),
+                                          onnx_node("Add", {"first", "sizes"}, "view_shape")};
+    };
+  };
+  ASSERT_EQ(error_of(range(2, 1)), "");  // the same graph within the limits folds
+  std::string e = error_of(range(1000000000, 1));
+  EXPECT_NE(e.find("node 'steps_node' (Range)"), std::string::npos) << e;
+  EXPECT_NE(e.find("its inputs are constants, but its result is not computed at import"), std::string::npos) << e;
+  e = error_of(range(2, 0));
+  EXPECT_NE(e.find("node 'steps_node' (Range): delta is 0"), std::string::npos) << e;
+  e = error_of([](onnx::GraphProto& gp) {
+    int64_initializer(gp, "sizes", {2}, {4, 16});
+    int64_initializer(gp, "zeros", {2}, {0, 0});
+    return std::vector<onnx::NodeProto>{onnx_node("Mod", {"sizes", "zeros"}, "view_shape")};
+  });
+  EXPECT_NE(e.find("node 'view_shape_node' (Mod): integer division by zero"), std::string::npos) << e;
+  e = error_of([](onnx::GraphProto& gp) {
+    int64_initializer(gp, "sizes", {2}, {4, 16});
+    int64_initializer(gp, "at", {1, 1}, {7});
+    int64_initializer(gp, "value", {1}, {16});
+    return std::vector<onnx::NodeProto>{onnx_node("ScatterND", {"sizes", "at", "value"}, "view_shape")};
+  });
+  EXPECT_NE(e.find("node 'view_shape_node' (ScatterND): index 7 is out of range for 2 values on axis 0"),
+            std::string::npos)
+      << e;
+}
+
 TEST(OperatorTable, EveryKindHasATinyGraph) {
   for (const OpDef& d : kOpTable)
     EXPECT_TRUE(tiny_graphs().count(d.kind)) << "operators.def row " << d.onnx << " has no tiny graph in this test";
