@@ -54,12 +54,17 @@ struct Const {
   std::vector<std::int64_t> dims;
   bool integer = false;
   bool boolean = false;  // 0/1, written back as BOOL (an Equal's mask)
+  bool computed = false;  // folded here, not a tensor of the file (a weight)
 };
 
-bool read_tensor(const onnx::TensorProto& t, Const& c) {
+// A Constant node this pass wrote says so in its doc string: what it holds
+// was computed here (a mask), not read from the file (a weight).
+constexpr const char* kFoldedTag = "folded at import";
+
+bool read_tensor(const onnx::TensorProto& t, Const& c, std::int64_t limit = kMaxSliced) {
   std::int64_t n = 1;
   for (const auto d : t.dims()) n *= d;
-  if (n < 0 || n > kMaxSliced) return false;
+  if (n < 0 || n > limit) return false;
   c.dims.assign(t.dims().begin(), t.dims().end());
   const auto count = static_cast<std::size_t>(n);
   const std::string& raw = t.raw_data();
@@ -181,18 +186,19 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     }
     return true;
   }();
-  // Integer and boolean tensors of any size up to kMaxMask are masks being
-  // built (Swin's shifted windows: ScatterND, Mod, Sub, Equal, Not); a
-  // float tensor is a weight, left to canonicalize.
+  // Integer and boolean tensors of any size up to kMaxMask, and tensors
+  // computed here, are masks being built (Swin's shifted windows: ScatterND,
+  // Mod, Sub, Equal, Not, on a float map of window ids at 224x224); a float
+  // tensor of the file is a weight, left to canonicalize.
   const bool mask_inputs = [&] {
     for (int i = 0; i < n.input_size(); ++i) {
       const Const* c = in(i);
-      if (c && !c->integer) return false;
+      if (c && !c->integer && !c->computed) return false;
     }
     return true;
   }();
   if (op != "Slice" && op != "Transpose" && op != "Identity" && op != "Equal" && op != "Cast" && op != "Where" &&
-      op != "Expand" && op != "ScatterND" && op != "Gather" && op != "Reshape" && op != "Unsqueeze" && !small_inputs &&
+      op != "Expand" && op != "ScatterND" && op != "Gather" && op != "Reshape" && op != "Unsqueeze" && op != "Shape" && !small_inputs &&
       !mask_inputs)
     return false;
   if (op == "ConstantOfShape") {  // the shape of a class token's expand, [1, -1, -1] built at run time
@@ -601,9 +607,12 @@ bool fold_shape_arithmetic(onnx::GraphProto& gp) {
   bool folded = false;
   for (auto& n : *gp.mutable_node()) {
     if (n.op_type() == "Constant") {
+      const bool computed = n.doc_string() == kFoldedTag;
       for (const auto& a : n.attribute()) {
         Const c;
-        if (a.name() == "value" && n.output_size() == 1 && read_tensor(a.t(), c)) consts[n.output(0)] = c;
+        c.computed = computed;
+        if (a.name() == "value" && n.output_size() == 1 && read_tensor(a.t(), c, computed ? kMaxMask : kMaxSliced))
+          consts[n.output(0)] = c;
       }
       continue;
     }
@@ -625,11 +634,13 @@ bool fold_shape_arithmetic(onnx::GraphProto& gp) {
     n.Clear();
     n.set_op_type("Constant");
     n.set_name(name);
+    n.set_doc_string(kFoldedTag);
     n.add_output(out);
     auto* a = n.add_attribute();
     a->set_name("value");
     a->set_type(onnx::AttributeProto::TENSOR);
     *a->mutable_t() = t;
+    c.computed = true;
     consts[out] = c;
     folded = true;
   }

@@ -6,13 +6,13 @@ windows and relative position bias, its folding checked against ONNX Runtime.
 
 vp-cc computes the mask at import from constants only (fold_constants.cpp):
 Range, Mod (the divisor's sign, and fmod's dividend's sign, on negative
-numbers), ConstantOfShape, ScatterND, Reshape, a broadcast Sub of [4, 1] and
-[1, 4], Equal, Not, Where, Gather of a 2-D table, Slice, Expand, Unsqueeze
-and Pow. ONNX Runtime computes the same mask as a graph output; a second
+numbers), ConstantOfShape, Cast, ScatterND into a float map, Reshape, a
+broadcast Sub of [128, 1] and [1, 128], Equal, Not, Where, Gather of a 2-D
+table, Slice, Expand, Unsqueeze and Pow. ONNX Runtime computes the same mask as a graph output; a second
 model holds ONNX Runtime's mask as an initializer. Both compile to the same
 program, weight image and golden outputs, byte for byte, or the check
 fails; then check_model.py runs the folded one on the platform against ONNX
-Runtime (equal to the golden model, cosine at least 0.995: int8 steps of
+Runtime (equal to the golden model, cosine at least 0.99: int8 steps of
 the masked sums).
 """
 import os
@@ -47,20 +47,25 @@ def model(path, mask_out=False):
     py = node("Mod", [r, const("three", 3)], "py_mod")
     c = node("Mod", [r, "three"], "c_mod", fmod=1)
     ids = node("Sub", [py, c], "ids")  # 0 where r >= 0, 3 where r < 0 and r % 3 != 0
-    # A [4, 16] map, rows 1 and 3 written with the ids (ScatterND).
-    blank = node("ConstantOfShape", [const("map", [4, 16])], "blank",
-                 value=helper.make_tensor("v", TensorProto.INT64, [1], [0]))
-    upd = node("Expand", [node("Unsqueeze", [ids, const("ax0", [0])], "ids_row"), const("two_rows", [2, 16])], "upd")
-    win = node("ScatterND", [blank, const("rows", [[1], [3]]), upd], "win")
-    # Row ids compared pairwise, as Swin compares window ids: [4, 1] - [1, 4].
-    col = node("Reshape", [node("Gather", [win, const("c1", 1)], "col1", axis=1), const("s41", [4, 1])], "col")
-    row = node("Reshape", [col, const("s14", [1, 4])], "row")
-    same = node("Equal", [node("Sub", [col, row], "pairs"), const("zero", 0)], "same")
+    # An [8, 16] float map (Swin's x.new_zeros), rows 1, 3, 5 and 7 written
+    # with the ids (ScatterND): 128 floats, past the size up to which float
+    # constants of the file fold, so only because it is computed here.
+    blank = node("ConstantOfShape", [const("map", [8, 16])], "blank",
+                 value=helper.make_tensor("v", TensorProto.FLOAT, [1], [0.0]))
+    ids_f = node("Cast", [ids], "ids_f", to=TensorProto.FLOAT)
+    upd = node("Expand", [node("Unsqueeze", [ids_f, const("ax0", [0])], "ids_row"), const("four_rows", [4, 16])],
+               "upd")
+    win = node("ScatterND", [blank, const("rows", [[1], [3], [5], [7]]), upd], "win")
+    # Every cell's id against every other's, as Swin compares window ids:
+    # [128, 1] - [1, 128].
+    col = node("Reshape", [win, const("s_col", [128, 1])], "col")
+    row = node("Reshape", [win, const("s_row", [1, 128])], "row")
+    same = node("Equal", [node("Sub", [col, row], "pairs"), const("zero", 0.0, np.float32)], "same")
     other = node("Not", [same], "other")
-    # -4 where rows differ, else 0; tiled to [4, 16] (Expand of [4, 4, 1] then Reshape).
+    # -4 where the ids differ, else 0: rows 16..19 (map row 1, columns 0..3)
+    # against columns 0..15 (map row 0, all 0).
     pen = node("Where", [other, const("neg", -4.0, np.float32), const("nil", 0.0, np.float32)], "pen")
-    pen16 = node("Reshape", [node("Expand", [node("Unsqueeze", [pen, const("ax2", [2])], "pen3"),
-                                             const("s444", [4, 4, 4])], "pen_t"), const("s416", [4, 16])], "pen16")
+    pen16 = node("Slice", [pen, const("p0", [16, 0]), const("p1", [20, 16])], "pen16")
     # A relative-position-bias-like term: a [5, 16] table read at rows
     # (window ids mod 5), scaled by 2 ** 1.
     table = const("table", rng.normal(0, 1, (5, 16)), np.float32)
@@ -105,7 +110,8 @@ def compile_model(bin_dir, path, out_dir, calib, test):
     cmd = [os.path.join(bin_dir, "vp-cc"), path, "-o", asm, "--test", test]
     for c in calib:
         cmd += ["--calib", c]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    if subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode != 0:
+        sys.exit("fold_mask_check: vp-cc failed on " + path)
     stem = os.path.splitext(os.path.basename(test))[0]
     return [open(os.path.join(out_dir, f), "rb").read()
             for f in ("fold_mask.asm", "fold_mask.xbar", stem + ".golden.bin")]
@@ -145,7 +151,7 @@ def main():
                      "mask" % name)
     print("fold_mask_check: the folded mask compiles byte for byte as ONNX Runtime's")
     cmd = [sys.executable, CHECK, path, "--out", os.path.join(out, "check"), "--bin", bin_dir,
-           "--calib"] + files[:2] + ["--test"] + files[2:] + ["--min-cosine", "0.995"]
+           "--calib"] + files[:2] + ["--test"] + files[2:] + ["--min-cosine", "0.99"]
     sys.exit(subprocess.run(cmd).returncode)
 
 
