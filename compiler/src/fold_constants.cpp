@@ -268,7 +268,10 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     if (n.input_size() > 1) {
       const Const* a = in(1);
       if (!a) return false;
-      for (const double f : a->data) axes.push_back(static_cast<std::int64_t>(f));
+      for (const double f : a->data) {
+        if (!(std::fabs(f) < kMaxInteger)) return false;
+        axes.push_back(static_cast<std::int64_t>(f));
+      }
     } else {
       for (const auto& at : n.attribute())
         if (at.name() == "axes") axes.assign(at.ints().begin(), at.ints().end());
@@ -356,7 +359,7 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
       std::int64_t axis = static_cast<std::int64_t>(k);
       if (n.input_size() > 3 && !n.input(3).empty()) {
         const Const* ax = in(3);
-        if (!ax || ax->data.size() != st->data.size()) return false;
+        if (!ax || ax->data.size() != st->data.size() || !(std::fabs(ax->data[k]) < kMaxInteger)) return false;
         axis = static_cast<std::int64_t>(ax->data[k]);
       }
       if (axis < 0) axis += static_cast<std::int64_t>(r);
@@ -364,7 +367,7 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
       std::int64_t s = 1;
       if (n.input_size() > 4 && !n.input(4).empty()) {
         const Const* sp = in(4);
-        if (!sp || sp->data.size() != st->data.size()) return false;
+        if (!sp || sp->data.size() != st->data.size() || !(std::fabs(sp->data[k]) < kMaxInteger)) return false;
         s = static_cast<std::int64_t>(sp->data[k]);
       }
       if (s == 0) return false;
@@ -467,6 +470,7 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     out.integer = a->integer && b->integer && c->integer;
     for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) {
       const double v = start + static_cast<double>(i) * delta;
+      if (out.integer && !(std::fabs(v) < kMaxInteger)) return false;
       out.data.push_back(out.integer ? v : static_cast<double>(static_cast<float>(v)));
     }
     out.dims = {static_cast<std::int64_t>(count)};
@@ -489,7 +493,9 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     for (std::int64_t t = 0; t < tuples; ++t) {
       std::int64_t off = 0;
       for (std::size_t j = 0; j < k; ++j) {
-        auto i = static_cast<std::int64_t>(idx->data[static_cast<std::size_t>(t) * k + j]);
+        const double f = idx->data[static_cast<std::size_t>(t) * k + j];
+        if (!(std::fabs(f) < kMaxInteger)) return false;
+        auto i = static_cast<std::int64_t>(f);
         const std::int64_t dim = d->dims[j];
         if (i < 0) i += dim;
         if (i < 0 || i >= dim)
@@ -509,6 +515,9 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     std::int64_t known = 1;
     int infer = -1;
     for (std::size_t k = 0; k < sh->data.size(); ++k) {
+      // A dimension past the masks' limit folds nothing (and its product
+      // could overflow: found by onnx_import_fuzz).
+      if (!(std::fabs(sh->data[k]) <= static_cast<double>(kMaxMask))) return false;
       auto v = static_cast<std::int64_t>(sh->data[k]);
       if (v == 0 && attr_int(n, "allowzero", 0) == 0) {
         if (k >= d->dims.size()) return false;
@@ -521,6 +530,7 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
         return false;
       } else {
         known *= v;
+        if (known > kMaxMask) return false;  // and the product stays far from overflow
       }
       out.dims.push_back(v);
     }
