@@ -409,10 +409,11 @@ bool evaluate(const onnx::NodeProto& n, const std::map<std::string, Const>& cons
     if (n.input_size() != 1) return false;
     const auto it = dims.find(n.input(0));
     const Const* c = in(0);
-    const std::vector<std::int64_t>& d = it != dims.end() && !it->second.empty() ? it->second
-                                         : c                                     ? c->dims
-                                                                                 : std::vector<std::int64_t>{};
-    if (d.empty()) return false;
+    const std::vector<std::int64_t>* known = it != dims.end() && !it->second.empty() ? &it->second
+                                             : c                                     ? &c->dims
+                                                                                     : nullptr;
+    if (!known || known->empty()) return false;
+    const std::vector<std::int64_t>& d = *known;
     const auto rank = static_cast<std::int64_t>(d.size());
     std::int64_t lo = attr_int(n, "start", 0), hi = attr_int(n, "end", rank);
     if (lo < 0) lo += rank;
