@@ -374,6 +374,8 @@ void canonicalize(Graph& g) {
       n.out.clear();
     }
   }
+  // 1a. Layout chains that move whole pixels: one gather each.
+  gather_pixels(g);
   // 1b. Transpose(0,2,3,1) ... Transpose(0,3,1,2) around per-pixel operators:
   //     the operators on the map itself (canonicalize_norm.cpp).
   channels_last_regions(g);
@@ -515,8 +517,11 @@ void canonicalize(Graph& g) {
       throw CompileError("node '" + n.name + "': " + op_name(n.op) + " is left after canonicalization; not supported here");
     for (const int id : n.in)
       if (id >= 0 && !g.val(id).is_const && g.val(id).shape.numel() == 0)
-        throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads the stack of matrices '" + g.val(id).name +
-                           "'; supported only between an attention's Reshapes, Transposes and MatMuls");
+        throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads the " +
+                           std::to_string(g.val(id).dims.size()) + "-D view '" + g.val(id).name +
+                           "', which no chip operator holds; supported only inside chains of layout operators that "
+                           "move whole pixels (a window partition), a channel shuffle's, or between an attention's "
+                           "Reshapes, Transposes and MatMuls");
     if (n.op == OpKind::Mul) {
       const bool c0 = g.val(n.in[0]).is_const, c1 = g.val(n.in[1]).is_const;
       if (c0 && c1) throw CompileError("node '" + n.name + "': Mul of two constants is not supported");
@@ -553,6 +558,13 @@ void canonicalize(Graph& g) {
         }
       if (!(g.val(n.in[0]).shape == g.val(n.in[1]).shape))
         throw CompileError("node '" + n.name + "': Add with broadcasting is not supported");
+    } else if (n.op == OpKind::Concat && !n.gather.empty()) {
+      const Shape& x = g.val(n.in[0]).shape;
+      const Shape& y = g.val(n.out[0]).shape;
+      if (n.in.size() != 1 || x.c <= 0 || y.c % x.c != 0 ||
+          static_cast<std::int64_t>(n.gather.size()) * x.c != y.numel() ||
+          std::any_of(n.gather.begin(), n.gather.end(), [&](std::int64_t p) { return p < 0 || p >= x.h * x.w; }))
+        throw CompileError("node '" + n.name + "': a pixel gather whose output is not whole pixels of its input");
     } else if (n.op == OpKind::Concat) {
       // The channel axis of the activation view: 0 of [K], 1 of [B, K] and
       // of [1, C, H(, W)]; or the rows of a [T, C] matrix (axis 0), whose

@@ -41,12 +41,12 @@ bool last_axis_const(const Value& v, std::int64_t C) {
   return std::all_of(v.dims.begin(), v.dims.end() - 1, [](std::int64_t d) { return d == 1; });
 }
 
-// ReduceMean (or LayerNormalization) over the last axis of a 4-D tensor only.
-bool over_last_axis(const Node& n, const char* key, std::int64_t dflt, bool list) {
+// ReduceMean (or LayerNormalization) over the last axis of a rank-r tensor only.
+bool over_last_axis(const Node& n, const char* key, std::int64_t dflt, bool list, std::size_t r) {
   const auto it = n.ints.find(key);
   std::vector<std::int64_t> a = it == n.ints.end() ? std::vector<std::int64_t>{dflt} : it->second;
   if (!list && a.size() != 1) return false;
-  return a.size() == 1 && (a[0] == -1 || a[0] == 3);
+  return a.size() == 1 && (a[0] == -1 || a[0] == static_cast<std::int64_t>(r) - 1);
 }
 
 // Which nodes a channels-last region holds, or false if the operators after
@@ -67,13 +67,19 @@ bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<in
         closers.insert(ci);
         continue;
       }
-      bool ok = m.out.size() == 1 && g.val(m.out[0]).dims.size() == 4;
+      // Maps [1, H, W, C], and [N, T, C] rows of pixels (a window
+      // partition's, canonicalize_pixels.cpp), channels last.
+      const std::size_t rank = m.out.size() == 1 ? g.val(m.out[0]).dims.size() : 0;
+      bool ok = rank == 4 || rank == 3;
       switch (m.op) {
         case OpKind::ReduceMean:
-          ok = ok && over_last_axis(m, "axes", -2, true) && attr_i(m, "keepdims", 1) == 1;
+          ok = ok && over_last_axis(m, "axes", -2, true, rank) && attr_i(m, "keepdims", 1) == 1;
           break;
         case OpKind::LayerNormalization:
-          ok = ok && over_last_axis(m, "axis", -1, false);
+          ok = ok && over_last_axis(m, "axis", -1, false, rank);
+          break;
+        case OpKind::Concat:  // a pixel gather
+          ok = ok && !m.gather.empty();
           break;
         case OpKind::MatMul: {
           if (m.in.size() != 2 || m.in[1] < 0) return false;
@@ -141,7 +147,8 @@ std::int64_t per_channel(const Value& v) {
 
 void to_channels_first(Graph& g, int id) {
   Value& v = g.val(id);
-  v.dims = {v.dims[0], v.dims[3], v.dims[1], v.dims[2]};
+  if (v.dims.size() == 3) v.dims = {v.dims[0] * v.dims[1], v.dims[2]};  // rows of pixels: [N x T, C]
+  else v.dims = {v.dims[0], v.dims[3], v.dims[1], v.dims[2]};
   v.shape = shape_of_dims(v.dims, v.name);
 }
 

@@ -32,6 +32,11 @@ void shuffle_to_conv(Graph& g, std::size_t transpose_node);
 void div_to_mul(Graph& g, Node& n);
 void chain_concats(Graph& g);
 
+// canonicalize_pixels.cpp: chains of layout operators that move whole
+// pixels of a channels-last tensor (window partitions, cyclic shifts, patch
+// merging) become one pixel gather (Node::gather) or vanish.
+void gather_pixels(Graph& g);
+
 // canonicalize_norm.cpp: channels-last regions (PyTorch's permutes around a
 // LayerNorm or Linear on a map), LayerNorm, GELU and per-channel affine
 // constants folded into the Conv before them.

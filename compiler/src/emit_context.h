@@ -125,6 +125,7 @@ void emit_mul(Ctx& e, const Node& n);
 void emit_unary(Ctx& e, const Node& n);      // Relu, Clip, the op_table operators (vlut)
 void emit_rescale(Ctx& e, const Node& n);    // Mul by a constant, Concat
 void emit_concat_rows(Ctx& e, const Node& n);  // Concat along the rows of [T, C] matrices
+void emit_gather(Ctx& e, const Node& n);       // a pixel gather (Node::gather)
 void emit_layer_norm(Ctx& e, const Node& n);  // emit_norm.cpp
 void emit_softmax(Ctx& e, const Node& n);     // emit_softmax.cpp
 void emit_matmul(Ctx& e, const Node& n);      // emit_matmul.cpp: of two activations

@@ -334,3 +334,51 @@ void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std
 }
 
 }  // namespace vp::cc::emit
+
+namespace vp::cc::emit {
+
+// A pixel gather (Node::gather): output row by output row, each run of
+// consecutive input pixels that lands on consecutive output bytes is one
+// DMA into the scratchpad and one out (straight-line: the runs follow the
+// table, not a stride). The cores take contiguous blocks of output rows.
+void emit_gather(Ctx& e, const Node& n) {
+  const Value& x = e.g.val(n.in[0]);
+  const Value& y = e.g.val(n.out[0]);
+  if (y.buf.pad)
+    throw CompileError("node '" + n.name + "' (pixel gather): its output is read by a padded window; not supported");
+  const std::int64_t C = x.shape.c, m = y.shape.c / C, W = y.shape.w, H = y.shape.h;
+  const std::int64_t xrow = x.buf.wp(x.shape) * C, yrow = y.buf.wp(y.shape) * y.shape.c;
+  const int R = std::max(1, n.replicas);
+  for (int c : n.cores) {
+    const std::int64_t s = share_of(n, c), h0 = H * s / R, h1 = H * (s + 1) / R;
+    if (h1 <= h0) continue;
+    e.scratch_reset(c);
+    const std::int64_t limit = std::max<std::int64_t>(C, e.scratch_free(c) / 2 / C * C);
+    const std::int64_t buf = e.scratch(c, limit);
+    e.li(c, 1, buf);
+    for (std::int64_t h = h0; h < h1; ++h) {
+      e.sync_rows(c, h, 1);
+      e.sync_pre(c);
+      const std::int64_t k0 = h * W * m, k1 = k0 + W * m;
+      for (std::int64_t k = k0; k < k1;) {
+        // A run: consecutive input pixels in one input row, up to the buffer.
+        const std::int64_t p = n.gather[static_cast<std::size_t>(k)];
+        std::int64_t len = 1;
+        while (k + len < k1 && n.gather[static_cast<std::size_t>(k + len)] == p + len &&
+               (p + len) % x.shape.w != 0 && (len + 1) * C <= limit)
+          ++len;
+        const std::int64_t src = interior(x) + (p / x.shape.w) * xrow + (p % x.shape.w) * C;
+        const std::int64_t dst = interior(y) + h * yrow + (k - k0) * C;
+        e.li(c, 10, src);
+        e.li(c, 11, dst);
+        e.li(c, 12, len * C);
+        e.ins(c, "dma.gl r1, r10, r12");
+        e.ins(c, "dma.lg r11, r1, r12");
+        k += len;
+      }
+      e.sync_post(c);
+    }
+  }
+}
+
+}  // namespace vp::cc::emit

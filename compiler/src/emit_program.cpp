@@ -19,6 +19,7 @@
 #include <climits>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -337,6 +338,23 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         break;
       }
       case OpKind::Concat:
+        if (!n.gather.empty()) {  // output row h: the input rows its pixels come from
+          const Value& x = g.val(n.in[0]);
+          const std::int64_t per_row = g.val(n.out[0]).shape.w * (g.val(n.out[0]).shape.c / x.shape.c), XW = x.shape.w;
+          const std::vector<std::int64_t>* table = &n.gather;
+          for (auto& i : rows(n.in[0])) {
+            i.rows = [table, per_row, XW](std::int64_t h) {
+              std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -1;
+              for (std::int64_t k = h * per_row; k < (h + 1) * per_row; ++k) {
+                lo = std::min(lo, (*table)[static_cast<std::size_t>(k)] / XW);
+                hi = std::max(hi, (*table)[static_cast<std::size_t>(k)] / XW);
+              }
+              return std::make_pair(lo, hi);
+            };
+            in.push_back(i);
+          }
+          break;
+        }
         if (n.concat_rows) {  // output row h is pixel h - off of the input whose rows hold it
           std::int64_t off = 0;
           for (int v : n.in) {
@@ -377,7 +395,8 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         emit::emit_rescale(e, n);
         break;
       case OpKind::Concat:
-        if (n.concat_rows) emit::emit_concat_rows(e, n);
+        if (!n.gather.empty()) emit::emit_gather(e, n);
+        else if (n.concat_rows) emit::emit_concat_rows(e, n);
         else emit::emit_rescale(e, n);
         break;
       case OpKind::LayerNormalization: emit::emit_layer_norm(e, n); break;

@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 
+#include "pixel_gather.h"
 #include "table_function.h"
 #include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
@@ -179,6 +180,10 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       break;
     }
     case OpKind::Concat:
+      if (!n.gather.empty()) {
+        y.data = gather_pixels(n, v[static_cast<std::size_t>(n.in[0])].data, v[static_cast<std::size_t>(n.in[0])].shape, y.shape);
+        break;
+      }
       if (n.concat_rows) {  // each input's pixels after the previous one's, channel by channel
         y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0.f);
         std::int64_t off = 0;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "int_arith.h"
+#include "pixel_gather.h"
 #include "softmax_int.h"
 #include "vp/cc/conv_kernels.h"
 #include "vp/cc/passes.h"
@@ -228,6 +229,10 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
         y = matmul(g, n, x, v[static_cast<std::size_t>(n.in[1])]);
         break;
       case OpKind::Concat:
+        if (!n.gather.empty()) {  // copies: the codes at the input's step (quantize)
+          y.data = gather_pixels(n, x.data, x.shape, y.shape);
+          break;
+        }
         if (n.concat_rows) {  // each input's pixels after the previous one's, channel by channel
           y.data.assign(static_cast<std::size_t>(y.shape.numel()), 0);
           std::int64_t off = 0;

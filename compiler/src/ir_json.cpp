@@ -55,6 +55,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (!n.q.shift.empty()) o["difference_shift"] = n.q.shift[0];
     }
     if (n.concat_rows) o["concat_rows"] = true;  // along the rows of [T, C] matrices
+    if (!n.gather.empty()) o["gather_pixels"] = n.gather.size();  // runs of the input's channels, one per input pixel
     if (n.op == OpKind::MatMul) {  // of two activations (canonicalize_attention.cpp)
       o["heads"] = n.heads;
       o["trans_b"] = n.trans_b;

@@ -314,22 +314,19 @@ Graph import_model(std::string_view bytes, const std::string& name) {
                            " elements; at most " + std::to_string(kMaxTensorElements) + " are supported");
       if (d > 0) count *= d;
     }
-    // A 5-D view between a Reshape and a Transpose is a channel shuffle
-    // canonicalize makes one operator of (it checks none is left).
-    if (v.dims.size() == 5) {
-      const int p = g.producer(static_cast<int>(&v - g.values.data()));
-      if (p >= 0 && (g.nodes[static_cast<std::size_t>(p)].op == OpKind::Reshape ||
-                     g.nodes[static_cast<std::size_t>(p)].op == OpKind::Transpose))
-        continue;
-    }
-    // A stack of matrices ([heads, T, d] between an attention's Reshapes,
-    // Transposes and MatMuls): canonicalize_attention.cpp reads it on the
-    // chip's layout or refuses it.
-    if (v.dims.size() == 3 && v.dims[0] != 1) {
+    // Views of more than 4 dimensions between layout operators (a channel
+    // shuffle's 5-D, a window partition's 6-D), and stacks of matrices
+    // ([heads, T, d] or [windows, heads, T, d] between an attention's
+    // Reshapes, Transposes and MatMuls, [windows, T, C] after a partition):
+    // canonicalize makes them one operator, reads them on the chip's layout,
+    // or refuses them (canonicalize.cpp checks none is left).
+    if (v.dims.size() > 4 || (v.dims.size() >= 3 && v.dims[0] != 1)) {
       const int p = g.producer(static_cast<int>(&v - g.values.data()));
       const OpKind k = p >= 0 ? g.nodes[static_cast<std::size_t>(p)].op : OpKind::Identity;
-      if (p >= 0 && (k == OpKind::Reshape || k == OpKind::Transpose || k == OpKind::MatMul || k == OpKind::Mul ||
-                     k == OpKind::Div || k == OpKind::Add || k == OpKind::Where || k == OpKind::Softmax)) {
+      if (p >= 0 && (k == OpKind::Reshape || k == OpKind::Transpose || k == OpKind::Slice || k == OpKind::Concat ||
+                     k == OpKind::Pad || k == OpKind::Gather || k == OpKind::MatMul || k == OpKind::Mul ||
+                     k == OpKind::Div || k == OpKind::Add || k == OpKind::Where || k == OpKind::Softmax ||
+                     k == OpKind::LayerNormalization || k == OpKind::Erf || k == OpKind::Dropout)) {
         v.shape = Shape{0, 0, 0};
         continue;
       }

@@ -291,6 +291,12 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
         break;
       }
       case OpKind::Concat: {
+        if (!n.gather.empty()) {  // a pixel gather copies codes: the input's step
+          y.scale = g.val(n.in[0]).scale;
+          y.nonneg = g.val(n.in[0]).nonneg;
+          push_fixed(n.q, 1.0);
+          break;
+        }
         double s = 0;
         bool nn = true;
         for (int in : n.in) {

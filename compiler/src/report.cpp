@@ -88,6 +88,10 @@ RowTimes overlapped_times(const Graph& g) {
           tail += h * n.geom.sh - n.geom.pt + std::int64_t{n.geom.kh - 1} * n.geom.dh >= H - 1;
       } else if (n.op == OpKind::GlobalAveragePool || (n.op == OpKind::MatMul && v == n.in[1] && !n.causal)) {
         need = H;  // every row (a MatMul's second operand: all of B for each output row, unless causal)
+      } else if (!n.gather.empty()) {  // a pixel gather: the input rows its first row's pixels come from
+        const std::int64_t per_row = o.w * (o.c / std::max<std::int64_t>(1, g.val(v).shape.c)), XW = g.val(v).shape.w;
+        for (std::int64_t k = 0; k < per_row && k < static_cast<std::int64_t>(n.gather.size()); ++k)
+          need = std::max(need, n.gather[static_cast<std::size_t>(k)] / XW + 1);
       }
       const std::size_t wi = static_cast<std::size_t>(w);
       const double rows_before = static_cast<double>(std::max<std::int64_t>(0, need - 1));

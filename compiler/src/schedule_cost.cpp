@@ -277,6 +277,12 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       break;
     }
     case OpKind::Concat:
+      if (!n.gather.empty()) {  // emit_gather: DMAs in and out, per run of pixels
+        c.units = out.shape.h;
+        c.pixel_cycles = 2 * dma(W * C) + kPixelFixed;
+        c.gmem_bytes = 2 * out.shape.numel();
+        break;
+      }
       c.units = out.shape.h * W;
       c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
       c.gmem_bytes = 2 * out.shape.numel();

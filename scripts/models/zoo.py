@@ -156,6 +156,75 @@ def _vit(name=None, **kwargs):
     return build
 
 
+def _window_partition(x, ws):
+    """[1, H, W, C] -> [H/ws x W/ws, ws x ws, C], as torchvision's Swin writes it."""
+    b, h, w, c = x.shape
+    x = x.view(b, h // ws, ws, w // ws, ws, c).permute(0, 1, 3, 2, 4, 5)
+    return x.reshape(b * (h // ws) * (w // ws), ws * ws, c)
+
+
+def _window_reverse(x, ws, h, w):
+    c = x.shape[-1]
+    x = x.view(1, h // ws, w // ws, ws, ws, c).permute(0, 1, 3, 2, 4, 5)
+    return x.reshape(1, h, w, c)
+
+
+class SwinLayoutBlock(torch.nn.Module):
+    """A Swin block's layout around a per-window MLP in place of its
+    attention: LayerNorm, the cyclic shift (torch.roll) in every second
+    block, the window partition, two Linear layers and a GELU on the
+    windows' pixels, the reverse partition and shift, the residual Add."""
+
+    def __init__(self, dim, ws, shift):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 2 * dim)
+        self.fc2 = torch.nn.Linear(2 * dim, dim)
+        self.ws, self.shift = ws, shift
+
+    def forward(self, x):
+        _, h, w, _ = x.shape
+        y = self.norm(x)
+        if self.shift:
+            y = torch.roll(y, shifts=(-self.shift, -self.shift), dims=(1, 2))
+        y = _window_partition(y, self.ws)
+        y = self.fc2(torch.nn.functional.gelu(self.fc1(y)))
+        y = _window_reverse(y, self.ws, h, w)
+        if self.shift:
+            y = torch.roll(y, shifts=(self.shift, self.shift), dims=(1, 2))
+        return x + y
+
+
+class SwinLayout(torch.nn.Module):
+    """Swin-T's data movement without attention, for the tests of the pixel
+    gathers (canonicalize_pixels.cpp): patches of 4 as channels-last tokens,
+    blocks in windows of 4 (the second shifted by 2), a cyclic shift of the
+    map that is not undone (so the pixels' order reaches the output), the
+    patch merging (torchvision's PatchMerging: four strided Slices side by
+    side in the channels), a block in windows of 2, LayerNorm and a
+    classifier reading every pixel where it is (a wrong order costs more
+    than under an average)."""
+
+    def __init__(self, num_classes=10, dim=32):
+        super().__init__()
+        from torchvision.models.swin_transformer import PatchMerging
+        self.embed = torch.nn.Conv2d(3, dim, kernel_size=4, stride=4)
+        self.norm0 = torch.nn.LayerNorm(dim)
+        self.blocks1 = torch.nn.Sequential(SwinLayoutBlock(dim, 4, 0), SwinLayoutBlock(dim, 4, 2))
+        self.merge = PatchMerging(dim)
+        self.block2 = SwinLayoutBlock(2 * dim, 2, 1)
+        self.norm = torch.nn.LayerNorm(2 * dim)
+        self.head = torch.nn.Linear(2 * dim * 16, num_classes)
+
+    def forward(self, x):
+        x = self.norm0(self.embed(x).permute(0, 2, 3, 1))
+        x = self.blocks1(x)
+        x = torch.roll(x, shifts=(1, -3), dims=(1, 2))
+        x = self.block2(self.merge(x))
+        x = self.norm(x).permute(0, 3, 1, 2)
+        return self.head(torch.flatten(x, 1))
+
+
 # torchvision's classification CNNs (export_zoo.py), each at the input size it
 # is exported with. 224x224 is every model's native size except Inception-v3's
 # (299); it takes 224 (it accepts anything from 75 up) so that all the zoo
@@ -189,6 +258,7 @@ ZOO = {
     # Vision transformers (export them at --opset 17, where LayerNorm is one
     # operator): ViT-B/16, and one of its shape at 32x32 with patches of 8,
     # two layers of 4 heads of 16 and an MLP of 128, for the tests.
+    "swin_layout": (SwinLayout, (1, 3, 32, 32), "image"),
     "vit_b_16": (_vit("vit_b_16"), (1, 3, 224, 224), "image"),
     "vit_tiny": (_vit(image_size=32, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64, mlp_dim=128,
                       num_classes=10), (1, 3, 32, 32), "image"),

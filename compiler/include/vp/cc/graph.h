@@ -216,6 +216,11 @@ struct Node {
   // patches): each input's pixels, in order, follow the previous input's
   // (an input may be a map of h x w pixels, the patches' own).
   bool concat_rows = false;
+  // A pixel gather (a Concat of one input, canonicalize_pixels.cpp): the
+  // output, as runs of C values (C: the input's channels), takes run k from
+  // input pixel gather[k]; a window partition, a cyclic shift, a patch
+  // merging's strided pixels side by side in the channels.
+  std::vector<std::int64_t> gather;
 };
 
 struct Graph {
