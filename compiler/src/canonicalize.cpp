@@ -346,9 +346,14 @@ void canonicalize(Graph& g) {
     if (n.op == OpKind::Dropout) {
       // At inference Dropout is the identity; in training mode it draws
       // random masks, which no chip program reproduces.
+      // A ratio of 0 keeps everything in either mode (torchvision's Swin
+      // calls F.dropout(attn, p=0.0) in training mode).
       const bool training = n.in.size() > 2 && n.in[2] >= 0 &&
                             (!g.val(n.in[2]).is_const || g.val(n.in[2]).data.empty() || g.val(n.in[2]).data[0] != 0);
-      if (training) throw CompileError("node '" + n.name + "': Dropout in training mode is not supported (only inference)");
+      const bool keeps_all = n.in.size() > 1 && n.in[1] >= 0 && g.val(n.in[1]).is_const &&
+                             g.val(n.in[1]).data.size() == 1 && g.val(n.in[1]).data[0] == 0.f;
+      if (training && !keeps_all)
+        throw CompileError("node '" + n.name + "': Dropout in training mode is not supported (only inference)");
     }
     if (n.op == OpKind::Identity || n.op == OpKind::Dropout) {
       replace_uses(g, n.out[0], n.in[0]);
@@ -357,7 +362,9 @@ void canonicalize(Graph& g) {
     // Row 0 of a [T, C] matrix (a vision transformer's class token): a
     // pooling of one pixel with a stride past the last row, which copies
     // row 0 alone.
-    if (n.op == OpKind::Gather && !n.out.empty()) gather_row_to_pool(g, n);
+    // (A Gather of one index from a permuted tensor is an attention's q, k
+    // or v: fold_attention reads it; any it leaves is refused below.)
+    if (n.op == OpKind::Gather && !n.out.empty() && g.val(n.in[0]).dims.size() <= 2) gather_row_to_pool(g, n);
     // A map's pixels as tokens, [1, C, T] -> Transpose(0, 2, 1) -> Reshape
     // to [T, C] (squeeze_tokens.cpp writes the pair): token t's C channels
     // are pixel t's, already together in the channels-last layout.
@@ -381,6 +388,8 @@ void canonicalize(Graph& g) {
   channels_last_regions(g);
   // 1c. MatMuls of two activations: attention on the chip's layout.
   fold_attention(g);
+  for (Node& n : g.nodes)
+    if (n.op == OpKind::Gather && !n.out.empty()) gather_row_to_pool(g, n);
   // 2. Gemm/MatMul -> Conv (may absorb a Flatten), Conv geometry and bias.
   for (auto& n : g.nodes) {
     const bool activations = n.op == OpKind::MatMul && n.in.size() == 2 && !g.val(n.in[0]).is_const &&

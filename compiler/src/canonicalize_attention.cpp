@@ -37,9 +37,13 @@ struct View {
   std::vector<std::int64_t> at;
 };
 
-// A value in the attention's layout: logical [heads, m, n] stored [m][heads][n].
+// A value in the attention's layout: logical [heads, m, n] stored
+// [m][heads][n]; with windows > 1 (a Swin transformer's attention inside
+// windows) logical [windows, heads, m / windows, n], the same bytes.
 struct HeadLayout {
   std::int64_t heads, m, n;
+  std::int64_t windows = 1;
+  bool four = false;  // viewed 4-D (windows first) even with one window
 };
 
 std::int64_t numel(const std::vector<std::int64_t>& d) {
@@ -52,7 +56,13 @@ std::string dims_text(const std::vector<std::int64_t>& d) {
   return s + "]";
 }
 
-bool is_view_op(const Node& n) { return n.op == OpKind::Reshape || n.op == OpKind::Transpose; }
+// Reshape, Transpose, and a Gather of one constant index (a Swin
+// attention's q, k, v = qkv[0], qkv[1], qkv[2] after its permute).
+bool is_view_op(const Graph& g, const Node& n) {
+  if (n.op == OpKind::Reshape || n.op == OpKind::Transpose) return true;
+  return n.op == OpKind::Gather && n.in.size() == 2 && n.in[1] >= 0 && g.val(n.in[1]).is_const &&
+         g.val(n.in[1]).data.size() == 1 && g.val(n.in[1]).dims.empty();
+}
 
 // The stored value a chain of Reshapes and Transposes reads (the chain's
 // nodes, first to last, in `chain`).
@@ -60,7 +70,7 @@ int stored_value(const Graph& g, int v, std::vector<int>& chain) {
   chain.clear();
   for (;;) {
     const int p = g.producer(v);
-    if (p < 0 || !is_view_op(g.nodes[static_cast<std::size_t>(p)]) || g.val(g.nodes[static_cast<std::size_t>(p)].in[0]).is_const)
+    if (p < 0 || !is_view_op(g, g.nodes[static_cast<std::size_t>(p)]) || g.val(g.nodes[static_cast<std::size_t>(p)].in[0]).is_const)
       break;
     chain.insert(chain.begin(), p);
     v = g.nodes[static_cast<std::size_t>(p)].in[0];
@@ -73,12 +83,15 @@ View stored_view(const Graph& g, int v, const std::map<int, HeadLayout>& lay) {
   const auto it = lay.find(v);
   if (it != lay.end()) {
     const HeadLayout& l = it->second;
-    w.dims = {l.heads, l.m, l.n};
-    w.at.resize(static_cast<std::size_t>(l.heads * l.m * l.n));
-    for (std::int64_t h = 0; h < l.heads; ++h)
-      for (std::int64_t m = 0; m < l.m; ++m)
-        for (std::int64_t n = 0; n < l.n; ++n)
-          w.at[static_cast<std::size_t>((h * l.m + m) * l.n + n)] = (m * l.heads + h) * l.n + n;
+    w.dims = l.windows > 1 || l.four ? std::vector<std::int64_t>{l.windows, l.heads, l.m / l.windows, l.n}
+                                     : std::vector<std::int64_t>{l.heads, l.m, l.n};
+    // Row-major over [windows, heads, rows per window, n].
+    const std::int64_t mw = l.m / l.windows;
+    w.at.reserve(static_cast<std::size_t>(l.heads * l.m * l.n));
+    for (std::int64_t ww = 0; ww < l.windows; ++ww)
+      for (std::int64_t h = 0; h < l.heads; ++h)
+        for (std::int64_t m = ww * mw; m < (ww + 1) * mw; ++m)
+          for (std::int64_t n = 0; n < l.n; ++n) w.at.push_back((m * l.heads + h) * l.n + n);
     return w;
   }
   // Any other value is row-major in the chip's layout when it is a [B, K]
@@ -99,6 +112,26 @@ View stored_view(const Graph& g, int v, const std::map<int, HeadLayout>& lay) {
 // The view after one Reshape or Transpose.
 View apply(const Graph& g, const Node& n, View w) {
   const auto& out = g.val(n.out[0]).dims;
+  if (n.op == OpKind::Gather) {  // one index along the axis: that slice, the axis gone
+    const auto r = static_cast<std::int64_t>(w.dims.size());
+    auto axis = attr_i(n, "axis", 0);
+    if (axis < 0) axis += r;
+    if (axis < 0 || axis >= r || numel(w.dims) != static_cast<std::int64_t>(w.at.size()))
+      throw CompileError("node '" + n.name + "' (Gather): axis outside its input's rank");
+    const std::int64_t dim = w.dims[static_cast<std::size_t>(axis)];
+    auto idx = static_cast<std::int64_t>(g.val(n.in[1]).data[0]);
+    if (idx < 0) idx += dim;
+    if (idx < 0 || idx >= dim) throw CompileError("node '" + n.name + "' (Gather): index outside the axis");
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t i = 0; i < axis; ++i) outer *= w.dims[static_cast<std::size_t>(i)];
+    for (std::int64_t i = axis + 1; i < r; ++i) inner *= w.dims[static_cast<std::size_t>(i)];
+    View o;
+    o.dims = w.dims;
+    o.dims.erase(o.dims.begin() + axis);
+    for (std::int64_t a = 0; a < outer; ++a)
+      for (std::int64_t b = 0; b < inner; ++b) o.at.push_back(w.at[static_cast<std::size_t>((a * dim + idx) * inner + b)]);
+    return o;
+  }
   if (n.op == OpKind::Reshape) {
     if (numel(out) != static_cast<std::int64_t>(w.at.size()))
       throw CompileError("node '" + n.name + "' (Reshape): element count changes");
@@ -146,30 +179,99 @@ View view_of(const Graph& g, int v, const std::map<int, HeadLayout>& lay, int& s
   return w;
 }
 
-// [heads, rows, cols] of a 2-D or 3-D logical view.
-bool head_dims(const View& w, std::int64_t& h, std::int64_t& rows, std::int64_t& cols) {
-  if (w.dims.size() == 2) {
-    h = 1;
-    rows = w.dims[0];
-    cols = w.dims[1];
-    return true;
-  }
-  if (w.dims.size() != 3) return false;
-  h = w.dims[0];
-  rows = w.dims[1];
-  cols = w.dims[2];
+// [windows, heads, rows, cols] of a 2-D, 3-D or 4-D logical view (windows
+// 1 but for a 4-D one).
+bool head_dims(const View& w, std::int64_t& W, std::int64_t& h, std::int64_t& rows, std::int64_t& cols) {
+  W = 1;
+  h = 1;
+  if (w.dims.size() < 2 || w.dims.size() > 4) return false;
+  const std::size_t r = w.dims.size();
+  rows = w.dims[r - 2];
+  cols = w.dims[r - 1];
+  if (r >= 3) h = w.dims[r - 3];
+  if (r == 4) W = w.dims[0];
   return true;
 }
 
-// Every element (hh, i, j) of the view sits at f(hh, i, j).
+// Every element (ww, hh, i, j) of the view sits at f(ww, hh, i, j).
 template <class F>
-bool laid_out(const View& w, std::int64_t h, std::int64_t rows, std::int64_t cols, F f) {
-  for (std::int64_t hh = 0; hh < h; ++hh)
-    for (std::int64_t i = 0; i < rows; ++i)
-      for (std::int64_t j = 0; j < cols; ++j)
-        if (w.at[static_cast<std::size_t>((hh * rows + i) * cols + j)] != f(hh, i, j)) return false;
+bool laid_out(const View& w, std::int64_t W, std::int64_t h, std::int64_t rows, std::int64_t cols, F f) {
+  if (numel(w.dims) != W * h * rows * cols || static_cast<std::int64_t>(w.at.size()) != W * h * rows * cols) return false;
+  for (std::int64_t ww = 0; ww < W; ++ww)
+    for (std::int64_t hh = 0; hh < h; ++hh)
+      for (std::int64_t i = 0; i < rows; ++i)
+        for (std::int64_t j = 0; j < cols; ++j)
+          if (w.at[static_cast<std::size_t>(((ww * h + hh) * rows + i) * cols + j)] != f(ww, hh, i, j)) return false;
   return true;
 }
+
+// An operand of a MatMul of two activations: `width` channels from channel
+// `off` of every row of its stored value (rows of `stride` bytes). A part of
+// a wider row (q, k and v of one qkv Linear, taken by a Gather after a
+// permute) becomes a Slice of those channels, which slice_linear_parts
+// makes the Linear's own part.
+int operand_rows(Graph& g, std::size_t& at, int stored, std::int64_t off, std::int64_t width, const std::string& part) {
+  const Value& v = g.val(stored);
+  if (off == 0 && width == v.shape.c) return stored;
+  if (v.shape.w != 1 || off < 0 || off + width > v.shape.c)
+    throw CompileError("tensor '" + v.name + "': an attention operand from part of its rows; supported from a [T, C] matrix");
+  auto constant = [&](std::int64_t x, const char* what) {
+    Value c;
+    c.name = v.name + "." + part + "." + what;
+    c.is_const = true;
+    c.dims = {1};
+    c.data = {static_cast<float>(x)};
+    return g.add_value(std::move(c));
+  };
+  Value y;
+  y.name = v.name + "." + part;
+  y.dims = {v.shape.h, width};
+  y.shape = Shape{width, v.shape.h, 1};
+  Node slice;
+  slice.name = y.name;
+  slice.op = OpKind::Slice;
+  slice.in = {stored, constant(off, "starts"), constant(off + width, "ends"), constant(1, "axes")};
+  const int id = g.add_value(std::move(y));
+  slice.out = {id};
+  g.nodes.insert(g.nodes.begin() + static_cast<std::ptrdiff_t>(at), std::move(slice));
+  ++at;
+  return id;
+}
+
+// The constant of an Add to attention scores laid out as `l`, broadcast to
+// the Add's dims `od` (which end in [heads, rows per window, n]), at each
+// element's byte in the scores' layout; false when the dims do not match.
+bool scores_constant(const Value& c, const std::vector<std::int64_t>& od, const HeadLayout& l, std::vector<float>& out) {
+  const std::size_t r = od.size();
+  if (r < 3 || od[r - 3] != l.heads || od[r - 1] != l.n || c.dims.size() > r ||
+      static_cast<std::int64_t>(c.data.size()) != numel(c.dims))
+    return false;
+  const std::int64_t mw = od[r - 2], lead = numel(od) / (l.heads * mw * l.n);
+  if (lead * mw != l.m || (l.windows > 1 && mw * l.windows != l.m)) return false;
+  std::vector<std::int64_t> cd(r, 1);
+  std::copy(c.dims.begin(), c.dims.end(), cd.begin() + static_cast<std::ptrdiff_t>(r - c.dims.size()));
+  for (std::size_t i = 0; i < r; ++i)
+    if (cd[i] != 1 && cd[i] != od[i]) return false;
+  std::vector<std::int64_t> cs(r, 1);
+  for (std::size_t i = r; i-- > 1;) cs[i - 1] = cs[i] * cd[i];
+  out.assign(static_cast<std::size_t>(numel(od)), 0.f);
+  std::vector<std::int64_t> idx(r, 0);
+  for (std::int64_t e = 0; e < numel(od); ++e) {
+    std::int64_t src = 0;
+    for (std::size_t i = 0; i < r; ++i) src += (cd[i] == 1 ? 0 : idx[i]) * cs[i];
+    const std::int64_t j = e % l.n, m = e / l.n % mw, hh = e / (l.n * mw) % l.heads, w = e / (l.n * mw * l.heads);
+    out[static_cast<std::size_t>(((w * mw + m) * l.heads + hh) * l.n + j)] = c.data[static_cast<std::size_t>(src)];
+    for (std::size_t i = r; i-- > 0;) {
+      if (++idx[i] < od[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return true;
+}
+
+// An additive mask entry: its exponential is 0 beside any other score in
+// float (Swin's -100, -inf, a causal mask's -1e4 or below).
+bool masks(float v) { return !(v > -30.f); }
 
 // A constant that adds 0 on and below the diagonal of its last two axes and
 // at most -1000 above it (its exponential is 0 in float), one [M, N] for
@@ -228,7 +330,7 @@ void fold_attention(Graph& g) {
       return m.op == OpKind::MatMul && m.in.size() == 2 && !g.val(m.in[0]).is_const && !g.val(m.in[1]).is_const &&
              m.in[0] != m.in[1];  // (read twice, the scale would count twice)
     };
-    if (p < 0 || !is_view_op(g.nodes[static_cast<std::size_t>(p)]) || readers.empty() ||
+    if (p < 0 || !is_view_op(g, g.nodes[static_cast<std::size_t>(p)]) || readers.empty() ||
         !std::all_of(readers.begin(), readers.end(), matmul))
       continue;
     const float k = g.val(n.in[1]).data[0];
@@ -241,6 +343,7 @@ void fold_attention(Graph& g) {
     n.out.clear();
   }
   std::map<int, HeadLayout> lay;
+  std::map<int, int> mask_of;  // scores -> the mask the Softmax reading them applies
   bool any = false;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
@@ -248,28 +351,113 @@ void fold_attention(Graph& g) {
     if (n.op == OpKind::MatMul && n.in.size() == 2 && !g.val(n.in[0]).is_const && !g.val(n.in[1]).is_const) {
       int sa = -1, sb = -1;
       const View a = view_of(g, n.in[0], lay, sa), b = view_of(g, n.in[1], lay, sb);
-      std::int64_t h = 0, M = 0, K = 0, hb = 0, Kb = 0, N = 0;
-      if (!head_dims(a, h, M, K) || !head_dims(b, hb, Kb, N) || hb != h || Kb != K)
+      std::int64_t W = 1, h = 0, M = 0, K = 0, Wb = 1, hb = 0, Kb = 0, N = 0;
+      if (!head_dims(a, W, h, M, K) || !head_dims(b, Wb, hb, Kb, N) || hb != h || Kb != K || Wb != W)
         throw CompileError("node '" + n.name + "' (MatMul): operands " + dims_text(a.dims) + " and " + dims_text(b.dims) +
-                           "; a MatMul of two activations is supported as [heads, M, K] x [heads, K, N]");
-      if (!laid_out(a, h, M, K, [&](auto hh, auto m, auto k) { return (m * h + hh) * K + k; }))
+                           "; a MatMul of two activations is supported as [heads, M, K] x [heads, K, N], or "
+                           "[windows, heads, M, K] x [windows, heads, K, N]");
+      // Rows of the stored values: A [W x M][..][heads][K], B [W x N][..][heads][K]
+      // (keys) or [W x K][..][heads][N] (values), from a channel offset.
+      const std::int64_t SA = g.val(sa).shape.c, SB = g.val(sb).shape.c, oa = a.at.empty() ? 0 : a.at[0],
+                         ob = b.at.empty() ? 0 : b.at[0];
+      if (!laid_out(a, W, h, M, K, [&](auto ww, auto hh, auto m, auto k) { return (ww * M + m) * SA + oa + hh * K + k; }))
         throw CompileError("node '" + n.name + "' (MatMul): its first operand is not [M][heads][K] in memory (a Linear "
                            "layer's [T, C] output viewed as [T, heads, d] and transposed to [heads, T, d])");
-      if (laid_out(b, h, K, N, [&](auto hh, auto k, auto nn) { return (nn * h + hh) * K + k; })) n.trans_b = true;
-      else if (laid_out(b, h, K, N, [&](auto hh, auto k, auto nn) { return (k * h + hh) * N + nn; })) n.trans_b = false;
+      if (laid_out(b, W, h, K, N, [&](auto ww, auto hh, auto k, auto nn) { return (ww * N + nn) * SB + ob + hh * K + k; }))
+        n.trans_b = true;
+      else if (laid_out(b, W, h, K, N, [&](auto ww, auto hh, auto k, auto nn) { return (ww * K + k) * SB + ob + hh * N + nn; }))
+        n.trans_b = false;
       else
         throw CompileError("node '" + n.name + "' (MatMul): its second operand is neither [N][heads][K] (keys, "
                            "transposed) nor [K][heads][N] (values) in memory");
-      const Shape want_a{h * K, M, 1}, want_b = n.trans_b ? Shape{h * K, N, 1} : Shape{h * N, K, 1};
+      const bool tb = n.trans_b;
+      const std::string name = n.name;
+      sa = operand_rows(g, i, sa, oa, h * K, "a." + name);
+      sb = operand_rows(g, i, sb, ob, tb ? h * K : h * N, "b." + name);
+      Node& mm = g.nodes[i];
+      const Shape want_a{h * K, W * M, 1}, want_b = tb ? Shape{h * K, W * N, 1} : Shape{h * N, W * K, 1};
       if (!(g.val(sa).shape == want_a) || !(g.val(sb).shape == want_b))
-        throw CompileError("node '" + n.name + "' (MatMul): its operands are not stored as rows of heads x channels");
-      n.in = {sa, sb};
-      n.heads = static_cast<int>(h);
-      Value& y = g.val(n.out[0]);
-      y.shape = Shape{h * N, M, 1};
-      lay[n.out[0]] = HeadLayout{h, M, N};
+        throw CompileError("node '" + mm.name + "' (MatMul): its operands are not stored as rows of heads x channels");
+      mm.in = {sa, sb};
+      mm.heads = static_cast<int>(h);
+      mm.windows = static_cast<int>(W);
+      Value& y = g.val(mm.out[0]);
+      y.shape = Shape{h * N, W * M, 1};
+      lay[mm.out[0]] = HeadLayout{h, W * M, N, W, a.dims.size() == 4};
       any = true;
       continue;
+    }
+    // A Reshape of scores that keeps [heads, rows, n] last and only regroups
+    // the windows before them (Swin's [1, windows, heads, 49, 49] around its
+    // mask's Add): the same bytes.
+    if (n.op == OpKind::Reshape && !n.in.empty() && lay.count(n.in[0]) && !is_output(g, n.out[0])) {
+      const HeadLayout l = lay.at(n.in[0]);
+      const auto& od = g.val(n.out[0]).dims;
+      const std::size_t r = od.size();
+      if (r >= 3 && od[r - 3] == l.heads && od[r - 1] == l.n && numel(od) == l.heads * l.m * l.n &&
+          (l.windows > 1 ? l.m / l.windows == od[r - 2] : l.m == od[r - 2])) {
+        if (mask_of.count(n.out[0]) == 0 && mask_of.count(n.in[0])) mask_of[n.out[0]] = mask_of.at(n.in[0]);
+        replace_uses(g, n.out[0], n.in[0]);
+        n.out.clear();
+        continue;
+      }
+    }
+    // A constant added to the scores: a relative position bias (a preloaded
+    // map added by the vector unit, as a ViT's position embedding is) and a
+    // mask of 0 and at most -30 (Swin's shifted windows: -100; the
+    // Softmax's mask input, as a causal mask is its flag).
+    if (n.op == OpKind::Add && n.in.size() == 2 && n.in[0] >= 0 && n.in[1] >= 0 &&
+        (lay.count(n.in[0]) || lay.count(n.in[1])) && (g.val(n.in[0]).is_const || g.val(n.in[1]).is_const)) {
+      const int x = lay.count(n.in[0]) ? n.in[0] : n.in[1], c = x == n.in[0] ? n.in[1] : n.in[0];
+      const HeadLayout l = lay.at(x);
+      std::vector<float> full;
+      if (!causal_mask(g.val(c), l.m, l.n)) {
+        if (!scores_constant(g.val(c), g.val(n.out[0]).dims, l, full))
+          throw CompileError("node '" + n.name + "' (Add): a constant " + dims_text(g.val(c).dims) +
+                             " added to attention scores " + dims_text(g.val(n.out[0]).dims) +
+                             " that does not broadcast over their windows and heads");
+        const bool any_mask = std::any_of(full.begin(), full.end(), masks);
+        const bool any_bias = std::any_of(full.begin(), full.end(), [](float f) { return !masks(f) && f != 0.f; });
+        int mask = -1;
+        if (any_mask) {
+          Value mv;
+          mv.name = g.val(c).name + ".mask";
+          mv.preload = true;
+          mv.softmax_mask = true;
+          mv.dims = {l.m, l.heads * l.n};
+          mv.shape = Shape{l.heads * l.n, l.m, 1};
+          for (const float f : full) mv.data.push_back(masks(f) ? -128.f : 127.f);
+          if (mask_of.count(x)) {  // two masks: a channel counts where both keep it
+            const Value& before = g.val(mask_of.at(x));
+            for (std::size_t e = 0; e < mv.data.size(); ++e) mv.data[e] = std::min(mv.data[e], before.data[e]);
+          }
+          // Codes channel by channel, as the interpreters hold every tensor.
+          const std::int64_t T = l.m, C = l.heads * l.n;
+          mv.codes.resize(mv.data.size());
+          for (std::int64_t t = 0; t < T; ++t)
+            for (std::int64_t ch = 0; ch < C; ++ch)
+              mv.codes[static_cast<std::size_t>(ch * T + t)] = static_cast<std::int8_t>(mv.data[static_cast<std::size_t>(t * C + ch)]);
+          mask = g.add_value(std::move(mv));
+        }
+        if (any_bias) {
+          Value bv;
+          bv.name = g.val(c).name + ".scores";
+          bv.preload = true;
+          bv.dims = {l.m, l.heads * l.n};
+          bv.shape = Shape{l.heads * l.n, l.m, 1};
+          for (const float f : full) bv.data.push_back(masks(f) ? 0.f : f);
+          n.in = {x, g.add_value(std::move(bv))};
+          g.val(n.out[0]).shape = g.val(x).shape;
+          lay[n.out[0]] = l;
+          if (mask >= 0) mask_of[n.out[0]] = mask;
+          else if (mask_of.count(x)) mask_of[n.out[0]] = mask_of.at(x);
+          continue;
+        }
+        if (mask >= 0) mask_of[x] = mask;
+        replace_uses(g, n.out[0], x);
+        n.out.clear();
+        continue;
+      }
     }
     if (n.op == OpKind::Where && n.in.size() == 3 && n.in[0] >= 0 && n.in[1] >= 0 && n.in[2] >= 0 &&
         (lay.count(n.in[1]) || lay.count(n.in[2]))) {
@@ -288,7 +476,7 @@ void fold_attention(Graph& g) {
       continue;
     }
     if (n.in.empty() || !lay.count(n.in[0])) {
-      if (n.in.size() > 1 && lay.count(n.in[1]) && !is_view_op(n) && n.op != OpKind::MatMul)
+      if (n.in.size() > 1 && lay.count(n.in[1]) && !is_view_op(g, n) && n.op != OpKind::MatMul)
         throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads attention scores as its second input; not supported");
       continue;
     }
@@ -315,6 +503,11 @@ void fold_attention(Graph& g) {
       continue;
     }
     if (n.op == OpKind::Softmax) {
+      if (mask_of.count(x)) {
+        if (n.causal)
+          throw CompileError("node '" + n.name + "' (Softmax): a causal mask and a constant mask together; not supported");
+        n.in.push_back(mask_of.at(x));
+      }
       const auto rank = static_cast<std::int64_t>(g.val(x).dims.size());
       auto axis = attr_i(n, "axis", -1);
       if (axis < 0) axis += rank;
@@ -325,7 +518,7 @@ void fold_attention(Graph& g) {
       lay[n.out[0]] = l;
       continue;
     }
-    if (is_view_op(n) || n.op == OpKind::MatMul) continue;  // a chain into a MatMul or out of the attention (below)
+    if (is_view_op(g, n) || n.op == OpKind::MatMul) continue;  // a chain into a MatMul or out of the attention (below)
     if (l.heads == 1) continue;  // one [M, N] matrix, row by row: any operator reads it
     throw CompileError("node '" + n.name + "' (" + op_name(n.op) + "): reads attention scores " +
                        dims_text(g.val(x).dims) + "; supported between the two MatMuls are a scale, a causal mask and Softmax");
@@ -356,10 +549,10 @@ void fold_attention(Graph& g) {
   // [T, C]): dropped when every byte stays where it is.
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     Node& n = g.nodes[i];
-    if (!is_view_op(n) || n.out.empty()) continue;
+    if (!is_view_op(g, n) || n.out.empty()) continue;
     const auto readers = g.consumers(n.out[0]);
     const bool end = is_output(g, n.out[0]) || std::any_of(readers.begin(), readers.end(), [&](int r) {
-                       return !is_view_op(g.nodes[static_cast<std::size_t>(r)]) &&
+                       return !is_view_op(g, g.nodes[static_cast<std::size_t>(r)]) &&
                               !(g.nodes[static_cast<std::size_t>(r)].op == OpKind::MatMul && g.nodes[static_cast<std::size_t>(r)].heads > 1);
                      });
     if (!end) continue;

@@ -52,10 +52,31 @@ bool over_last_axis(const Node& n, const char* key, std::int64_t dflt, bool list
 // Which nodes a channels-last region holds, or false if the operators after
 // the opening Transpose are not all per-pixel ones ending in Transposes back.
 // A node joins once every activation it reads is in the region.
-bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<int>& values, std::set<int>& closers) {
+// Rows of pixels [N, T, C] leave and enter it through an attention's
+// Reshapes and Transposes (canonicalize_attention.cpp reads them on the
+// chip's layout): such a reader of a region value is an exit, and such a
+// value read by a region node joins it (`foreign`: its dims become
+// [N x T, C] with the region's).
+bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<int>& values, std::set<int>& closers,
+                    std::set<int>& foreign) {
   std::vector<int> todo{start};
   std::set<int> pending;
   values.insert(start);
+  // An attention's output viewed as rows again ([N, T, C] after a Reshape of
+  // a Transpose of a MatMul of two activations) comes back into the region.
+  auto made_by = [&](int v, OpKind k) {
+    const int p = v < 0 ? -1 : g.producer(v);
+    return p >= 0 && g.nodes[static_cast<std::size_t>(p)].op == k ? &g.nodes[static_cast<std::size_t>(p)] : nullptr;
+  };
+  for (std::size_t id = 0; id < g.values.size(); ++id) {
+    if (g.values[id].dims.size() != 3) continue;
+    const Node* r = made_by(static_cast<int>(id), OpKind::Reshape);
+    const Node* t = r ? made_by(r->in[0], OpKind::Transpose) : nullptr;
+    const Node* mm = t ? made_by(t->in[0], OpKind::MatMul) : nullptr;
+    if (!mm || mm->in.size() != 2 || g.val(mm->in[1]).is_const) continue;
+    foreign.insert(static_cast<int>(id));
+    todo.push_back(static_cast<int>(id));
+  }
   while (!todo.empty()) {
     const int v = todo.back();
     todo.pop_back();
@@ -67,6 +88,8 @@ bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<in
         closers.insert(ci);
         continue;
       }
+      const bool view = m.op == OpKind::Reshape || m.op == OpKind::Transpose || m.op == OpKind::Gather;
+      if (view && g.val(v).dims.size() == 3) continue;  // an exit into an attention's views
       // Maps [1, H, W, C], and [N, T, C] rows of pixels (a window
       // partition's, canonicalize_pixels.cpp), channels last.
       const std::size_t rank = m.out.size() == 1 ? g.val(m.out[0]).dims.size() : 0;
@@ -99,11 +122,18 @@ bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<in
       bool ready = true;
       for (std::size_t k = 0; k < m.in.size(); ++k) {
         const int id = m.in[k];
-        if (id < 0 || values.count(id) || (m.op == OpKind::MatMul && k == 1)) continue;
+        if (id < 0 || values.count(id) || foreign.count(id) || (m.op == OpKind::MatMul && k == 1)) continue;
         const Value& o = g.val(id);
         if (o.is_const) {
           // Per channel of this node's output (a Linear changes the count).
           if (!last_axis_const(o, g.val(m.out[0]).dims.back())) return false;
+          continue;
+        }
+        const int p = g.producer(id);
+        if (o.dims.size() == 3 && p >= 0 &&
+            (g.nodes[static_cast<std::size_t>(p)].op == OpKind::Reshape ||
+             g.nodes[static_cast<std::size_t>(p)].op == OpKind::Transpose)) {
+          foreign.insert(id);  // an attention's rows coming back
           continue;
         }
         ready = false;
@@ -147,6 +177,7 @@ std::int64_t per_channel(const Value& v) {
 
 void to_channels_first(Graph& g, int id) {
   Value& v = g.val(id);
+  if (v.dims.size() < 3) return;  // rows already
   if (v.dims.size() == 3) v.dims = {v.dims[0] * v.dims[1], v.dims[2]};  // rows of pixels: [N x T, C]
   else v.dims = {v.dims[0], v.dims[3], v.dims[1], v.dims[2]};
   v.shape = shape_of_dims(v.dims, v.name);
@@ -155,10 +186,11 @@ void to_channels_first(Graph& g, int id) {
 void convert_region(Graph& g, std::size_t opener) {
   Node& t = g.nodes[opener];
   if (t.in.empty() || t.out.empty() || g.val(t.in[0]).dims.size() != 4) return;
-  std::set<int> nodes, values, closers;
-  if (!collect_region(g, t.out[0], nodes, values, closers)) return;
+  std::set<int> nodes, values, closers, foreign;
+  if (!collect_region(g, t.out[0], nodes, values, closers, foreign)) return;
   for (int id : values)
     if (id != t.out[0]) to_channels_first(g, id);
+  for (int id : foreign) to_channels_first(g, id);
   for (int ni : nodes) {
     Node& m = g.nodes[static_cast<std::size_t>(ni)];
     if (m.op == OpKind::ReduceMean) m.ints["axes"] = {1};

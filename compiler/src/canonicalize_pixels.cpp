@@ -273,7 +273,12 @@ bool channels_last_output(const Graph& g, const Node& n, const std::set<int>& la
       per_pixel = a == -1 || a == static_cast<std::int64_t>(g.val(n.out[0]).dims.size()) - 1;
       break;
     }
-    case OpKind::MatMul: per_pixel = n.in.size() == 2 && g.val(n.in[1]).is_const; break;
+    case OpKind::MatMul:
+      per_pixel = n.in.size() == 2 && g.val(n.in[1]).is_const;
+      // A Linear layer's [N, T, C'] result is rows whatever it read (the
+      // attention's output, which canonicalize_attention.cpp checks is rows).
+      if (per_pixel && g.val(n.out[0]).dims.size() == 3) return true;
+      break;
     case OpKind::Add: case OpKind::Sub: case OpKind::Mul: case OpKind::Div: case OpKind::Erf: case OpKind::Relu:
     case OpKind::Gelu: case OpKind::Sigmoid: case OpKind::Tanh: case OpKind::Dropout: case OpKind::Identity:
       per_pixel = true;

@@ -337,10 +337,14 @@ void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std
 
 namespace vp::cc::emit {
 
-// A pixel gather (Node::gather): output row by output row, each run of
-// consecutive input pixels that lands on consecutive output bytes is one
-// DMA into the scratchpad and one out (straight-line: the runs follow the
-// table, not a stride). The cores take contiguous blocks of output rows.
+// A pixel gather (Node::gather): each run of consecutive input pixels
+// (in one input row, or across rows when the input has no border) that lands on consecutive output bytes is one DMA into
+// the scratchpad and one out. The cores take contiguous blocks of output
+// rows. When every output row of a core is one run (a window partition's
+// [windows x 49, C] rows, one pixel each), its rows are a loop over a table
+// of (source, rows) pairs in the scratchpad, one pair per stretch of rows
+// that read consecutive input bytes (a window's row of 7 pixels); otherwise
+// each row's runs are written out.
 void emit_gather(Ctx& e, const Node& n) {
   const Value& x = e.g.val(n.in[0]);
   const Value& y = e.g.val(n.out[0]);
@@ -349,35 +353,84 @@ void emit_gather(Ctx& e, const Node& n) {
   const std::int64_t C = x.shape.c, m = y.shape.c / C, W = y.shape.w, H = y.shape.h;
   const std::int64_t xrow = x.buf.wp(x.shape) * C, yrow = y.buf.wp(y.shape) * y.shape.c;
   const int R = std::max(1, n.replicas);
+  struct Run {
+    std::int64_t src, dst, len;  // bytes: input address, offset in the output row, length
+  };
   for (int c : n.cores) {
     const std::int64_t s = share_of(n, c), h0 = H * s / R, h1 = H * (s + 1) / R;
     if (h1 <= h0) continue;
     e.scratch_reset(c);
     const std::int64_t limit = std::max<std::int64_t>(C, e.scratch_free(c) / 2 / C * C);
-    const std::int64_t buf = e.scratch(c, limit);
-    e.li(c, 1, buf);
+    std::vector<std::vector<Run>> runs(static_cast<std::size_t>(h1 - h0));
     for (std::int64_t h = h0; h < h1; ++h) {
-      e.sync_rows(c, h, 1);
-      e.sync_pre(c);
       const std::int64_t k0 = h * W * m, k1 = k0 + W * m;
       for (std::int64_t k = k0; k < k1;) {
-        // A run: consecutive input pixels in one input row, up to the buffer.
         const std::int64_t p = n.gather[static_cast<std::size_t>(k)];
         std::int64_t len = 1;
+        // (Input rows follow each other in memory when it has no border.)
         while (k + len < k1 && n.gather[static_cast<std::size_t>(k + len)] == p + len &&
-               (p + len) % x.shape.w != 0 && (len + 1) * C <= limit)
+               (x.buf.pad == 0 || (p + len) % x.shape.w != 0) && (len + 1) * C <= limit)
           ++len;
-        const std::int64_t src = interior(x) + (p / x.shape.w) * xrow + (p % x.shape.w) * C;
-        const std::int64_t dst = interior(y) + h * yrow + (k - k0) * C;
-        e.li(c, 10, src);
-        e.li(c, 11, dst);
-        e.li(c, 12, len * C);
-        e.ins(c, "dma.gl r1, r10, r12");
-        e.ins(c, "dma.lg r11, r1, r12");
+        runs[static_cast<std::size_t>(h - h0)].push_back(
+            {interior(x) + (p / x.shape.w) * xrow + (p % x.shape.w) * C, (k - k0) * C, len * C});
         k += len;
       }
-      e.sync_post(c);
     }
+    const std::int64_t row_bytes = W * m * C;
+    const bool one_run = std::all_of(runs.begin(), runs.end(), [&](const std::vector<Run>& r) {
+      return r.size() == 1 && r[0].len == row_bytes;
+    });
+    const std::int64_t buf = e.scratch(c, one_run ? row_bytes : limit);
+    e.li(c, 1, buf);
+    if (!one_run) {
+      for (std::int64_t h = h0; h < h1; ++h) {
+        e.sync_rows(c, h, 1);
+        e.sync_pre(c);
+        for (const Run& r : runs[static_cast<std::size_t>(h - h0)]) {
+          e.li(c, 10, r.src);
+          e.li(c, 11, interior(y) + h * yrow + r.dst);
+          e.li(c, 12, r.len);
+          e.ins(c, "dma.gl r1, r10, r12");
+          e.ins(c, "dma.lg r11, r1, r12");
+        }
+        e.sync_post(c);
+      }
+      continue;
+    }
+    // (source, rows) per stretch of rows reading consecutive bytes.
+    std::vector<std::pair<std::int64_t, std::int64_t>> stretches;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::int64_t src = runs[i][0].src;
+      if (!stretches.empty() && stretches.back().first + stretches.back().second * row_bytes == src) {
+        ++stretches.back().second;
+        continue;
+      }
+      stretches.emplace_back(src, 1);
+    }
+    std::vector<std::int32_t> table;  // addresses as the 32-bit words the registers hold
+    for (const auto& [src, count] : stretches) {
+      table.push_back(static_cast<std::int32_t>(static_cast<std::uint32_t>(src)));
+      table.push_back(static_cast<std::int32_t>(count));
+    }
+    e.sync_rows(c, h0, h1 - h0);
+    e.li(c, 12, row_bytes);
+    e.li(c, 27, e.words(c, table));
+    e.li(c, 25, interior(y) + h0 * yrow);
+    e.li(c, 20, static_cast<std::int64_t>(table.size() / 2));
+    const std::string outer = e.label(c, "gstretch"), inner = e.label(c, "grow");
+    e.put_label(c, outer);
+    e.ins(c, "ld r24, r27, 0");
+    e.ins(c, "ld r23, r27, 4");
+    e.put_label(c, inner);
+    e.sync_pre(c);
+    e.ins(c, "dma.gl r1, r24, r12");
+    e.ins(c, "dma.lg r25, r1, r12");
+    e.sync_post(c);
+    e.ins(c, "addi r24, r24, " + std::to_string(row_bytes));
+    e.ins(c, "addi r25, r25, " + std::to_string(yrow));
+    e.ins(c, "dbnz r23, " + inner);
+    e.ins(c, "addi r27, r27, 8");
+    e.ins(c, "dbnz r20, " + outer);
   }
 }
 

@@ -59,7 +59,7 @@ std::int64_t matmul_need(const Graph& g, const Node& n, int groups, bool b_int8)
   const Value& b = g.val(n.in[1]);
   const Value& y = g.val(n.out[0]);
   const std::int64_t CA = a.shape.c / groups, CB = b.shape.c / groups, CY = y.shape.c / groups,
-                     N = y.shape.c / n.heads, rows = b.shape.h;
+                     N = y.shape.c / n.heads, rows = b.shape.h / std::max(1, n.windows);
   if (!b_int8) return std::max(CA, CB) + 4 * CA + 4 * rows * CB + 4 * std::max(CA, N) + 4 * CY + CY + 8;
   return std::max(CA, CB) + 4 * CA + rows * CB + 4 * CB + 4 * std::max(CA, N) + 4 * CY + CY + 8;
 }
@@ -71,7 +71,8 @@ std::int64_t matmul_need(const Graph& g, const Node& n, int groups, bool b_int8)
 namespace vp::cc {
 
 int matmul_head_groups(const Graph& g, const Node& n, const Target& t) {
-  if (emit::matmul_need(g, n, 1, false) <= t.spad_bytes / 2) return 1;
+  // Inside windows B is taken window by window, as int8 codes.
+  if (n.windows <= 1 && emit::matmul_need(g, n, 1, false) <= t.spad_bytes / 2) return 1;
   if (emit::matmul_rows_as_needed(g, n)) return 0;  // a causal product takes B's rows as it goes: whole rows
   for (int groups = 1; groups <= n.heads; ++groups)
     if (n.heads % groups == 0 && emit::matmul_need(g, n, groups, true) <= t.spad_bytes / 2) return groups;
@@ -79,7 +80,7 @@ int matmul_head_groups(const Graph& g, const Node& n, const Target& t) {
 }
 
 bool matmul_b_as_int8(const Graph& g, const Node& n, const Target& t) {
-  return matmul_head_groups(g, n, t) > 0 && emit::matmul_need(g, n, 1, false) > t.spad_bytes / 2;
+  return matmul_head_groups(g, n, t) > 0 && (n.windows > 1 || emit::matmul_need(g, n, 1, false) > t.spad_bytes / 2);
 }
 
 }  // namespace vp::cc
@@ -97,7 +98,10 @@ void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
   const Value& a = e.g.val(n.in[0]);
   const Value& b = e.g.val(n.in[1]);
   const Value& y = e.g.val(n.out[0]);
-  const std::int64_t hg = n.heads / groups, K = a.shape.c / n.heads, N = y.shape.c / n.heads, rows = b.shape.h,
+  // Inside windows (Node::windows) each window's rows take B's block of
+  // `rows` rows, loaded at the window's first row; otherwise one window.
+  const std::int64_t W = std::max(1, n.windows), per = y.shape.h / W;
+  const std::int64_t hg = n.heads / groups, K = a.shape.c / n.heads, N = y.shape.c / n.heads, rows = b.shape.h / W,
                      CA = hg * K, CB = b.shape.c / groups, CY = hg * N;
   const int sharers = n.replicas / groups;
   for (int c : n.cores) {
@@ -110,13 +114,14 @@ void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
                        O = e.scratch(c, CY), FLAG = e.scratch(c, 8);
     set_registers(e, c, {A8, A32, CA, T32, n.trans_b ? K : N, 1, ACC, O, CY, FLAG});
     e.li(c, 28, BW);
-    // The group's columns of every row of B, at the first row.
-    const RowHook load_b = [&e, c, &b, rows, CB, b_off, B8, FLAG](std::int64_t, std::int64_t, std::int64_t) {
+    // The group's columns of every row of B (of the window's block), at the first row.
+    std::int64_t block = 0;
+    const RowHook load_b = [&e, c, &b, rows, CB, b_off, B8, FLAG, &block](std::int64_t, std::int64_t, std::int64_t) {
       const std::string skip = e.label(c, "bready"), loop = e.label(c, "bload");
       e.li(c, 10, FLAG);
       e.ins(c, "ld r11, r10, 0");
       e.ins(c, "bne r11, r0, " + skip);
-      e.li(c, 11, interior(b) + b_off);
+      e.li(c, 11, interior(b) + b_off + block * rows * b.buf.wp(b.shape) * b.shape.c);
       e.li(c, 12, B8);
       e.li(c, 14, rows);
       e.li(c, 15, CB);
@@ -130,7 +135,7 @@ void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
     };
     const std::vector<Ptr> ptrs{{interior(a), a.shape.c, a.buf.wp(a.shape) * a.shape.c},
                                 {interior(y), y.shape.c, y.buf.wp(y.shape) * y.shape.c}};
-    share_loop(e, c, y.shape.h, y.shape.w, share, sharers, ptrs, [&] {
+    const auto body = [&] {
       e.ins(c, "addi r10, r24, " + std::to_string(a_off));
       e.ins(c, "dma.gl r1, r10, r3");
       if (n.trans_b) {
@@ -172,7 +177,20 @@ void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
       e.ins(c, "vrqs r8, r7, r9, r10, " + std::to_string(n.q.shift[0]) + ", 0");
       e.ins(c, "addi r10, r25, " + std::to_string(y_off));
       e.ins(c, "dma.lg r10, r8, r9");
-    }, load_b);
+    };
+    if (W == 1) {
+      share_loop(e, c, y.shape.h, y.shape.w, share, sharers, ptrs, body, load_b);
+      continue;
+    }
+    // The core's share of the windows, each its rows' loop after B's block
+    // is taken again (the flag word cleared).
+    for (block = W * share / sharers; block < W * (share + 1) / sharers; ++block) {
+      e.li(c, 10, FLAG);
+      e.ins(c, "st r0, r10, 0");
+      std::vector<Ptr> q = ptrs;
+      for (Ptr& x : q) x.base += block * per * x.step_h;
+      pixel_loop(e, c, block * per, per, y.shape.w, q, body, load_b);
+    }
   }
 }
 
@@ -186,6 +204,9 @@ void emit_matmul(Ctx& e, const Node& n) {
                      CB = b.shape.c, CY = y.shape.c;
   const std::int64_t need = matmul_need(e.g, n, 1, false);
   const int groups = matmul_head_groups(e.g, n, e.t);
+  if (n.windows > 1 && matmul_head_groups(e.g, n, e.t) == 0)
+    throw CompileError("node '" + n.name + "': MatMul of two activations inside windows: no group of its heads fits a " +
+                       "window's rows of its second operand in the scratchpad");
   if (matmul_b_as_int8(e.g, n, e.t)) {
     if (n.replicas < groups)
       throw CompileError("node '" + n.name + "': MatMul of two activations in " + std::to_string(groups) +

@@ -329,8 +329,11 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
         in = rows(n.in[0]);
         const std::int64_t H = g.val(n.in[1]).shape.h;
         const bool causal = n.causal && emit::matmul_rows_as_needed(g, n);
+        // Inside windows: the block of B's rows of output row h's window.
+        const std::int64_t W = std::max(1, n.windows), per = g.val(n.out[0]).shape.h / W, block = H / W;
         for (auto& i : rows(n.in[1])) {
-          i.rows = [H, causal](std::int64_t h) {
+          i.rows = [H, causal, W, per, block](std::int64_t h) {
+            if (W > 1) return std::make_pair(h / per * block, h / per * block + block - 1);
             return std::make_pair(std::int64_t{0}, causal ? std::min(h, H - 1) : H - 1);
           };
           in.push_back(i);

@@ -7,6 +7,8 @@
 // causal mask is a table of rows in the scratchpad (127 where a channel
 // counts, -128 where it is masked) that vmin applies before the maximum and
 // after the subtraction, so a masked channel's exponential is the table's 0.
+// A mask input (a Swin window's, Value::softmax_mask) is the same per pixel,
+// read from its preloaded map beside the pixel's scores.
 // The golden model runs the same steps (softmax_int.h).
 #include "emit_loops.h"
 #include "softmax_int.h"
@@ -18,17 +20,19 @@ void emit_softmax(Ctx& e, const Node& n) {
   const Value& y = e.g.val(n.out[0]);
   const std::int64_t C = y.shape.c, G = n.group > 0 ? n.group : C, runs = C / G;
   if (C % G != 0) throw CompileError("node '" + n.name + "': Softmax runs of " + std::to_string(G) + " do not divide " + std::to_string(C) + " channels");
-  if (10 * C + 8 > e.t.spad_bytes / 2)
+  if ((n.in.size() > 1 ? 11 : 10) * C + 8 > e.t.spad_bytes / 2)
     throw CompileError("node '" + n.name + "': a pixel of " + std::to_string(C) + " channels does not fit the scratchpad");
   // The mask of each pixel row: channel j of a run counts in row t when j <= t.
   std::vector<std::int8_t> mask;
   if (n.causal)
     for (std::int64_t t = 0; t < y.shape.h; ++t)
       for (std::int64_t ch = 0; ch < C; ++ch) mask.push_back(ch % G <= t ? 127 : -128);
+  const Value* mask_in = n.in.size() > 1 ? &e.g.val(n.in[1]) : nullptr;
+  const bool masked = n.causal || mask_in;
   for (int c : n.cores) {
     e.scratch_reset(c);
     const std::int64_t X = e.scratch(c, C), X32 = e.scratch(c, 4 * C), E32 = e.scratch(c, 4 * C), O = e.scratch(c, C),
-                       W = e.scratch(c, 8);
+                       W = e.scratch(c, 8), MK = mask_in ? e.scratch(c, C) : 0;
     e.li(c, 1, X);
     e.li(c, 2, O);
     e.li(c, 3, C);
@@ -40,9 +44,15 @@ void emit_softmax(Ctx& e, const Node& n) {
     e.li(c, 9, X32);
     std::vector<Ptr> ptrs{{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y), C, y.buf.wp(y.shape) * C}};
     if (n.causal) ptrs.push_back({e.bytes(c, mask), 0, C});
+    if (mask_in) {
+      ptrs.push_back({interior(*mask_in), C, mask_in->buf.wp(mask_in->shape) * C});
+      e.li(c, 15, MK);
+    }
+    const std::string m_reg = mask_in ? "r15" : "r27";
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       e.ins(c, "dma.gl r1, r24, r3");
-      if (n.causal) e.ins(c, "vmin r1, r1, r27, r3, i8");
+      if (mask_in) e.ins(c, "dma.gl r15, r27, r3");
+      if (masked) e.ins(c, "vmin r1, r1, " + m_reg + ", r3, i8");
       e.ins(c, "vwiden r9, r1, r3");
       // Each run less its maximum, in int32.
       e.li(c, 12, X);
@@ -59,7 +69,7 @@ void emit_softmax(Ctx& e, const Node& n) {
       e.ins(c, "dbnz r14, " + max_loop);
       // Narrowed to int8 (halved first when the step is fine).
       e.ins(c, "vrqs r1, r9, r3, r6, " + std::to_string(n.q.shift[0]) + ", 0");
-      if (n.causal) e.ins(c, "vmin r1, r1, r27, r3, i8");
+      if (masked) e.ins(c, "vmin r1, r1, " + m_reg + ", r3, i8");
       e.ins(c, "vlut r1, r1, r3, r5");
       e.ins(c, "vwiden r7, r1, r3");
       // Each run's exponentials over their sum.

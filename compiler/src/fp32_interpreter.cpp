@@ -149,14 +149,17 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       const auto h = static_cast<std::size_t>(n.heads), M = static_cast<std::size_t>(x.shape.h),
                  K = static_cast<std::size_t>(x.shape.c) / h, N = static_cast<std::size_t>(y.shape.c) / h,
                  rows = static_cast<std::size_t>(b.shape.h);
+      // Inside windows (Node::windows) row m reads B's block of its window.
+      const auto wins = static_cast<std::size_t>(std::max(1, n.windows)), per = M / wins, block = rows / wins;
       y.data.assign(h * N * M, 0.f);
       for (std::size_t hh = 0; hh < h; ++hh)
         for (std::size_t m = 0; m < M; ++m)
           for (std::size_t j = 0; j < N; ++j) {
+            const std::size_t b0 = m / per * block;
             double s = 0;
             for (std::size_t k = 0; k < K; ++k)
               s += double(x.data[(hh * K + k) * M + m]) *
-                   b.data[n.trans_b ? (hh * K + k) * rows + j : (hh * N + j) * rows + k];
+                   b.data[n.trans_b ? (hh * K + k) * rows + b0 + j : (hh * N + j) * rows + b0 + k];
             y.data[(hh * N + j) * M + m] = static_cast<float>(s * n.alpha);
           }
       break;
@@ -167,14 +170,20 @@ FTensor eval_node(const Graph& g, const Node& n, const std::vector<FTensor>& v, 
       const auto C = static_cast<std::size_t>(x.shape.c), hw = static_cast<std::size_t>(x.shape.h * x.shape.w);
       const std::size_t G = n.group > 0 ? static_cast<std::size_t>(n.group) : C;
       y.data.assign(x.data.size(), 0.f);
+      // A mask input (Value::softmax_mask): a channel counts where it is >= 0.
+      const FTensor* mask = n.in.size() > 1 ? &v[static_cast<std::size_t>(n.in[1])] : nullptr;
       for (std::size_t p = 0; p < hw; ++p) {
         const std::size_t active = n.causal ? std::min(G, p / static_cast<std::size_t>(x.shape.w) + 1) : G;
         for (std::size_t g0 = 0; g0 < C; g0 += G) {
+          auto counts = [&](std::size_t j) { return j < active && (!mask || mask->data[(g0 + j) * hw + p] >= 0.f); };
           double m = -INFINITY, sum = 0;
-          for (std::size_t j = 0; j < active; ++j) m = std::max(m, double(x.data[(g0 + j) * hw + p]));
-          for (std::size_t j = 0; j < active; ++j) sum += std::exp(double(x.data[(g0 + j) * hw + p]) - m);
-          for (std::size_t j = 0; j < active; ++j)
-            y.data[(g0 + j) * hw + p] = static_cast<float>(std::exp(double(x.data[(g0 + j) * hw + p]) - m) / sum);
+          for (std::size_t j = 0; j < G; ++j)
+            if (counts(j)) m = std::max(m, double(x.data[(g0 + j) * hw + p]));
+          for (std::size_t j = 0; j < G; ++j)
+            if (counts(j)) sum += std::exp(double(x.data[(g0 + j) * hw + p]) - m);
+          for (std::size_t j = 0; j < G; ++j)
+            if (counts(j))
+              y.data[(g0 + j) * hw + p] = static_cast<float>(std::exp(double(x.data[(g0 + j) * hw + p]) - m) / sum);
         }
       }
       break;

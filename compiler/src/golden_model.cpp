@@ -96,14 +96,17 @@ QTensor matmul(const Graph& g, const Node& n, const QTensor& a, const QTensor& b
   QTensor y;
   y.shape = g.val(n.out[0]).shape;
   const I h = n.heads, M = a.shape.h, K = a.shape.c / h, N = y.shape.c / h, rows = b.shape.h;
+  // Inside windows (Node::windows) row m reads B's block of its window.
+  const I wins = std::max(1, n.windows), per = M / wins, block = rows / wins;
   y.data.resize(static_cast<std::size_t>(h * N * M));
   for (I hh = 0; hh < h; ++hh)
     for (I m = 0; m < M; ++m)
       for (I j = 0; j < N; ++j) {
+        const I b0 = m / per * block;
         I s = 0;
         for (I k = 0; k < K; ++k)
           s += I{a.data[static_cast<std::size_t>((hh * K + k) * M + m)]} *
-               b.data[static_cast<std::size_t>(n.trans_b ? (hh * K + k) * rows + j : (hh * N + j) * rows + k)];
+               b.data[static_cast<std::size_t>(n.trans_b ? (hh * K + k) * rows + b0 + j : (hh * N + j) * rows + b0 + k)];
         // Beside a causal Softmax the scores n > m are not computed: 0.
         y.data[static_cast<std::size_t>((hh * N + j) * M + m)] =
             n.causal && n.trans_b && j > m ? std::int8_t{0}
@@ -114,16 +117,21 @@ QTensor matmul(const Graph& g, const Node& n, const QTensor& a, const QTensor& b
 
 // Softmax per pixel over runs of n.group channels (softmax_int.h), the
 // causal mask leaving pixel row t its first t + 1 channels of each run.
-QTensor softmax(const Node& n, const QTensor& x) {
+QTensor softmax(const Node& n, const QTensor& x, const QTensor* mask) {
   QTensor y;
   y.shape = x.shape;
   y.data.resize(x.data.size());
   const I C = x.shape.c, hw = x.shape.h * x.shape.w, G = n.group > 0 ? n.group : C;
-  std::vector<std::int8_t> px(static_cast<std::size_t>(C)), out(static_cast<std::size_t>(C));
+  std::vector<std::int8_t> px(static_cast<std::size_t>(C)), out(static_cast<std::size_t>(C)), keep(static_cast<std::size_t>(C));
   for (I p = 0; p < hw; ++p) {
     for (I c = 0; c < C; ++c) px[static_cast<std::size_t>(c)] = x.data[static_cast<std::size_t>(c * hw + p)];
     const I active = n.causal ? std::min(G, p / x.shape.w + 1) : G;
-    for (I g0 = 0; g0 < C; g0 += G) softmax_run(px.data() + g0, out.data() + g0, G, active, n.q.lut, n.q.shift[0]);
+    // The mask of each channel: 127 where it counts, -128 where it is masked.
+    for (I c = 0; c < C; ++c)
+      keep[static_cast<std::size_t>(c)] =
+          c % G >= active || (mask && mask->data[static_cast<std::size_t>(c * hw + p)] < 0) ? -128 : 127;
+    for (I g0 = 0; g0 < C; g0 += G)
+      softmax_run(px.data() + g0, out.data() + g0, G, keep.data() + g0, n.q.lut, n.q.shift[0]);
     for (I c = 0; c < C; ++c) y.data[static_cast<std::size_t>(c * hw + p)] = out[static_cast<std::size_t>(c)];
   }
   return y;
@@ -223,7 +231,7 @@ std::vector<QTensor> run_golden_all(const Graph& g, const std::vector<QTensor>& 
         y = layer_norm(n, x);
         break;
       case OpKind::Softmax:
-        y = softmax(n, x);
+        y = softmax(n, x, n.in.size() > 1 ? &v[static_cast<std::size_t>(n.in[1])] : nullptr);
         break;
       case OpKind::MatMul:
         y = matmul(g, n, x, v[static_cast<std::size_t>(n.in[1])]);

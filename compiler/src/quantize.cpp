@@ -181,6 +181,11 @@ void quantize(Graph& g, const std::vector<std::vector<FTensor>>& calib, double p
   // of the calibration clips it.
   for (Value& v : g.values) {
     if (!v.preload) continue;
+    if (v.softmax_mask) {  // codes of its own (Value::softmax_mask)
+      v.scale = 1.0;
+      v.nonneg = false;
+      continue;
+    }
     const float m = max_abs(v.data);
     v.scale = m > 0 ? m / 127.0 : 1.0;
     const FTensor t = from_onnx_order(v, v.data);

@@ -86,6 +86,8 @@ RowTimes overlapped_times(const Graph& g) {
         tail = 0;
         for (std::int64_t h = 0; h < o.h; ++h)
           tail += h * n.geom.sh - n.geom.pt + std::int64_t{n.geom.kh - 1} * n.geom.dh >= H - 1;
+      } else if (n.op == OpKind::MatMul && v == n.in[1] && n.windows > 1) {
+        need = H / n.windows;  // the first window's block of B
       } else if (n.op == OpKind::GlobalAveragePool || (n.op == OpKind::MatMul && v == n.in[1] && !n.causal)) {
         need = H;  // every row (a MatMul's second operand: all of B for each output row, unless causal)
       } else if (!n.gather.empty()) {  // a pixel gather: the input rows its first row's pixels come from

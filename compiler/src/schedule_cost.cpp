@@ -267,13 +267,17 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
                                   : vec(C) + h * values * (2 * vec(N) + 8));
       c.row_cycles = 0;
       c.gmem_bytes = 2 * out.shape.numel() + g.val(n.in[1]).shape.numel();
+      // Inside windows B is held as codes, widened at each use (emit_matmul_head_groups).
+      if (n.windows > 1) c.pixel_cycles += n.trans_b ? keys * vec(CA) : h * values * vec(N);
       break;
     }
     case OpKind::Softmax: {  // emit_softmax.cpp: 4 vector operations over C (6 with a mask), 3 per run
       const std::int64_t G = n.group > 0 ? n.group : C, runs = C / std::max<std::int64_t>(1, G);
       c.units = out.shape.h * W;
-      c.pixel_cycles = 2 * dma(C) + (n.causal ? 6 : 4) * vec(C) + runs * (3 * vec(G) + kSoftmaxRunCycles) + kPixelFixed;
-      c.gmem_bytes = 2 * out.shape.numel();
+      const bool mask_in = n.in.size() > 1;  // a mask map read beside the scores
+      c.pixel_cycles = (mask_in ? 3 : 2) * dma(C) + (n.causal || mask_in ? 6 : 4) * vec(C) +
+                       runs * (3 * vec(G) + kSoftmaxRunCycles) + kPixelFixed;
+      c.gmem_bytes = (mask_in ? 3 : 2) * out.shape.numel();
       break;
     }
     case OpKind::Concat:

@@ -30,10 +30,11 @@ inline constexpr double kSoftmaxScale = 1.0 / 127.0;
 // resolution).
 inline int softmax_shift(double input_scale) { return 128.0 * input_scale >= std::log(254.0) ? 0 : 1; }
 
-// One run of `len` codes whose first `active` count (the rest are masked).
-inline void softmax_run(const std::int8_t* x, std::int8_t* y, std::int64_t len, std::int64_t active,
+// One run of `len` codes and their mask (127 where a code counts, -128
+// where it is masked: a causal mask's or a Softmax's mask input).
+inline void softmax_run(const std::int8_t* x, std::int8_t* y, std::int64_t len, const std::int8_t* mask,
                         const std::vector<std::int8_t>& lut, int shift) {
-  auto keep = [&](std::int64_t j) -> std::int64_t { return j < active ? 127 : -128; };
+  auto keep = [&](std::int64_t j) -> std::int64_t { return mask[j]; };
   std::int64_t m = -128;
   for (std::int64_t j = 0; j < len; ++j) m = std::max(m, std::min<std::int64_t>(x[j], keep(j)));
   std::vector<std::int64_t> e(static_cast<std::size_t>(len));

@@ -225,6 +225,31 @@ class SwinLayout(torch.nn.Module):
         return self.head(torch.flatten(x, 1))
 
 
+def _swin(name=None, **kwargs):
+    """torchvision's SwinTransformer (swin_t by name, or a small one from its
+    arguments) with its parameters redrawn from the seed at the scale of a
+    trained network's: torchvision starts every Linear layer at std 0.02 and
+    the relative position bias tables at std 0.02, which leaves an untrained
+    Swin's attention uniform over each window (its bias and its shifted
+    windows' mask then change next to nothing). Here each Linear layer's
+    weights get std 1/sqrt(inputs) and biases std 0.1, the bias tables std 1,
+    so the attention is peaked and the bias and the mask matter."""
+    def build():
+        import torchvision.models as tvm
+        from torchvision.models.swin_transformer import SwinTransformer
+        m = getattr(tvm, name)(weights=None) if name else SwinTransformer(**kwargs)
+        with torch.no_grad():
+            for mod in m.modules():
+                if isinstance(mod, torch.nn.Linear):
+                    mod.weight.normal_(0.0, mod.in_features ** -0.5)
+                    if mod.bias is not None:
+                        mod.bias.normal_(0.0, 0.1)
+                if hasattr(mod, "relative_position_bias_table"):
+                    mod.relative_position_bias_table.normal_(0.0, 1.0)
+        return m
+    return build
+
+
 # torchvision's classification CNNs (export_zoo.py), each at the input size it
 # is exported with. 224x224 is every model's native size except Inception-v3's
 # (299); it takes 224 (it accepts anything from 75 up) so that all the zoo
@@ -259,6 +284,11 @@ ZOO = {
     # operator): ViT-B/16, and one of its shape at 32x32 with patches of 8,
     # two layers of 4 heads of 16 and an MLP of 128, for the tests.
     "swin_layout": (SwinLayout, (1, 3, 32, 32), "image"),
+    # Swin-T, and one of its shape at 32x32 with windows of 4: two stages of
+    # two blocks (the second of each shifted), 2 and 4 heads of 16 channels.
+    "swin_t": (_swin("swin_t"), (1, 3, 224, 224), "image"),
+    "swin_tiny": (_swin(patch_size=[4, 4], embed_dim=32, depths=[2, 2], num_heads=[2, 4], window_size=[4, 4],
+                        num_classes=10), (1, 3, 32, 32), "image"),
     "vit_b_16": (_vit("vit_b_16"), (1, 3, 224, 224), "image"),
     "vit_tiny": (_vit(image_size=32, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64, mlp_dim=128,
                       num_classes=10), (1, 3, 32, 32), "image"),

@@ -60,6 +60,10 @@ struct Value {
   // preloads them into its global-memory buffer (emit_program.cpp).
   bool preload = false;
   std::vector<std::int8_t> codes;
+  // A Softmax's mask (canonicalize_attention.cpp): a preloaded map whose
+  // codes, set with it, are 127 where a channel counts and -128 where it is
+  // masked (data holds the same numbers); quantize keeps them.
+  bool softmax_mask = false;
   Buffer buf;                      // after plan_memory
 };
 
@@ -165,6 +169,10 @@ struct Node {
   // as they exist; with trans_b (the scores) its outputs n > m are 0 (the
   // Softmax masks them), without (scores x values) A's codes k > m are 0.
   int heads = 1;
+  // A MatMul of two activations inside windows (a Swin transformer's
+  // attention): the output's and A's rows, and B's, are `windows` equal
+  // blocks, and output row m reads only B's block m / (rows per block).
+  int windows = 1;
   bool trans_b = false;
   float alpha = 1.f;
   float clip_lo = 0, clip_hi = 0;
