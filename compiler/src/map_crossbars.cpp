@@ -271,7 +271,8 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     // (narrower strips) both count.
     auto step = [&](const Stage& s, int k) { return cm.step(s.cost, k); };
     for (;;) {
-      std::int64_t top = 0, second = 0;
+      std::int64_t top = 0, second = 0, below = 0;
+      int tied = 0;
       for (const Stage& s : stages) {
         const std::int64_t c = cm.stage(s.cost, s.copies);
         if (c > top) {
@@ -280,6 +281,11 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
         } else if (c > second) {
           second = c;
         }
+      }
+      for (const Stage& s : stages) {
+        const std::int64_t c = cm.stage(s.cost, s.copies);
+        if (c == top) ++tied;
+        else below = std::max(below, c);
       }
       Stage* pick = nullptr;
       int grow = 0;
@@ -290,7 +296,10 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
         for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
           const std::int64_t c1 = cm.stage(s.cost, to), s1 = step(s, to);
           if (c1 >= c0 && s1 >= s0) continue;
-          const std::int64_t saved = (std::max(top, c0) - std::max(others, c1)) + (s0 - s1);
+          // One of `tied` stages at the slowest: its share of what they save together.
+          const std::int64_t saved = (tied > 1 && c0 == top ? (c0 - std::max(below, c1)) / tied
+                                                            : std::max(top, c0) - std::max(others, c1)) +
+                                     (s0 - s1);
           const double gain = static_cast<double>(saved) / (double(s.cus_per_copy) * (to - s.copies));
           if (gain > best) {
             best = gain;

@@ -41,7 +41,9 @@ std::vector<int> crossing_into(const Graph& g, std::size_t from, std::size_t to)
   std::set<int> ids;
   for (std::size_t i = from; i < to; ++i)
     for (int v : g.nodes[i].in) {
-      if (g.val(v).is_const) continue;
+      // Constants and preloaded maps (a Swin's bias and mask) go with the
+      // program of each chip that reads them.
+      if (v < 0 || g.val(v).is_const || g.val(v).preload) continue;
       const int p = g.producer(v);
       if (p < static_cast<int>(from)) ids.insert(v);
     }
@@ -85,6 +87,9 @@ Partition from_cuts(const Graph& g, const std::vector<std::size_t>& starts, cons
     for (std::size_t j = 0; j < p.parts[m].inputs.size(); ++j) {
       const int v = p.parts[m].inputs[j];
       const int k = part_of[static_cast<std::size_t>(v)];
+      if (k < 0)
+        throw CompileError("tensor '" + g.val(v).name + "' is a graph input that chip " + std::to_string(m) +
+                           " reads; a graph input is read by the first chip only");
       const auto& outs = p.parts[static_cast<std::size_t>(k)].outputs;
       const auto at = std::find(outs.begin(), outs.end(), v) - outs.begin();
       p.routes.push_back({v, k, static_cast<int>(at), static_cast<int>(m), static_cast<int>(j), g.val(v).shape.numel()});
