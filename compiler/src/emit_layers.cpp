@@ -344,7 +344,8 @@ namespace vp::cc::emit {
 // [windows x 49, C] rows, one pixel each), its rows are a loop over a table
 // of (source, rows) pairs in the scratchpad, one pair per stretch of rows
 // that read consecutive input bytes (a window's row of 7 pixels); otherwise
-// each row's runs are written out.
+// the rows are loops over blocks of rows whose runs move by one stride from
+// row to row (a reverse partition's 7 map rows per row of windows).
 void emit_gather(Ctx& e, const Node& n) {
   const Value& x = e.g.val(n.in[0]);
   const Value& y = e.g.val(n.out[0]);
@@ -383,17 +384,43 @@ void emit_gather(Ctx& e, const Node& n) {
     const std::int64_t buf = e.scratch(c, one_run ? row_bytes : limit);
     e.li(c, 1, buf);
     if (!one_run) {
-      for (std::int64_t h = h0; h < h1; ++h) {
-        e.sync_rows(c, h, 1);
+      // Rows whose runs are the previous row's moved by one stride (a
+      // reverse partition's rows inside a row of windows): one loop, its
+      // body the runs relative to the row's first source (r24) and its
+      // output row (r25).
+      const auto same_shape = [&](std::size_t a, std::size_t b, std::int64_t stride) {
+        const auto& ra = runs[a];
+        const auto& rb = runs[b];
+        if (ra.size() != rb.size()) return false;
+        for (std::size_t j = 0; j < ra.size(); ++j)
+          if (rb[j].len != ra[j].len || rb[j].dst != ra[j].dst || rb[j].src - ra[j].src != stride) return false;
+        return true;
+      };
+      for (std::size_t b0 = 0; b0 < runs.size();) {
+        const std::int64_t stride = b0 + 1 < runs.size() ? runs[b0 + 1][0].src - runs[b0][0].src : 0;
+        std::size_t b1 = b0 + 1;
+        while (b1 < runs.size() && same_shape(b1 - 1, b1, stride)) ++b1;
+        const std::int64_t h = h0 + static_cast<std::int64_t>(b0), count = static_cast<std::int64_t>(b1 - b0);
+        const std::int64_t base = runs[b0][0].src;
+        e.sync_rows(c, h, count);
+        e.li(c, 24, base);
+        e.li(c, 25, interior(y) + h * yrow);
+        e.li(c, 20, count);
+        const std::string loop = e.label(c, "grows");
+        e.put_label(c, loop);
         e.sync_pre(c);
-        for (const Run& r : runs[static_cast<std::size_t>(h - h0)]) {
-          e.li(c, 10, r.src);
-          e.li(c, 11, interior(y) + h * yrow + r.dst);
+        for (const Run& r : runs[b0]) {
+          e.ins(c, "addi r10, r24, " + std::to_string(r.src - base));
+          e.ins(c, "addi r11, r25, " + std::to_string(r.dst));
           e.li(c, 12, r.len);
           e.ins(c, "dma.gl r1, r10, r12");
           e.ins(c, "dma.lg r11, r1, r12");
         }
         e.sync_post(c);
+        e.ins(c, "addi r24, r24, " + std::to_string(stride));
+        e.ins(c, "addi r25, r25, " + std::to_string(yrow));
+        e.ins(c, "dbnz r20, " + loop);
+        b0 = b1;
       }
       continue;
     }
