@@ -417,6 +417,14 @@ void fold_attention(Graph& g) {
                              " added to attention scores " + dims_text(g.val(n.out[0]).dims) +
                              " that does not broadcast over their windows and heads");
         const bool any_mask = std::any_of(full.begin(), full.end(), masks);
+        // A row of one head whose every score is masked would be a Softmax
+        // of nothing on the chip, where float shifts them all alike.
+        for (std::size_t r0 = 0; any_mask && r0 < full.size(); r0 += static_cast<std::size_t>(l.n))
+          if (std::all_of(full.begin() + static_cast<std::ptrdiff_t>(r0),
+                          full.begin() + static_cast<std::ptrdiff_t>(r0) + l.n, masks))
+            throw CompileError("node '" + n.name + "' (Add): its constant masks every score of row " +
+                               std::to_string(r0 / static_cast<std::size_t>(l.n * l.heads)) +
+                               " of a head (-30 or below throughout); supported are masks that keep one at least");
         const bool any_bias = std::any_of(full.begin(), full.end(), [](float f) { return !masks(f) && f != 0.f; });
         int mask = -1;
         if (any_mask) {

@@ -439,6 +439,18 @@ std::string OnnxBuilder::attention(const std::string& x, int T, int c, int heads
   return gemm(reshape(transpose(o, {1, 0, 2}), {T, c}), c, c);
 }
 
+std::string OnnxBuilder::attention_plus(const std::string& x, int T, int c, int heads, const std::vector<float>& add) {
+  const int d = c / heads;
+  const std::vector<std::int64_t> split{T, heads, d};
+  auto q = transpose(reshape(gemm(x, c, c), split), {1, 0, 2});
+  auto k = transpose(reshape(gemm(x, c, c), split), {1, 2, 0});
+  auto v = transpose(reshape(gemm(x, c, c), split), {1, 0, 2});
+  const std::string s = fresh("add");
+  node(*model_, "Add", s, {mul_const(matmul_act(q, k), {1.f / std::sqrt(float(d))}, {}), init("plus", {T, T}, add)}, s);
+  auto o = matmul_act(softmax(s, -1), v);
+  return gemm(reshape(transpose(o, {1, 0, 2}), {T, c}), c, c);
+}
+
 std::vector<std::string> OnnxBuilder::split(const std::string& x, const std::vector<std::int64_t>& sizes, int axis) {
   const std::string name = fresh("split");
   auto* n = node(*model_, "Split", name, {x, init_i64("sizes", sizes)}, name + "_0");

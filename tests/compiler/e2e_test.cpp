@@ -298,6 +298,23 @@ TEST(EndToEnd, AttentionInGroupsOfHeads) {
   }
 }
 
+// Attention with a constant added to its scores, a banded mask of -100s
+// and a bias inside the band (as Swin's windows add theirs): the platform
+// runs the bias as a preloaded map and the mask as the Softmax's second
+// input, equal to the golden model in one copy and replicated.
+TEST(EndToEnd, AttentionWithABandMaskAndABias) {
+  const int T = 16, c = 32;
+  std::vector<float> add(static_cast<std::size_t>(T * T));
+  for (int t = 0; t < T; ++t)
+    for (int u = 0; u < T; ++u)
+      add[static_cast<std::size_t>(t * T + u)] = std::abs(t - u) > 3 ? -100.f : 0.5f - 0.125f * float(std::abs(t - u));
+  OnnxBuilder b("band_attention", 17, 29);
+  auto x = b.gemm(b.input("x", {T, 16}), 16, c);
+  b.output(b.gemm(b.attention_plus(x, T, c, 4, add), c, 8));
+  const TestModel m{"band_attention", b.serialize()};
+  for (int rep : {1, kReplicateAuto}) expect_exact(compile_and_run(m, "small", {}, 5, MapOptions{rep}));
+}
+
 // Replication: every layer in N copies (each a share of the output pixels,
 // partial rows included), or the cost model's choice; operators without
 // weights share their rows or pixels among as many cores.

@@ -962,6 +962,58 @@ TEST(Attention, CanonicalFormOfTheExportedPattern) {
   EXPECT_EQ(g.val(mm[0]->out[0]).shape, (Shape{32, 8, 1}));
 }
 
+// A constant added to the scores (Swin's relative position bias and its
+// shifted windows' mask of -100s): its entries of -30 or below are the
+// Softmax's mask input (127 where a score counts, -128 where it is masked),
+// the rest a preloaded map laid out as the scores are stored ([T][heads][T])
+// and added by the vector unit; a constant that masks a whole row is
+// refused.
+TEST(Attention, AConstantAddedToTheScoresIsABiasMapAndAMask) {
+  const int T = 8, heads = 4;
+  std::vector<float> add(static_cast<std::size_t>(T * T));
+  for (int t = 0; t < T; ++t)
+    for (int u = 0; u < T; ++u) add[static_cast<std::size_t>(t * T + u)] = std::abs(t - u) > 2 ? -100.f : 0.25f * float(t - u);
+  OnnxBuilder b("band", 17);
+  b.output(b.attention_plus(b.gemm(b.input("x", {T, 24}), 24, 32), T, 32, heads, add));
+  Graph g = import_onnx_bytes(b.serialize(), "band");
+  canonicalize(g);
+  const Node* sm = nullptr;
+  const Node* bias = nullptr;
+  for (const Node& n : g.nodes) {
+    if (n.op == OpKind::Softmax) sm = &n;
+    if (n.op == OpKind::Add && n.in.size() == 2 && g.val(n.in[1]).preload) bias = &n;
+  }
+  ASSERT_NE(sm, nullptr);
+  ASSERT_NE(bias, nullptr);
+  EXPECT_FALSE(sm->causal);
+  ASSERT_EQ(sm->in.size(), 2u);
+  const Value& mask = g.val(sm->in[1]);
+  EXPECT_TRUE(mask.softmax_mask);
+  const Value& b_map = g.val(bias->in[1]);
+  ASSERT_EQ(b_map.data.size(), static_cast<std::size_t>(T * heads * T));
+  ASSERT_EQ(mask.codes.size(), static_cast<std::size_t>(T * heads * T));
+  for (int t = 0; t < T; ++t)
+    for (int h = 0; h < heads; ++h)
+      for (int u = 0; u < T; ++u) {
+        const auto stored = static_cast<std::size_t>((t * heads + h) * T + u);      // [T][heads][T]
+        const auto planar = static_cast<std::size_t>((h * T + u) * T + t);          // channel (h, u) of pixel row t
+        const bool kept = std::abs(t - u) <= 2;
+        EXPECT_EQ(b_map.data[stored], kept ? 0.25f * float(t - u) : 0.f) << t << " " << h << " " << u;
+        EXPECT_EQ(mask.codes[planar], kept ? 127 : -128) << t << " " << h << " " << u;
+      }
+  // Row 3 masked throughout: the chip's Softmax would have nothing to weigh.
+  for (int u = 0; u < T; ++u) add[static_cast<std::size_t>(3 * T + u)] = -100.f;
+  OnnxBuilder w("whole_row", 17);
+  w.output(w.attention_plus(w.gemm(w.input("x", {T, 24}), 24, 32), T, 32, heads, add));
+  Graph gw = import_onnx_bytes(w.serialize(), "whole_row");
+  try {
+    canonicalize(gw);
+    ADD_FAILURE() << "a mask of a whole row was accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("masks every score of row 3"), std::string::npos) << e.what();
+  }
+}
+
 // GPT-2's q, k, v projection: one Linear of 3c outputs Split along the
 // channels becomes one Conv per part, each with its rows of the weights and
 // bias, reading the Linear's input; a Split of anything else becomes channel

@@ -85,6 +85,9 @@ class OnnxBuilder {
   // 1/sqrt(d), Add of a -1e4 upper triangle (causal), Softmax, @ v,
   // Transpose back, Reshape to [T, c], the output Linear.
   std::string attention(const std::string& x, int T, int c, int heads, bool causal = true);
+  // The same without the causal mask, a constant [T, T] added to every
+  // head's scores before the Softmax instead (a bias, a mask of -100s).
+  std::string attention_plus(const std::string& x, int T, int c, int heads, const std::vector<float>& add);
   // The same attention as GPT-2's own code writes it: one Linear of 3c
   // outputs Split into q, k and v, and masked_fill(-inf) as a Where whose
   // condition is true from column t + 1 + offset of row t on (offset 0: the
