@@ -62,21 +62,25 @@ bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<in
   std::vector<int> todo{start};
   std::set<int> pending;
   values.insert(start);
-  // An attention's output viewed as rows again ([N, T, C] after a Reshape of
-  // a Transpose of a MatMul of two activations) comes back into the region.
-  auto made_by = [&](int v, OpKind k) {
-    const int p = v < 0 ? -1 : g.producer(v);
-    return p >= 0 && g.nodes[static_cast<std::size_t>(p)].op == k ? &g.nodes[static_cast<std::size_t>(p)] : nullptr;
+  // Once the region leaves into an attention's views, an attention's output
+  // viewed as rows again ([N, T, C] after a Reshape of a Transpose of a
+  // MatMul of two activations) comes back into it.
+  bool left = false;
+  auto attention_returns = [&] {
+    auto made_by = [&](int v, OpKind k) {
+      const int p = v < 0 ? -1 : g.producer(v);
+      return p >= 0 && g.nodes[static_cast<std::size_t>(p)].op == k ? &g.nodes[static_cast<std::size_t>(p)] : nullptr;
+    };
+    for (std::size_t id = 0; id < g.values.size(); ++id) {
+      if (g.values[id].dims.size() != 3) continue;
+      const Node* r = made_by(static_cast<int>(id), OpKind::Reshape);
+      const Node* t = r ? made_by(r->in[0], OpKind::Transpose) : nullptr;
+      const Node* mm = t ? made_by(t->in[0], OpKind::MatMul) : nullptr;
+      if (!mm || mm->in.size() != 2 || g.val(mm->in[1]).is_const) continue;
+      foreign.insert(static_cast<int>(id));
+      todo.push_back(static_cast<int>(id));
+    }
   };
-  for (std::size_t id = 0; id < g.values.size(); ++id) {
-    if (g.values[id].dims.size() != 3) continue;
-    const Node* r = made_by(static_cast<int>(id), OpKind::Reshape);
-    const Node* t = r ? made_by(r->in[0], OpKind::Transpose) : nullptr;
-    const Node* mm = t ? made_by(t->in[0], OpKind::MatMul) : nullptr;
-    if (!mm || mm->in.size() != 2 || g.val(mm->in[1]).is_const) continue;
-    foreign.insert(static_cast<int>(id));
-    todo.push_back(static_cast<int>(id));
-  }
   while (!todo.empty()) {
     const int v = todo.back();
     todo.pop_back();
@@ -89,7 +93,11 @@ bool collect_region(const Graph& g, int start, std::set<int>& nodes, std::set<in
         continue;
       }
       const bool view = m.op == OpKind::Reshape || m.op == OpKind::Transpose || m.op == OpKind::Gather;
-      if (view && g.val(v).dims.size() == 3) continue;  // an exit into an attention's views
+      if (view && g.val(v).dims.size() == 3) {  // an exit into an attention's views
+        if (!left) attention_returns();
+        left = true;
+        continue;
+      }
       // Maps [1, H, W, C], and [N, T, C] rows of pixels (a window
       // partition's, canonicalize_pixels.cpp), channels last.
       const std::size_t rank = m.out.size() == 1 ? g.val(m.out[0]).dims.size() : 0;
