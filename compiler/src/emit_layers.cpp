@@ -383,11 +383,34 @@ void emit_gather(Ctx& e, const Node& n) {
     });
     const std::int64_t buf = e.scratch(c, one_run ? row_bytes : limit);
     e.li(c, 1, buf);
+    // One output row inside a loop counted by `counter`: wait for its input
+    // rows, copy its runs (`pattern`, sources relative to the row's first,
+    // r24; outputs to its row, r25; with `direct` the one run is the whole
+    // row at r24 and r25, its length in r12 already), tell its readers, move
+    // both pointers on.
+    const auto row_loop = [&](int counter, const std::vector<Run>& pattern, std::int64_t stride, bool direct) {
+      const std::string label = e.label(c, direct ? "grow" : "grows");
+      e.put_label(c, label);
+      e.sync_pre(c);
+      if (direct) {
+        e.ins(c, "dma.gl r1, r24, r12");
+        e.ins(c, "dma.lg r25, r1, r12");
+      }
+      for (std::size_t j = 0; !direct && j < pattern.size(); ++j) {
+        e.ins(c, "addi r10, r24, " + std::to_string(pattern[j].src - pattern[0].src));
+        e.ins(c, "addi r11, r25, " + std::to_string(pattern[j].dst));
+        e.li(c, 12, pattern[j].len);
+        e.ins(c, "dma.gl r1, r10, r12");
+        e.ins(c, "dma.lg r11, r1, r12");
+      }
+      e.sync_post(c);
+      e.ins(c, "addi r24, r24, " + std::to_string(stride));
+      e.ins(c, "addi r25, r25, " + std::to_string(yrow));
+      e.ins(c, "dbnz r" + std::to_string(counter) + ", " + label);
+    };
     if (!one_run) {
       // Rows whose runs are the previous row's moved by one stride (a
-      // reverse partition's rows inside a row of windows): one loop, its
-      // body the runs relative to the row's first source (r24) and its
-      // output row (r25).
+      // reverse partition's rows inside a row of windows): one loop each.
       const auto same_shape = [&](std::size_t a, std::size_t b, std::int64_t stride) {
         const auto& ra = runs[a];
         const auto& rb = runs[b];
@@ -401,25 +424,11 @@ void emit_gather(Ctx& e, const Node& n) {
         std::size_t b1 = b0 + 1;
         while (b1 < runs.size() && same_shape(b1 - 1, b1, stride)) ++b1;
         const std::int64_t h = h0 + static_cast<std::int64_t>(b0), count = static_cast<std::int64_t>(b1 - b0);
-        const std::int64_t base = runs[b0][0].src;
         e.sync_rows(c, h, count);
-        e.li(c, 24, base);
+        e.li(c, 24, runs[b0][0].src);
         e.li(c, 25, interior(y) + h * yrow);
         e.li(c, 20, count);
-        const std::string loop = e.label(c, "grows");
-        e.put_label(c, loop);
-        e.sync_pre(c);
-        for (const Run& r : runs[b0]) {
-          e.ins(c, "addi r10, r24, " + std::to_string(r.src - base));
-          e.ins(c, "addi r11, r25, " + std::to_string(r.dst));
-          e.li(c, 12, r.len);
-          e.ins(c, "dma.gl r1, r10, r12");
-          e.ins(c, "dma.lg r11, r1, r12");
-        }
-        e.sync_post(c);
-        e.ins(c, "addi r24, r24, " + std::to_string(stride));
-        e.ins(c, "addi r25, r25, " + std::to_string(yrow));
-        e.ins(c, "dbnz r20, " + loop);
+        row_loop(20, runs[b0], stride, false);
         b0 = b1;
       }
       continue;
@@ -444,18 +453,11 @@ void emit_gather(Ctx& e, const Node& n) {
     e.li(c, 27, e.words(c, table));
     e.li(c, 25, interior(y) + h0 * yrow);
     e.li(c, 20, static_cast<std::int64_t>(table.size() / 2));
-    const std::string outer = e.label(c, "gstretch"), inner = e.label(c, "grow");
+    const std::string outer = e.label(c, "gstretch");
     e.put_label(c, outer);
     e.ins(c, "ld r24, r27, 0");
     e.ins(c, "ld r23, r27, 4");
-    e.put_label(c, inner);
-    e.sync_pre(c);
-    e.ins(c, "dma.gl r1, r24, r12");
-    e.ins(c, "dma.lg r25, r1, r12");
-    e.sync_post(c);
-    e.ins(c, "addi r24, r24, " + std::to_string(row_bytes));
-    e.ins(c, "addi r25, r25, " + std::to_string(yrow));
-    e.ins(c, "dbnz r23, " + inner);
+    row_loop(23, runs[0], row_bytes, true);
     e.ins(c, "addi r27, r27, 8");
     e.ins(c, "dbnz r20, " + outer);
   }
