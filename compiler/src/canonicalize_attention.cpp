@@ -119,7 +119,9 @@ View apply(const Graph& g, const Node& n, View w) {
     if (axis < 0 || axis >= r || numel(w.dims) != static_cast<std::int64_t>(w.at.size()))
       throw CompileError("node '" + n.name + "' (Gather): axis outside its input's rank");
     const std::int64_t dim = w.dims[static_cast<std::size_t>(axis)];
-    auto idx = static_cast<std::int64_t>(g.val(n.in[1]).data[0]);
+    const float f = g.val(n.in[1]).data[0];
+    if (!(f > -9.0e18f && f < 9.0e18f)) throw CompileError("node '" + n.name + "' (Gather): index outside the axis");
+    auto idx = static_cast<std::int64_t>(f);
     if (idx < 0) idx += dim;
     if (idx < 0 || idx >= dim) throw CompileError("node '" + n.name + "' (Gather): index outside the axis");
     std::int64_t outer = 1, inner = 1;
