@@ -535,6 +535,13 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   EmitResult res;
   res.cores_used = count;
   res.row_tokens = plan.tokens;
+  res.node_tokens.assign(g.nodes.size(), 0);
+  for (const auto& [node, layer] : dry.node_layer)
+    for (int c : g.nodes[static_cast<std::size_t>(node)].cores) {
+      const auto it = plan.core_tokens.find({layer, c});
+      if (it != plan.core_tokens.end())
+        res.node_tokens[static_cast<std::size_t>(node)] = std::max(res.node_tokens[static_cast<std::size_t>(node)], it->second);
+    }
   std::string image_path = opt.image_path;
   if (image_path.empty()) {
     image_path = opt.asm_path;

@@ -117,6 +117,8 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
     for (const auto& [pq, n] : s.total) {
       used[pq].push_back({s.tag, s.writer, s.reader});
       plan.tokens += n;
+      plan.core_tokens[{s.writer, pq.first}] += n;
+      plan.core_tokens[{s.reader, pq.second}] += n;
     }
   }
 

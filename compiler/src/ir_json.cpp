@@ -3,6 +3,9 @@
 // (placements, addresses). Weights are summarized, never dumped.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
+#include "schedule_cost.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -10,6 +13,10 @@ namespace vp::cc {
 std::string ir_json(const Graph& g, const std::string& stage) {
   using nlohmann::json;
   json j;
+  // The cost model's times per layer, once the map has set the stages.
+  bool mapped = false;
+  for (const Node& n : g.nodes) mapped = mapped || n.stage_cycles > 0;
+  const RowTimes rt = mapped ? estimated_times(g) : RowTimes{};
   j["stage"] = stage;
   j["model"] = g.name;
   j["opset"] = g.opset;
@@ -104,6 +111,11 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (n.input_bits < 8) o["input_bits"] = n.input_bits;
       o["stage_cycles"] = n.stage_cycles;
       if (n.bound_cycles) o["mvm_bound_cycles"] = n.bound_cycles;
+      const std::size_t i = static_cast<std::size_t>(&n - g.nodes.data());
+      if (mapped && !n.fused) {  // cycles after the layers start (report.cpp)
+        o["est_first_row_cycles"] = std::llround(rt.first[i]);
+        o["est_last_row_cycles"] = std::llround(rt.last[i]);
+      }
     }
     j["nodes"].push_back(o);
   }

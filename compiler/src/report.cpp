@@ -44,6 +44,16 @@ std::int64_t rows_at_once(const Graph& g, const Node& n) {
 // after its first row started.
 }  // namespace
 
+double stage_with_tokens(const Node& n) {
+  return static_cast<double>(n.stage_cycles) + static_cast<double>(kTokenCycles * n.sync_tokens);
+}
+
+double step_with_tokens(const Node& n) {
+  // The messages spread over the share's rows as the stage is.
+  if (n.stage_cycles <= 0) return static_cast<double>(n.step_cycles);
+  return static_cast<double>(n.step_cycles) * stage_with_tokens(n) / static_cast<double>(n.stage_cycles);
+}
+
 RowTimes overlapped_times(const Graph& g) {
   const std::size_t N = g.nodes.size();
   RowTimes rt;
@@ -64,7 +74,7 @@ RowTimes overlapped_times(const Graph& g) {
     const Node& n = g.nodes[i];
     if (n.fused) continue;
     const Shape& o = g.val(n.out[0]).shape;
-    const double step = static_cast<double>(n.step_cycles);
+    const double step = step_with_tokens(n), stage = stage_with_tokens(n);
     const double G = static_cast<double>(rows_at_once(g, n));
     std::vector<std::pair<int, bool>> ins;  // (value, read through windows)
     ins.emplace_back(n.in[0], op_has(n.op, op_window));
@@ -75,6 +85,7 @@ RowTimes overlapped_times(const Graph& g) {
       ins.emplace_back(add.in[add.in[0] == n.out[0] ? 1 : 0], false);
     }
     double ready_first = 0, ready_last = 0, in_interval = 0;
+    std::vector<std::pair<std::size_t, double>> paced;  // (writer, its rows per output row)
     for (const auto& [v, window] : ins) {
       if (v < 0) continue;  // an optional input left out
       const int w = storer[static_cast<std::size_t>(v)];
@@ -101,24 +112,24 @@ RowTimes overlapped_times(const Graph& g) {
       const double per_out_row = static_cast<double>(H) / static_cast<double>(std::max<std::int64_t>(1, o.h));
       ready_first = std::max(ready_first, first[wi] + rows_before * interval[wi]);
       ready_last = std::max(ready_last, last[wi] + std::ceil(rows_after / G) * step);
-      in_interval = std::max(in_interval, interval[wi] * per_out_row);
+      paced.emplace_back(wi, per_out_row);
     }
-    const double own = static_cast<double>(n.stage_cycles) / static_cast<double>(std::max<std::int64_t>(1, o.h));
+    // Only a writer still delivering rows when this layer can start paces
+    // it: one done before (an input every row of which a global pooling
+    // had to wait for) has its rows all there.
+    for (const auto& [wi, per_out_row] : paced)
+      if (last[wi] > ready_first) in_interval = std::max(in_interval, interval[wi] * per_out_row);
+    const double own = stage / static_cast<double>(std::max<std::int64_t>(1, o.h));
     interval[i] = std::max(own, in_interval);
     first[i] = ready_first + step;
     rt.step[i] = step;
-    last[i] = std::max({ready_last, first[i] - step + static_cast<double>(n.stage_cycles),
+    last[i] = std::max({ready_last, first[i] - step + stage,
                         first[i] + static_cast<double>(o.h - 1) * interval[i]});
     rt.total = std::max(rt.total, last[i]);
   }
   return rt;
 }
 
-namespace {
-
-std::int64_t overlapped_estimate(const Graph& g) { return static_cast<std::int64_t>(overlapped_times(g).total); }
-
-// One layer per CU (the pipeline placement): no CU holds two layers.
 bool layers_overlap(const Graph& g) {
   std::set<int> seen;
   bool overlapped = true;
@@ -126,6 +137,24 @@ bool layers_overlap(const Graph& g) {
     for (int c : n.cores) overlapped = seen.insert(c).second && overlapped;
   return overlapped;
 }
+
+RowTimes estimated_times(const Graph& g) {
+  if (layers_overlap(g)) return overlapped_times(g);
+  // Shared CUs run their parts of each layer in turn: one layer after the
+  // other.
+  RowTimes rt;
+  for (const Node& n : g.nodes) {
+    rt.step.push_back(step_with_tokens(n));
+    rt.first.push_back(n.fused ? 0 : rt.total + step_with_tokens(n));
+    rt.total += stage_with_tokens(n);
+    rt.last.push_back(n.fused ? 0 : rt.total);
+  }
+  return rt;
+}
+
+namespace {
+
+std::int64_t overlapped_estimate(const Graph& g) { return static_cast<std::int64_t>(overlapped_times(g).total); }
 
 // The firmware's part of an image: its copies of the inputs and outputs,
 // and the start of every core with a program.
@@ -162,7 +191,7 @@ static std::int64_t memory_floor(const Graph& g, const Target& t) {
 
 std::int64_t estimate_cycles(const Graph& g, const Target& t) {
   std::int64_t sum = 0, cores = 0;
-  for (const Node& n : g.nodes) sum += n.stage_cycles;
+  for (const Node& n : g.nodes) sum += static_cast<std::int64_t>(stage_with_tokens(n));
   const std::int64_t layers = layers_overlap(g) ? std::max(overlapped_estimate(g), memory_floor(g, t)) : sum;
   return layers + firmware_cycles(g, t, cores);
 }
@@ -170,9 +199,9 @@ std::int64_t estimate_cycles(const Graph& g, const Target& t) {
 std::string layer_report(const Graph& g, const Target& t) {
   std::ostringstream o;
   char line[512];
-  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %12s %10s %6s\n", "layer", "op",
-                "path", "out CxHxW", "MACs", "xbars", "util", "copies", "est. cycles", "share", "MVM bound", "est. uJ",
-                "share");
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %10s %10s %12s %10s %6s\n",
+                "layer", "op", "path", "out CxHxW", "MACs", "xbars", "util", "copies", "est. cycles", "share",
+                "first row", "last row", "MVM bound", "est. uJ", "share");
   o << line;
   std::int64_t tot_macs = 0, tot_x = 0, tot_bound = 0, slowest = 0, digital_macs = 0, stage_sum = 0,
                digital_stage = 0;
@@ -193,6 +222,9 @@ std::string layer_report(const Graph& g, const Target& t) {
   }
   double digital_pj = 0;
   std::size_t ni = 0;
+  // When each layer's first and last output rows are done, cycles after the
+  // layers start (estimated_times).
+  const RowTimes rt = estimated_times(g);
   for (const Node& n : g.nodes) {
     const Shape& s = g.val(n.out[0]).shape;
     std::int64_t macs = 0, xbars = 0;
@@ -234,14 +266,16 @@ std::string layer_report(const Graph& g, const Target& t) {
       if (f.weight_bits != t.weight_bits) kind += ",w" + std::to_string(f.weight_bits);
       if (f.differential != t.differential) kind += f.differential ? ",diff" : ",offset";
     }
-    const double layer_pj = energy[ni++].total();
+    const double layer_pj = energy[ni].total();
+    const long long first_row = n.fused ? 0 : std::llround(rt.first[ni]), last_row = n.fused ? 0 : std::llround(rt.last[ni]);
+    ++ni;
     if (!op_has(n.op, op_crossbar)) digital_pj += layer_pj;
     std::snprintf(line, sizeof line,
-                  "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %12lld %10.2f %5.1f%%\n",
+                  "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %10lld %10lld %12lld %10.2f %5.1f%%\n",
                   n.name.c_str(), op_name(n.op).c_str(), kind.c_str(), shape,
                   static_cast<long long>(macs), static_cast<long long>(xbars), util * 100, copies.c_str(),
                   static_cast<long long>(n.stage_cycles),
-                  stage_sum ? 100.0 * double(n.stage_cycles) / double(stage_sum) : 0.0,
+                  stage_sum ? 100.0 * double(n.stage_cycles) / double(stage_sum) : 0.0, first_row, last_row,
                   static_cast<long long>(n.bound_cycles), layer_pj * 1e-6,
                   total_energy.total() > 0 ? 100.0 * layer_pj / total_energy.total() : 0.0);
     o << line;
@@ -249,9 +283,9 @@ std::string layer_report(const Graph& g, const Target& t) {
   std::int64_t cores = 0;
   const std::int64_t start = firmware_cycles(g, t, cores);
   const std::int64_t tot_cyc = estimate_cycles(g, t);
-  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %12s %10s %6s\n",
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %10s %10s %12s %10s %6s\n",
                 "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores),
-                static_cast<long long>(start), "-", "-", "-", "-");
+                static_cast<long long>(start), "-", "-", "-", "-", "-", "-");
   o << line;
   std::snprintf(line, sizeof line,
                 "total: %lld MACs, %lld of %lld crossbars (%.1f%% of the chip), cell utilization of used crossbars "

@@ -74,11 +74,24 @@ struct LayerCost {
 // per node, when its first and its last output row are done (cycles after
 // the start) and its row step; total is the last row of all. Fused nodes
 // keep 0.
+// A row hand-over message costs its core one pass of the table loop that
+// sends or takes it (ld, addi, send or recv, dbnz: emit_sync.cpp).
+inline constexpr std::int64_t kTokenCycles = 6;
+// A node's stage and row step with the messages of its busiest core
+// (Node::sync_tokens, known after emission; 0 before).
+double stage_with_tokens(const Node& n);
+double step_with_tokens(const Node& n);
+
 struct RowTimes {
   std::vector<double> first, last, step;
   double total = 0;
 };
 RowTimes overlapped_times(const Graph& g);
+// One layer per CU (the pipeline placement): no CU holds two layers.
+bool layers_overlap(const Graph& g);
+// The report's times per layer: overlapped_times when the layers overlap,
+// else the stages one after the other (CUs shared by layers).
+RowTimes estimated_times(const Graph& g);
 
 class CostModel {
  public:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """check_model.py with --report, then vp-cc's estimates against the run.
 
-  estimate_check.py MODEL [--floor-binds] [check_model args...]
+  estimate_check.py MODEL [--floor-binds] [--cycles-within F] [check_model args...]
 
 Energy (every model): the report's crossbar energy per inference equals the
 crossbar energy vp-run measures (dac, cell reads, sample-and-hold, ADC,
@@ -15,6 +15,10 @@ estimate leaves out); the layers' energy shares add up to 100 %.
 at 224x224): the report's estimate is the memory floor (every layer's
 memory traffic through the memory's ports at once) plus the firmware's
 part, and the cycles the platform measures are above the floor.
+
+--cycles-within F: the report's cycle estimate of one inference is within
+F (relative) of the cycles the platform measures for it (a decoder's
+whole sequence).
 """
 import json
 import os
@@ -31,6 +35,11 @@ def main():
     model, rest = sys.argv[1], sys.argv[2:]
     floor_binds = "--floor-binds" in rest
     rest = [a for a in rest if a != "--floor-binds"]
+    within = None  # --cycles-within F: the cycle estimate within F of the run's, relative
+    if "--cycles-within" in rest:
+        i = rest.index("--cycles-within")
+        within = float(rest[i + 1])
+        del rest[i:i + 2]
     out = rest[rest.index("--out") + 1]
     r = subprocess.run([sys.executable, CHECK, model, *rest, "--report"], stdout=subprocess.PIPE, text=True)
     sys.stdout.write(r.stdout)
@@ -64,7 +73,7 @@ def main():
 
     if floor_binds:
         total = re.search(r"^total: .* est\. (\d+) cycles .*memory floor (\d+) cycles", r.stdout, re.M)
-        firmware = re.search(r"^\(firmware: copies, starts\)\s.*?(\d+)\s+-\s+-\s+-\s+-\s*$", r.stdout, re.M)
+        firmware = re.search(r"^\(firmware: copies, starts\)\s.*?(\d+)(?:\s+-)+\s*$", r.stdout, re.M)
         check(total is not None and firmware is not None, "the report has its total and firmware lines")
         if total and firmware:
             est, floor, fw = int(total.group(1)), int(total.group(2)), int(firmware.group(1))
@@ -73,6 +82,16 @@ def main():
                   f"({cycles / est:.2f} of the estimate)")
             check(est == floor + fw, "the memory floor sets the estimate")
             check(cycles > floor, "the platform's cycles are above the memory floor")
+    if within is not None:
+        total = re.search(r"^total: .* est\. (\d+) cycles", r.stdout, re.M)
+        check(total is not None, "the report has its total line")
+        if total:
+            # Per start: a decoder counts each token as an inference.
+            fw = stats["firmware"]
+            cycles = fw["inference_cycles_mean"] * fw["images_per_start"]
+            est = int(total.group(1))
+            print(f"cycle estimate {est}, measured {cycles:.0f}: {est / cycles:.3f} of the run")
+            check(abs(est / cycles - 1) <= within, f"the cycle estimate is within {within:.0%} of the run's cycles")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

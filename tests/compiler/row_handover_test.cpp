@@ -93,6 +93,30 @@ TEST(RowHandover, AReaderTakesOnlyTheWritersOfItsRowsAndNothingIsLeftOver) {
   EXPECT_EQ(sent, plan.tokens);
 }
 
+// What each core sends and takes, for the report's cost of the hand-over:
+// per (layer, core) the entries of its own tables, sent plus taken.
+TEST(RowHandover, EachCoresMessagesAreWhatItsTablesSendAndTake) {
+  Steps s;
+  add(s, 1, 10, 0, 4);
+  add(s, 1, 11, 4, 4);
+  add(s, 2, 20, 0, 8, 1, 3, 1);  // 3x3 over all eight rows
+  add(s, 2, 21, 5, 3, 1);        // 1x1 over rows 5-7
+  add(s, 3, 30, 0, 8, 2, 1, 0);  // 1x1 over layer 2's rows, written by core 20 (0-7) and 21 (5-7)
+  const SyncPlan plan = plan_sync(s);
+  std::int64_t total = 0;
+  for (const auto& [key, t] : plan.tables) {
+    std::int64_t n = 0;
+    for (const auto& e : entries(t.post, t.post_tags.size())) n += static_cast<std::int64_t>(e.size());
+    for (const auto& e : entries(t.pre, t.pre_tags.size())) n += static_cast<std::int64_t>(e.size());
+    EXPECT_EQ(plan.core_tokens.at(key), n) << "layer " << key.first << ", core " << key.second;
+    total += n;
+  }
+  EXPECT_EQ(plan.core_tokens.size(), plan.tables.size());
+  EXPECT_EQ(total, 2 * plan.tokens);  // each message sent once and taken once
+  // Core 10 sends a token per step to core 20 only (core 21 reads rows 5-7).
+  EXPECT_EQ(plan.core_tokens.at({1, 10}), 4);
+}
+
 TEST(RowHandover, OwnRowsNeedNoToken) {
   Steps s;
   add(s, 1, 10, 0, 4);

@@ -215,6 +215,10 @@ struct Node {
   // with every layer at once they share the memory's ports (report.cpp).
   std::int64_t memory_bytes = 0;
   std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
+  // Row hand-over messages the node's busiest core sends and takes per
+  // inference, known once the program is emitted (EmitResult::node_tokens):
+  // each costs that core a pass of its table loop (report.cpp).
+  std::int64_t sync_tokens = 0;
   // A Conv whose only reader is a residual Add computes that Add per pixel
   // (map_crossbars.cpp): fused_add is the Add's node index, and the Add is
   // `fused` (no layer of its own).

@@ -208,6 +208,8 @@ struct EmitResult {
   std::int64_t image_bytes = 0;
   int cores_used = 0;
   std::int64_t row_tokens = 0;     // row hand-over messages per inference
+  // Per node: the messages its busiest core sends and takes (Node::sync_tokens).
+  std::vector<std::int64_t> node_tokens;
 };
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt);
 

@@ -52,6 +52,7 @@ struct Release {
 struct SyncPlan {
   std::map<std::pair<int, int>, SyncTable> tables;  // (layer, core)
   std::int64_t tokens = 0;                           // messages per inference
+  std::map<std::pair<int, int>, std::int64_t> core_tokens;  // (layer, core) -> messages it sends and takes
   // (writer layer, core) -> releases to take, in the readers' layer order;
   // (reader layer, core) -> releases to send, in the writers' layer order.
   std::map<std::pair<int, int>, std::vector<Release>> release_take, release_give;
