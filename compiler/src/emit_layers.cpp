@@ -213,8 +213,55 @@ void emit_unary(Ctx& e, const Node& n) {
   }
 }
 
+namespace {
+// A Concat of up to three inputs (kCur's four pointers: the inputs and the
+// output) walks its share once, each pixel taking every input's channels in
+// turn: output row h is whole after one step, so its readers start on it
+// then. One pass per input (emit_rescale's general form) completes a row
+// only in the last pass: ShuffleNet's channel shuffle after each Concat
+// waited for the first pass over the whole map.
+void emit_concat_pixels(Ctx& e, const Node& n) {
+  const Value& y = e.g.val(n.out[0]);
+  const std::int64_t Cy = y.shape.c;
+  for (int c : n.cores) {
+    e.scratch_reset(c);
+    std::vector<Ptr> ptrs;
+    std::vector<std::int64_t> bufs;
+    for (int v : n.in) {
+      const Value& x = e.g.val(v);
+      ptrs.push_back({interior(x), x.shape.c, x.buf.wp(x.shape) * x.shape.c});
+      // Buffers of its own per input: one input's load does not wait for
+      // the stores of the one before.
+      bufs.push_back(e.scratch(c, x.shape.c));
+      bufs.push_back(e.scratch(c, 4 * x.shape.c));
+      bufs.push_back(e.scratch(c, x.shape.c));
+    }
+    ptrs.push_back({interior(y), Cy, y.buf.wp(y.shape) * Cy});
+    const int out_ptr = kCur[n.in.size()];
+    share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
+      std::int64_t coff = 0;
+      for (std::size_t k = 0; k < n.in.size(); ++k) {
+        const std::int64_t C = e.g.val(n.in[k]).shape.c;
+        e.li(c, 1, bufs[3 * k]);
+        e.li(c, 2, C);
+        e.li(c, 3, bufs[3 * k + 1]);
+        e.li(c, 4, bufs[3 * k + 2]);
+        e.li(c, 5, n.q.mult[k]);
+        e.ins(c, "dma.gl r1, " + r(kCur[k]) + ", r2");
+        e.ins(c, "vwiden r3, r1, r2");
+        e.ins(c, "vrqs r4, r3, r2, r5, " + std::to_string(n.q.shift[k]) + ", 0");
+        e.ins(c, "addi r10, " + r(out_ptr) + ", " + std::to_string(coff));
+        e.ins(c, "dma.lg r10, r4, r2");
+        coff += C;
+      }
+    });
+  }
+}
+}  // namespace
+
 void emit_rescale(Ctx& e, const Node& n) {
   const Value& y = e.g.val(n.out[0]);
+  if (n.op == OpKind::Concat && n.in.size() < std::size(kCur)) return emit_concat_pixels(e, n);
   for (int c : n.cores) {
     const std::int64_t Cy = y.shape.c;
     // Mul: one input, per-channel pairs; Concat: each input at its channel

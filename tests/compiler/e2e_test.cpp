@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,9 @@ struct RunResult {
   std::size_t reuse_orders = 0;  // (layer, later layer) pairs whose SRAM the later one reuses
   bool layers_spread = true;     // every layer's CUs in distinct clusters while there are clusters left
   bool border_shared = false;    // an SRAM range holding a border also holds another value (reuse)
+  // Per Concat (by its inputs' count): loads (dma.gl) per row loop (dbnz
+  // r20) in its cores' code; a pass per input loads one input per loop.
+  std::map<std::size_t, double> concat_loads_per_loop;
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -123,8 +127,24 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   {
     // emit_conv's pipelined finish stores the pixel before the pointers.
     std::ifstream asm_in((dir / "model.asm").string());
-    for (std::string line; std::getline(asm_in, line);)
+    std::map<std::string, std::size_t> concat_inputs;  // layer name -> inputs
+    for (const Node& n : g.nodes)
+      if (n.op == OpKind::Concat && n.gather.empty()) concat_inputs[n.name] = n.in.size();
+    std::map<int, std::size_t> concat_layer;  // layer id -> inputs
+    std::map<std::size_t, std::pair<int, int>> counts;  // inputs -> (loads, row loops)
+    std::size_t current = 0;
+    for (std::string line; std::getline(asm_in, line);) {
       r.pipelined = r.pipelined || line.find("addi r10, r25, -") != std::string::npos;
+      int id = 0;
+      char name[256] = {};
+      if (std::sscanf(line.c_str(), ".layer %d, \"%255[^\"]\"", &id, name) == 2 && concat_inputs.count(name))
+        concat_layer[id] = concat_inputs[name];
+      if (std::sscanf(line.c_str(), " layer %d", &id) == 1) current = concat_layer.count(id) ? concat_layer[id] : 0;
+      if (!current) continue;
+      counts[current].first += line.find("dma.gl ") != std::string::npos;
+      counts[current].second += line.find("dbnz r20,") != std::string::npos;
+    }
+    for (const auto& [k, c] : counts) r.concat_loads_per_loop[k] = c.second ? double(c.first) / c.second : 0;
   }
   const FTensor ref = run_fp32(g, default_calibration(g, 1, seed)[0])[0];
   const Value& out = g.val(g.outputs[0]);
@@ -228,6 +248,30 @@ TEST(EndToEnd, ResNet18OnSidraY1) {
   EXPECT_GT(r.cosine_fp32, 0.99);
 }
 TEST(EndToEnd, MixedOpsOnSmallChip) { expect_exact(compile_and_run(mixed_model(), "small")); }
+// A Concat of up to three inputs walks its share once, each pixel taking
+// every input's channels: a row is whole, and handed over, after one step.
+// One of four inputs (more than the loop's pointers) takes a pass per
+// input. Alone and over several cores, each equal to the golden model.
+TEST(EndToEnd, AConcatOfUpToThreeInputsWritesWholeRows) {
+  OnnxBuilder b("concats", 13, 16);
+  auto x = b.input("x", {1, 4, 8, 8});
+  auto p = b.relu(b.conv(x, 4, 3, 3, 1, 1));
+  auto q = b.relu(b.conv(x, 4, 5, 1, 1, 0));
+  auto u = b.relu(b.conv(x, 4, 2, 3, 1, 1));
+  auto c3 = b.concat({p, q, u});
+  auto v = b.relu(b.conv(c3, 10, 6, 3, 1, 1));
+  auto c4 = b.concat({v, p, q, u});
+  b.output(b.relu(b.conv(c4, 16, 8, 1)));
+  const TestModel m{"concats", b.serialize()};
+  for (int rep : {1, 3}) {
+    SCOPED_TRACE("--replicate " + std::to_string(rep));
+    const RunResult res = compile_and_run(m, "small", {}, 5, MapOptions{rep});
+    expect_exact(res);
+    ASSERT_EQ(res.concat_loads_per_loop.size(), 2u);
+    EXPECT_EQ(res.concat_loads_per_loop.at(3), 3.0);
+    EXPECT_EQ(res.concat_loads_per_loop.at(4), 1.0);
+  }
+}
 // The table activations, alone and shared among cores: each a vlut of the
 // table the golden model reads.
 TEST(EndToEnd, TableActivationsOnSmallChip) {
