@@ -239,6 +239,14 @@ void emit_concat_pixels(Ctx& e, const Node& n) {
     ptrs.push_back({interior(y), Cy, y.buf.wp(y.shape) * Cy});
     const int out_ptr = kCur[n.in.size()];
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
+      // Every input's load first, so their transfers are in flight at once
+      // (the DMA engine keeps several; the vector work waits for each
+      // buffer's own), then each input's requantization and store.
+      for (std::size_t k = 0; k < n.in.size(); ++k) {
+        e.li(c, 1, bufs[3 * k]);
+        e.li(c, 2, e.g.val(n.in[k]).shape.c);
+        e.ins(c, "dma.gl r1, " + r(kCur[k]) + ", r2");
+      }
       std::int64_t coff = 0;
       for (std::size_t k = 0; k < n.in.size(); ++k) {
         const std::int64_t C = e.g.val(n.in[k]).shape.c;
@@ -247,7 +255,6 @@ void emit_concat_pixels(Ctx& e, const Node& n) {
         e.li(c, 3, bufs[3 * k + 1]);
         e.li(c, 4, bufs[3 * k + 2]);
         e.li(c, 5, n.q.mult[k]);
-        e.ins(c, "dma.gl r1, " + r(kCur[k]) + ", r2");
         e.ins(c, "vwiden r3, r1, r2");
         e.ins(c, "vrqs r4, r3, r2, r5, " + std::to_string(n.q.shift[k]) + ", 0");
         e.ins(c, "addi r10, " + r(out_ptr) + ", " + std::to_string(coff));

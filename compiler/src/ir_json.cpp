@@ -115,6 +115,7 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (mapped && !n.fused) {  // cycles after the layers start (report.cpp)
         o["est_first_row_cycles"] = std::llround(rt.first[i]);
         o["est_last_row_cycles"] = std::llround(rt.last[i]);
+        if (n.sync_tokens) o["sync_tokens"] = n.sync_tokens;  // its busiest core's, sent and taken
       }
     }
     j["nodes"].push_back(o);

@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "handover_estimate.h"
 #include "schedule_cost.h"
 #include "vp/common/parse_number.h"
 #include "vp/cc/passes.h"
@@ -248,6 +249,28 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       }
     }
   }
+  // The row hand-over's messages of a stage's cores at the copies chosen
+  // so far (handover_estimate.h): each costs the core a pass of its table
+  // loop, so a pooling between two layers of many copies is paced by its
+  // messages, not its windows (tiny_cnn's max pooling on 8 cores: 1,722
+  // messages a core, 10 k cycles, against a stage of 2 k).
+  std::vector<int> stage_nodes, stage_cus, copies;
+  for (const Stage& s : stages) {
+    stage_nodes.push_back(s.node);
+    stage_cus.push_back(s.cus_per_copy);
+  }
+  const HandoverEstimate handover(g, stage_nodes, stage_cus);
+  // Kept equal to each stage's copies as they grow.
+  for (const Stage& s : stages) copies.push_back(s.copies);
+  auto messages = [&](std::size_t i, int k) { return handover.messages(i, k, copies); };
+  auto stage_time = [&](const Stage& s, int k) {
+    return cm.stage(s.cost, k) + kTokenCycles * messages(static_cast<std::size_t>(&s - stages.data()), k);
+  };
+  auto step_time = [&](const Stage& s, int k) {
+    const std::int64_t st = cm.stage(s.cost, k);
+    return st > 0 ? cm.step(s.cost, k) * stage_time(s, k) / st : cm.step(s.cost, k);
+  };
+
   std::int64_t used = 0;
   for (const Stage& s : stages) used += std::int64_t{s.cus_per_copy} * s.copies;
   if (used > t.cores()) return false;
@@ -269,12 +292,12 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     // takes about the slowest stage plus the sum of every layer's step:
     // copies that shorten a stage (more rows or pixels dealt out) or a step
     // (narrower strips) both count.
-    auto step = [&](const Stage& s, int k) { return cm.step(s.cost, k); };
+    auto step = [&](const Stage& s, int k) { return step_time(s, k); };
     for (;;) {
       std::int64_t top = 0, second = 0, below = 0;
       int tied = 0;
       for (const Stage& s : stages) {
-        const std::int64_t c = cm.stage(s.cost, s.copies);
+        const std::int64_t c = stage_time(s, s.copies);
         if (c > top) {
           second = top;
           top = c;
@@ -283,7 +306,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
         }
       }
       for (const Stage& s : stages) {
-        const std::int64_t c = cm.stage(s.cost, s.copies);
+        const std::int64_t c = stage_time(s, s.copies);
         if (c == top) ++tied;
         else below = std::max(below, c);
       }
@@ -291,10 +314,10 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       int grow = 0;
       double best = 0;
       for (Stage& s : stages) {
-        const std::int64_t c0 = cm.stage(s.cost, s.copies), s0 = step(s, s.copies);
+        const std::int64_t c0 = stage_time(s, s.copies), s0 = step(s, s.copies);
         const std::int64_t others = c0 == top ? second : top;
         for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
-          const std::int64_t c1 = cm.stage(s.cost, to), s1 = step(s, to);
+          const std::int64_t c1 = stage_time(s, to), s1 = step(s, to);
           if (c1 >= c0 && s1 >= s0) continue;
           // One of `tied` stages at the slowest: its share of what they save together.
           const std::int64_t saved = (tied > 1 && c0 == top ? (c0 - std::max(below, c1)) / tied
@@ -315,10 +338,10 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       if (!pick && top == second && top > 0) {
         double most = 0;
         for (Stage& s : stages) {
-          const std::int64_t c0 = cm.stage(s.cost, s.copies);
+          const std::int64_t c0 = stage_time(s, s.copies);
           if (c0 != top) continue;
           for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
-            const std::int64_t c1 = cm.stage(s.cost, to);
+            const std::int64_t c1 = stage_time(s, to);
             const double gain = static_cast<double>(c0 - c1) / (double(s.cus_per_copy) * (to - s.copies));
             if (c1 < c0 && gain > most) {
               most = gain;
@@ -331,6 +354,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       if (!pick) break;
       spare -= std::int64_t{pick->cus_per_copy} * (grow - pick->copies);
       pick->copies = grow;
+      copies[static_cast<std::size_t>(pick - stages.data())] = grow;
     }
   }
   // Fewest lanes that keep each stage's time (spare crossbars stay unprogrammed).

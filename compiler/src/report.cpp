@@ -112,7 +112,9 @@ RowTimes overlapped_times(const Graph& g) {
       const double per_out_row = static_cast<double>(H) / static_cast<double>(std::max<std::int64_t>(1, o.h));
       ready_first = std::max(ready_first, first[wi] + rows_before * interval[wi]);
       ready_last = std::max(ready_last, last[wi] + std::ceil(rows_after / G) * step);
-      paced.emplace_back(wi, per_out_row);
+      // A tensor of one row (a global pooling's, a squeeze-excitation's
+      // scale), or an output of one, has no pace: its row is there or not.
+      if (H > 1 && o.h > 1) paced.emplace_back(wi, per_out_row);
     }
     // Only a writer still delivering rows when this layer can start paces
     // it: one done before (an input every row of which a global pooling

@@ -32,6 +32,7 @@ constexpr std::int64_t kNormScalarCycles = 8 + 11;
 // multiply) and recip (cu.scalar.recip_cycles).
 constexpr std::int64_t kSoftmaxRunCycles = 14 + 14;
 constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
+constexpr std::int64_t kConcatInputSetup = 9;  // per input of a pixel: its registers (li) and the store's address
 constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
 // The firmware's part of an inference (firmware/sidra_fw.s, measured in
 // the traces of tiny_cnn and ResNet-50): its own bookkeeping, one pass of
@@ -147,7 +148,16 @@ std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
     const std::int64_t vec_work = k * (c.fill_cycles + c.vector_cycles);
     work = groups * std::max(c.group_cycles, vec_work) + sh.rows * std::min(c.group_cycles, vec_work);
   }
-  return std::max(work + sh.rows * c.row_cycles, port(c.gmem_bytes)) + kLayerFixed;
+  std::int64_t rows = sh.rows * c.row_cycles;
+  if (c.line_kh > 0) {
+    const std::int64_t H = c.units / c.row_units, W = c.row_units;
+    const bool strips = H * W >= kStripRows * W * copies;
+    const std::int64_t S = strips ? std::max<std::int64_t>(1, std::min<std::int64_t>(copies, W / min_strip_)) : 1;
+    const bool consecutive = strips && copies / S == 1 && c.line_sh < c.line_kh;
+    const std::int64_t load = dma((sh.width - 1) * c.span_per_pixel + c.span_fixed);
+    rows = c.line_kh * load + (sh.rows - 1) * (consecutive ? c.line_sh : c.line_kh) * load;
+  }
+  return std::max(work + rows, port(c.gmem_bytes)) + kLayerFixed;
 }
 
 std::int64_t CostModel::step(const LayerCost& c, int copies) const {
@@ -223,7 +233,10 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       std::int64_t span = 0;
       if (use_line_buffer(n.geom, in.shape, out.shape, t_.spad_bytes, &span)) {  // as emit_pool
         c.pixel_cycles = n.geom.kh * (kVmovScalar + vec(n.geom.kw * C)) + vec(k * C) + vec(C) + kPixelFixed;
-        c.row_cycles = n.geom.kh * dma(span);
+        c.line_kh = n.geom.kh;
+        c.line_sh = n.geom.dh == 1 ? n.geom.sh : n.geom.kh;
+        c.span_fixed = (std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
+        c.span_per_pixel = std::int64_t{n.geom.sw} * C;
         c.gmem_bytes = out.shape.h * n.geom.kh * span + c.units * C;
       } else {
         c.pixel_cycles = n.geom.kh * dma(n.geom.kw * C) + vec(k * C) + vec(C) + kPixelFixed;
@@ -288,8 +301,17 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         break;
       }
       c.units = out.shape.h * W;
-      c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
       c.gmem_bytes = 2 * out.shape.numel();
+      if (n.in.size() < 4) {  // emit_concat_pixels: the inputs' loads at once, then each one's vector work
+        std::int64_t widest = 0, each = 0;
+        for (int v : n.in) {
+          widest = std::max(widest, g.val(v).shape.c);
+          each += kConcatInputSetup + 2 * vec(g.val(v).shape.c);
+        }
+        c.pixel_cycles = dma(widest) + each + kPixelFixed;
+        break;
+      }
+      c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
       break;
     default:  // Relu, Clip, LeakyRelu
       c.units = out.shape.h;

@@ -55,6 +55,10 @@ struct LayerCost {
   std::int64_t group_cycles = 0;   // the MVM groups of `lanes` pixels fired at once
   int lanes = 1;                   // pixels a CU computes at once (copies of its load side by side)
   std::int64_t row_cycles = 0;     // once per output row of a share (line buffer loads)
+  // A line buffer priced by the share's strip (pooling): each row of the
+  // strip's span, kh of them for a share's first row and sh for each next
+  // one when its rows are consecutive (the rest stay in the buffer).
+  std::int64_t line_kh = 0, line_sh = 0, span_fixed = 0, span_per_pixel = 0;
   std::int64_t row_units = 1;      // units per output row
   std::int64_t units = 0;          // pixels (or rows) the layer computes
   std::int64_t gmem_bytes = 0;     // bytes read and written in global memory

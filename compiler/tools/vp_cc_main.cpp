@@ -209,7 +209,9 @@ int compile(const Options& o) {
     return 0;
   }
   if (!o.mode.empty()) return 0;
-  if (o.report) std::cout << r.report;
+  // The report whole before the summary: a caller reading both streams
+  // from one pipe (check_model.py) must not get the summary inside a row.
+  if (o.report) std::cout << r.report << std::flush;
   std::fprintf(stderr, "vp-cc: %s\n", r.summary.c_str());
   return 0;
 }
