@@ -214,7 +214,7 @@ void emit_unary(Ctx& e, const Node& n) {
 }
 
 namespace {
-// A Concat of up to three inputs (kCur's four pointers: the inputs and the
+// A Concat of up to seven inputs (kCur's eight pointers: the inputs and the
 // output) walks its share once, each pixel taking every input's channels in
 // turn: output row h is whole after one step, so its readers start on it
 // then. One pass per input (emit_rescale's general form) completes a row

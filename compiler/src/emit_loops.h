@@ -26,8 +26,12 @@ struct Ptr {
   bool row_local = false;  // restarts at base on every row (a line buffer): share_loop does not move it
   std::int64_t image_stride = 0;  // bytes between images (a stream's host areas): base moves with the image
 };
-inline constexpr int kCur[4] = {24, 25, 27, 28};
-inline constexpr int kRow[4] = {21, 22, 26, 29};
+// Pointers of a pixel loop: the running one per pixel (kCur) and the row's
+// start (kRow). Past the fourth they take registers the other loops' bodies
+// use (r6-r9, r11-r14); only a Concat's body, which keeps to r1-r5 and r10,
+// walks more than four (emit_concat_pixels).
+inline constexpr int kCur[8] = {24, 25, 27, 28, 6, 8, 11, 13};
+inline constexpr int kRow[8] = {21, 22, 26, 29, 7, 9, 12, 14};
 
 inline std::string r(int i) { return "r" + std::to_string(i); }
 

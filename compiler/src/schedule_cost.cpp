@@ -302,7 +302,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       }
       c.units = out.shape.h * W;
       c.gmem_bytes = 2 * out.shape.numel();
-      if (n.in.size() < 4) {  // emit_concat_pixels: the inputs' loads at once, then each one's vector work
+      if (n.in.size() < 8) {  // emit_concat_pixels: the inputs' loads at once, then each one's vector work
         std::int64_t widest = 0, each = 0;
         for (int v : n.in) {
           widest = std::max(widest, g.val(v).shape.c);

@@ -248,11 +248,11 @@ TEST(EndToEnd, ResNet18OnSidraY1) {
   EXPECT_GT(r.cosine_fp32, 0.99);
 }
 TEST(EndToEnd, MixedOpsOnSmallChip) { expect_exact(compile_and_run(mixed_model(), "small")); }
-// A Concat of up to three inputs walks its share once, each pixel taking
+// A Concat of up to seven inputs walks its share once, each pixel taking
 // every input's channels: a row is whole, and handed over, after one step.
-// One of four inputs (more than the loop's pointers) takes a pass per
+// One of eight inputs (more than the loop's pointers) takes a pass per
 // input. Alone and over several cores, each equal to the golden model.
-TEST(EndToEnd, AConcatOfUpToThreeInputsWritesWholeRows) {
+TEST(EndToEnd, AConcatOfUpToSevenInputsWritesWholeRows) {
   OnnxBuilder b("concats", 13, 16);
   auto x = b.input("x", {1, 4, 8, 8});
   auto p = b.relu(b.conv(x, 4, 3, 3, 1, 1));
@@ -261,15 +261,18 @@ TEST(EndToEnd, AConcatOfUpToThreeInputsWritesWholeRows) {
   auto c3 = b.concat({p, q, u});
   auto v = b.relu(b.conv(c3, 10, 6, 3, 1, 1));
   auto c4 = b.concat({v, p, q, u});
-  b.output(b.relu(b.conv(c4, 16, 8, 1)));
+  auto w = b.relu(b.conv(c4, 16, 4, 1));
+  auto c8 = b.concat({w, p, q, u, v, w, p, q});
+  b.output(b.relu(b.conv(c8, 32, 8, 1)));
   const TestModel m{"concats", b.serialize()};
   for (int rep : {1, 3}) {
     SCOPED_TRACE("--replicate " + std::to_string(rep));
     const RunResult res = compile_and_run(m, "small", {}, 5, MapOptions{rep});
     expect_exact(res);
-    ASSERT_EQ(res.concat_loads_per_loop.size(), 2u);
+    ASSERT_EQ(res.concat_loads_per_loop.size(), 3u);
     EXPECT_EQ(res.concat_loads_per_loop.at(3), 3.0);
-    EXPECT_EQ(res.concat_loads_per_loop.at(4), 1.0);
+    EXPECT_EQ(res.concat_loads_per_loop.at(4), 4.0);
+    EXPECT_EQ(res.concat_loads_per_loop.at(8), 1.0);
   }
 }
 // The table activations, alone and shared among cores: each a vlut of the
