@@ -45,13 +45,21 @@ class Ctx {
   struct Input {
     int writer;
     std::function<std::pair<std::int64_t, std::int64_t>(std::int64_t)> rows;
+    // The input's width; with a loop over the map's columns, an input as
+    // wide as the output is read at the pixel's own columns.
+    std::int64_t width = -1;
+    // Else its columns [lo, hi] that output columns [w0, w1) read (a window).
+    std::function<std::pair<std::int64_t, std::int64_t>(std::int64_t, std::int64_t)> cols;
   };
+  std::int64_t out_width = 0;  // the current layer's output width (the map its share_loop walks)
   std::vector<Input> inputs;
   bool writes = true;                       // the loops being emitted write the layer's output
   std::map<std::pair<int, int>, std::vector<SyncStep>> steps;  // (layer, core)
   const SyncPlan* plan = nullptr;           // second pass: the tables to emit
   // Steps first_row, first_row + hstep, ... (`rows` of them) of core c's current loop.
-  void sync_rows(int c, std::int64_t first_row, std::int64_t rows, std::int64_t hstep = 1);
+  // With w0 >= 0, the loop walks columns [w0, w1) of a map `width` wide.
+  void sync_rows(int c, std::int64_t first_row, std::int64_t rows, std::int64_t hstep = 1, std::int64_t w0 = -1,
+                 std::int64_t w1 = -1, std::int64_t width = -1);
   // At the layer's start on core c: table and token registers.
   void sync_begin(int c);
   // At a row's start: wait for the rows it reads; at its end: tell the readers.

@@ -73,8 +73,9 @@ inline void run_body(Body& body, int k) {
 
 template <class Body>
 inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p,
-                Body body, const RowHook& row = {}, std::int64_t hstep = 1, int lanes = 1) {
-  e.sync_rows(c, h0, OH, hstep);
+                Body body, const RowHook& row = {}, std::int64_t hstep = 1, int lanes = 1, std::int64_t w0 = -1,
+                std::int64_t width = -1) {
+  e.sync_rows(c, h0, OH, hstep, w0, w0 + OW, width);
   for (std::size_t k = 0; k < p.size(); ++k) {
     e.li(c, kRow[k], p[k].base);
     if (p[k].image_stride && e.batch > 1) {
@@ -168,7 +169,7 @@ inline void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, i
       std::vector<Ptr> q = p;
       for (Ptr& x : q)
         if (!x.row_local) x.base += h * x.step_h + w * x.step_w;
-      pixel_loop(e, c, h, rows, cols, q, body, row, 1, lanes);
+      pixel_loop(e, c, h, rows, cols, q, body, row, 1, lanes, w, OW);
     };
     std::int64_t h0 = i0 / OW, w0 = i0 % OW;
     const std::int64_t h1 = i1 / OW, w1 = i1 % OW;
@@ -190,7 +191,7 @@ inline void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, i
   std::vector<Ptr> q = p;
   for (Ptr& x : q)
     if (!x.row_local) x.base += group * x.step_h + w0 * x.step_w;
-  pixel_loop(e, c, group, rows, w1 - w0, q, body, row, groups, lanes);
+  pixel_loop(e, c, group, rows, w1 - w0, q, body, row, groups, lanes, w0, OW);
 }
 
 // Index of core c among the node's cores (its share of the work).

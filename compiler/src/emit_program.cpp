@@ -242,6 +242,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
                          std::vector<emit::Ctx::Input> inputs) {
     ++e.layer;
     if (e.node >= 0) e.node_layer[e.node] = e.layer;
+    e.out_width = out >= 0 ? g.val(out).shape.w : 0;
     layers.emplace_back(e.layer, name);
     e.inputs = std::move(inputs);
     e.writes = true;
@@ -264,16 +265,21 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
   auto rows = [&](int v) -> std::vector<emit::Ctx::Input> {
     const auto it = writer.find(v);
     if (it == writer.end()) return {};  // a constant or an input the host wrote
-    return {{it->second, [](std::int64_t h) { return std::make_pair(h, h); }}};
+    return {{it->second, [](std::int64_t h) { return std::make_pair(h, h); }, g.val(v).shape.w, {}}};
   };
   auto window = [&](int v, const ConvGeom& geo) -> std::vector<emit::Ctx::Input> {
     auto in = rows(v);
-    const std::int64_t H = g.val(v).shape.h;
-    for (auto& i : in)
+    const std::int64_t H = g.val(v).shape.h, W = g.val(v).shape.w;
+    for (auto& i : in) {
       i.rows = [H, geo](std::int64_t h) {
         const std::int64_t top = h * geo.sh - geo.pt;
         return std::make_pair(std::max<std::int64_t>(0, top), std::min(H - 1, top + std::int64_t{geo.kh - 1} * geo.dh));
       };
+      // The columns the windows of output columns [w0, w1) cover.
+      i.cols = [W, geo](std::int64_t w0, std::int64_t w1) {
+        return window_columns(w0, w1, geo.kw, geo.sw, geo.dw, geo.pl, W);
+      };
+    }
     return in;
   };
   // Rows of a copy shared among up to 16 cores (each is a DMA in and out):

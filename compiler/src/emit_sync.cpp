@@ -24,24 +24,41 @@ namespace {
 
 constexpr int kFirstTag = 1, kLastTag = 255;
 
-// Writing steps of one core of a layer: for rows [lo, hi], how many of its
-// steps must be done before every pixel it writes there is stored.
+// Writing steps of one core of a layer: for rows [lo, hi] and columns
+// [clo, chi], how many of its steps must be done before every pixel it
+// writes there is stored.
+struct Written {
+  std::int64_t row, c0, c1;  // a step's row and its columns [c0, c1)
+};
 struct WriterProgress {
-  std::vector<std::pair<std::int64_t, int>> by_row;  // (row, 1 + its last step index), sorted by row
-  int steps_for(std::int64_t lo, std::int64_t hi) const {
+  struct Part {
+    std::int64_t c0, c1;
+    int last;  // 1 + the last step index writing these columns of the row
+  };
+  std::vector<std::pair<std::int64_t, std::vector<Part>>> by_row;  // sorted by row
+  int steps_for(std::int64_t lo, std::int64_t hi, std::int64_t clo, std::int64_t chi) const {
     int n = 0;
-    for (auto it = std::lower_bound(by_row.begin(), by_row.end(), std::make_pair(lo, 0));
-         it != by_row.end() && it->first <= hi; ++it)
-      n = std::max(n, it->second);
+    auto it = std::lower_bound(by_row.begin(), by_row.end(), lo,
+                               [](const auto& e, std::int64_t r) { return e.first < r; });
+    for (; it != by_row.end() && it->first <= hi; ++it)
+      for (const Part& p : it->second)
+        if (p.c0 <= chi && clo < p.c1) n = std::max(n, p.last);
     return n;
   }
 };
 
-WriterProgress progress_of(const std::vector<std::int64_t>& rows) {
-  std::map<std::int64_t, int> last;
-  for (std::size_t i = 0; i < rows.size(); ++i) last[rows[i]] = static_cast<int>(i) + 1;
+WriterProgress progress_of(const std::vector<Written>& steps) {
+  std::map<std::int64_t, std::vector<WriterProgress::Part>> rows;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    auto& parts = rows[steps[i].row];
+    const int last = static_cast<int>(i) + 1;
+    auto it = std::find_if(parts.begin(), parts.end(),
+                           [&](const WriterProgress::Part& p) { return p.c0 == steps[i].c0 && p.c1 == steps[i].c1; });
+    if (it == parts.end()) parts.push_back({steps[i].c0, steps[i].c1, last});
+    else it->last = last;
+  }
   WriterProgress w;
-  w.by_row.assign(last.begin(), last.end());
+  w.by_row.assign(rows.begin(), rows.end());
   return w;
 }
 
@@ -54,13 +71,19 @@ struct Stream {
 
 }  // namespace
 
+std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64_t w1, int kw, int sw, int dw, int pl,
+                                                     std::int64_t width) {
+  const std::int64_t left = w0 * sw - pl, right = (w1 - 1) * sw - pl + std::int64_t{kw - 1} * dw;
+  return {std::max<std::int64_t>(0, left), std::min(width - 1, right)};
+}
+
 SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream,
                    const std::vector<ReuseOrder>& reuse) {
   // Writing rows of every (layer, core).
-  std::map<int, std::map<int, std::vector<std::int64_t>>> written;  // layer -> core -> rows
+  std::map<int, std::map<int, std::vector<Written>>> written;  // layer -> core -> its writing steps
   for (const auto& [key, list] : steps)
     for (const SyncStep& s : list)
-      if (s.writes) written[key.first][key.second].push_back(s.row);
+      if (s.writes) written[key.first][key.second].push_back({s.row, s.c0, s.c1});
   std::map<std::pair<int, int>, WriterProgress> progress;
   for (const auto& [layer, cores] : written)
     for (const auto& [core, rows] : cores) progress[{layer, core}] = progress_of(rows);
@@ -84,7 +107,7 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
         std::vector<int> srcs;
         for (const auto& [p, rows] : wit->second) {
           if (p == q) continue;  // its own rows: written earlier in its own program
-          const int need = progress.at({Z, p}).steps_for(st.needs[k].lo, st.needs[k].hi);
+          const int need = progress.at({Z, p}).steps_for(st.needs[k].lo, st.needs[k].hi, st.needs[k].clo, st.needs[k].chi);
           int& h = have[p];
           for (; h < need; ++h) srcs.push_back(p);
         }
@@ -235,16 +258,28 @@ namespace emit {
 // Registers of the hand-over code (the layer emitters leave them alone):
 // r16 count, r17 peer core, r18 token buffer, r19 pre-table pointer, r30
 // token bytes, r31 post-table pointer.
-void Ctx::sync_rows(int c, std::int64_t first_row, std::int64_t rows, std::int64_t hstep) {
+void Ctx::sync_rows(int c, std::int64_t first_row, std::int64_t rows, std::int64_t hstep, std::int64_t w0,
+                    std::int64_t w1, std::int64_t width) {
+  // The loop's columns are the map's own when it walks the layer's output
+  // width (share_loop's strips and blocks); a loop over whole rows (one
+  // "pixel" a row) writes and reads every column.
+  const bool columns = w0 >= 0 && width > 1 && width == out_width;
   auto& list = steps[{layer, c}];
   for (std::int64_t i = 0; i < rows; ++i) {
     const std::int64_t h = first_row + i * hstep;
     SyncStep s;
     s.row = h;
     s.writes = writes;
+    if (columns) {
+      s.c0 = w0;
+      s.c1 = w1;
+    }
     for (const Input& in : inputs) {
       const auto [lo, hi] = in.rows(h);
-      s.needs.push_back({in.writer, lo, hi});
+      NeedRow need{in.writer, lo, hi};
+      if (columns && in.cols) std::tie(need.clo, need.chi) = in.cols(w0, w1);
+      else if (columns && in.width == width) std::tie(need.clo, need.chi) = std::make_pair(w0, w1 - 1);
+      s.needs.push_back(need);
     }
     list.push_back(std::move(s));
   }

@@ -2,6 +2,8 @@
 // waits for, counted by hand on small schedules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "vp/cc/row_handover.h"
 
 namespace vp::cc {
@@ -115,6 +117,75 @@ TEST(RowHandover, EachCoresMessagesAreWhatItsTablesSendAndTake) {
   EXPECT_EQ(total, 2 * plan.tokens);  // each message sent once and taken once
   // Core 10 sends a token per step to core 20 only (core 21 reads rows 5-7).
   EXPECT_EQ(plan.core_tokens.at({1, 10}), 4);
+}
+
+// Strips of columns: a reader takes tokens only from the writers whose
+// columns its windows cover, and a writer sends only to those readers.
+TEST(RowHandover, ColumnStripsHandOverOnlyWhereTheyMeet) {
+  Steps s;
+  auto strip = [&](int layer, int c, std::int64_t c0, std::int64_t c1, int writer, std::int64_t clo,
+                   std::int64_t chi) {
+    for (std::int64_t h = 0; h < 4; ++h) {
+      SyncStep st;
+      st.row = h;
+      st.c0 = c0;
+      st.c1 = c1;
+      if (writer) st.needs.push_back({writer, h, h, clo, chi});
+      s[{layer, c}].push_back(st);
+    }
+  };
+  strip(1, 10, 0, 4, 0, 0, 0);
+  strip(1, 11, 4, 8, 0, 0, 0);
+  strip(2, 20, 0, 4, 1, 0, 3);  // its own columns
+  strip(2, 21, 4, 8, 1, 3, 7);  // a window reaching one column left, into core 10's strip
+  const SyncPlan plan = plan_sync(s);
+  const auto pre20 = entries(plan.tables.at({2, 20}).pre, 1), pre21 = entries(plan.tables.at({2, 21}).pre, 1);
+  ASSERT_EQ(pre20.size(), 4u);
+  for (const auto& from : pre20) EXPECT_EQ(from, (std::vector<int>{10}));
+  for (const auto& from : pre21) EXPECT_EQ(from, (std::vector<int>{10, 11}));
+  const auto post10 = entries(plan.tables.at({1, 10}).post, 1), post11 = entries(plan.tables.at({1, 11}).post, 1);
+  for (const auto& to : post10) EXPECT_EQ(to, (std::vector<int>{20, 21}));
+  for (const auto& to : post11) EXPECT_EQ(to, (std::vector<int>{21}));
+  EXPECT_EQ(plan.tokens, 12);  // 16 without the columns
+}
+
+// The columns a strip's windows read, against every tap of every window
+// of the strip: strides, dilations, pads, strips at both edges.
+TEST(RowHandover, WindowColumnsCoverEveryTapOfTheStrip) {
+  for (int kw : {1, 2, 3, 5, 7})
+    for (int sw : {1, 2, 3})
+      for (int dw : {1, 2})
+        for (int pl : {0, 1, 3}) {
+          const std::int64_t W = 17, OW = (W + 2 * pl - (std::int64_t{kw - 1} * dw + 1)) / sw + 1;
+          for (std::int64_t w0 = 0; w0 < OW; ++w0)
+            for (std::int64_t w1 = w0 + 1; w1 <= OW; ++w1) {
+              std::int64_t lo = W, hi = -1;
+              for (std::int64_t x = w0; x < w1; ++x)
+                for (int k = 0; k < kw; ++k) {
+                  const std::int64_t col = x * sw - pl + std::int64_t{k} * dw;
+                  if (col < 0 || col >= W) continue;
+                  lo = std::min(lo, col);
+                  hi = std::max(hi, col);
+                }
+              if (hi < 0) continue;  // only padding
+              const auto [clo, chi] = window_columns(w0, w1, kw, sw, dw, pl, W);
+              SCOPED_TRACE(::testing::Message() << "kw " << kw << " sw " << sw << " dw " << dw << " pl " << pl << " ["
+                                                << w0 << ", " << w1 << ")");
+              // Every tap covered (a tap missed would let the strip read a
+              // column before its writer handed it over), within the map,
+              // and exact where the outermost taps are in it.
+              EXPECT_LE(clo, lo);
+              EXPECT_GE(chi, hi);
+              EXPECT_GE(clo, 0);
+              EXPECT_LE(chi, W - 1);
+              if (w0 * sw - pl >= 0) {
+                EXPECT_EQ(clo, lo);
+              }
+              if ((w1 - 1) * sw - pl + std::int64_t{kw - 1} * dw < W) {
+                EXPECT_EQ(chi, hi);
+              }
+            }
+        }
 }
 
 TEST(RowHandover, OwnRowsNeedNoToken) {

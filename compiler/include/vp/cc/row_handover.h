@@ -15,18 +15,26 @@ namespace vp::cc {
 // a step waits for the tokens of the rows it reads. The first emit pass
 // records the steps, plan_sync() turns them into per-core tables, the second
 // pass emits the table-driven code.
+// Columns of a step: all of them unless its loop walks a strip or block of
+// the map's columns (share_loop); then a writer waits only for, and hands
+// rows only to, the cores whose columns meet its own.
+inline constexpr std::int64_t kAllColumns = INT64_MAX;
 struct NeedRow {
   int writer;             // layer that writes the tensor
   std::int64_t lo, hi;    // rows a step reads (lo > hi: none)
+  std::int64_t clo = 0, chi = kAllColumns;  // the columns it reads of them
 };
 struct SyncStep {
   std::int64_t row = 0;  // output row of the step
   bool writes = true;    // writes its output pixels (a partial-sum helper does not)
   std::vector<NeedRow> needs;  // per input of the layer, in order
+  std::int64_t c0 = 0, c1 = kAllColumns;  // the columns [c0, c1) of the row it writes
   bool operator==(const SyncStep& o) const {
-    if (row != o.row || writes != o.writes || needs.size() != o.needs.size()) return false;
+    if (row != o.row || writes != o.writes || needs.size() != o.needs.size() || c0 != o.c0 || c1 != o.c1)
+      return false;
     for (std::size_t i = 0; i < needs.size(); ++i)
-      if (needs[i].writer != o.needs[i].writer || needs[i].lo != o.needs[i].lo || needs[i].hi != o.needs[i].hi)
+      if (needs[i].writer != o.needs[i].writer || needs[i].lo != o.needs[i].lo || needs[i].hi != o.needs[i].hi ||
+          needs[i].clo != o.needs[i].clo || needs[i].chi != o.needs[i].chi)
         return false;
     return true;
   }
@@ -69,6 +77,12 @@ struct ReuseOrder {
   int reader = 0, writer = 0;
   std::vector<int> reader_cores, writer_cores;
 };
+
+// The input columns [lo, hi] the windows of output columns [w0, w1) read
+// along a row: kernel kw, stride sw, dilation dw, left pad pl, over an input
+// `width` wide (clipped to it: padding is nobody's to write).
+std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64_t w1, int kw, int sw, int dw, int pl,
+                                                     std::int64_t width);
 
 // The tables for the steps a first emit pass recorded (layer ids are the
 // program order); with `stream` also the releases between images.
