@@ -82,6 +82,10 @@ struct FwRun {
   config::ParamSet params;
   hw::ChipConfig cfg;
   Capture trace;
+  // The model outlives the chip (members go in reverse order): the chip's
+  // deployment worker reads the model's cell levels until the chip is
+  // destroyed, also after a run that ended early (a refused boot block).
+  as::Result model;
   std::unique_ptr<hw::Chip> chip;
   platform::ModelImage image;
   hw::RunResult result;
@@ -93,12 +97,12 @@ struct FwRun {
     params.apply_sets(sets);
     params.validate();
     cfg = platform::chip_config_from(params);
-    as::Result m = as::assemble_string(source, "model.s");
-    if (!m.ok()) throw std::runtime_error(m.error_text());
+    model = as::assemble_string(source, "model.s");
+    if (!model.ok()) throw std::runtime_error(model.error_text());
     const obj::Object firmware = obj::load_object(env_or("VP_BIN_DIR", "build/bin") + "/../firmware/sidra_fw.vpo");
     chip = std::make_unique<hw::Chip>("chip", cfg, &trace);
     platform::HostIo io;
-    image = platform::install_model(m.object, firmware, io, *chip, opt);
+    image = platform::install_model(model.object, firmware, io, *chip, opt);
     if (tamper) tamper(*chip, image);
     result = chip->run(0);
     report = platform::read_firmware_report(*chip, image);
