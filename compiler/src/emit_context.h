@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +63,14 @@ class Ctx {
                  std::int64_t w1 = -1, std::int64_t width = -1);
   // At the layer's start on core c: table and token registers.
   void sync_begin(int c);
+  // Cores whose hand-over tables live in global memory rather than among
+  // their parameters: each layer's are loaded into the bottom of its scratch
+  // at the layer's start (a core shared by many layers would otherwise hold
+  // all their tables at once). The data goes to global memory from
+  // `global_data_at` upwards, its directives to `global_data`.
+  std::set<int> tables_in_memory;
+  std::int64_t global_data_at = 0;
+  std::ostringstream global_data;
   // At a row's start: wait for the rows it reads; at its end: tell the readers.
   void sync_pre(int c);
   void sync_post(int c);
@@ -93,7 +102,9 @@ class Ctx {
   std::int64_t words(int c, const std::vector<std::int32_t>& w);
   std::int64_t bytes(int c, const std::vector<std::int8_t>& b);
   // Scratch buffers of the current layer on core c: call scratch_reset first.
-  void scratch_reset(int c) { scratch_next_[c] = 0; }
+  // They start above the layer's hand-over tables when those are loaded
+  // into the scratch (tables_in_memory).
+  void scratch_reset(int c) { scratch_next_[c] = scratch_floor_[c]; }
   std::int64_t scratch(int c, std::int64_t n);
   // Bytes between the current layer's scratch buffers and the parameters.
   std::int64_t scratch_free(int c) { return core(c).param_bottom - scratch_next_[c]; }
@@ -106,7 +117,7 @@ class Ctx {
  private:
   void releases(int c, bool take);
   void reuses(int c, bool take);
-  std::map<int, std::int64_t> scratch_next_;
+  std::map<int, std::int64_t> scratch_next_, scratch_floor_;
   std::map<int, std::int64_t> image_word_, release_buf_;
   // Per core, for the current layer (sync_begin): the word that saves the
   // table pointer while an indirect table's list is walked, 0 when the

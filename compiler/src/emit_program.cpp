@@ -21,8 +21,10 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "emit_context.h"
 #include "int_arith.h"
@@ -533,10 +535,28 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
                      g.nodes[static_cast<std::size_t>(w)].cores});
   }
   const SyncPlan plan = plan_sync(dry.steps, g.batch > 1, reuse);
-  emit::Ctx e(g, t);
-  e.plan = &plan;
-  const auto layers = emit_layers_in_order(e, active);
-  if (e.steps != dry.steps) throw CompileError("emit: the two passes disagree on the row steps");
+  // Cores whose parameters and a layer's scratch do not fit take their
+  // hand-over tables from global memory, a layer's at a time (a core shared
+  // by many layers held all their tables at once), and the program is
+  // emitted again.
+  auto pass = [&](const std::set<int>& tables_in_memory) {
+    auto ctx = std::make_unique<emit::Ctx>(g, t);
+    ctx->plan = &plan;
+    ctx->tables_in_memory = tables_in_memory;
+    ctx->global_data_at = (g.gmem_used + 63) / 64 * 64;
+    auto order = emit_layers_in_order(*ctx, active);
+    if (ctx->steps != dry.steps) throw CompileError("emit: the two passes disagree on the row steps");
+    return std::make_pair(std::move(ctx), std::move(order));
+  };
+  auto [ctx, layers] = pass(opt.tables_in_memory ? active : std::set<int>{});
+  std::set<int> overflow;
+  for (const auto& [c, code] : ctx->cores)
+    if (code.scratch_top > code.param_bottom) overflow.insert(c);
+  if (!overflow.empty() && !opt.tables_in_memory) std::tie(ctx, layers) = pass(overflow);
+  emit::Ctx& e = *ctx;
+  if (e.global_data_at > t.gmem_bytes)
+    throw CompileError("activations and hand-over tables need " + std::to_string(e.global_data_at) +
+                       " bytes of global memory, chip '" + t.name + "' has " + std::to_string(t.gmem_bytes));
 
   EmitResult res;
   res.cores_used = count;
@@ -592,6 +612,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   // channels-last in their buffers, borders included.
   for (const Value& v : g.values)
     if (v.preload && v.buf.addr >= 0) out << preload_data(v);
+  out << e.global_data.str();
   for (auto& [c, code] : e.cores) {
     if (code.scratch_top > code.param_bottom)
       throw CompileError("core " + std::to_string(c) + ": scratch buffers (" + std::to_string(code.scratch_top) +

@@ -310,8 +310,10 @@ constexpr std::size_t kInlineTableWords = 8192;
 // indirect (the distinct lists run-length coded, then one address per
 // entry). Returns the address the table pointer starts at, and whether it
 // is indirect.
-std::pair<std::int64_t, bool> place_table(Ctx& e, int c, const std::vector<std::int32_t>& table, bool indirect) {
-  if (!indirect) return {e.words(c, table), false};
+// The run-length coded lists of an indirect table: the distinct lists
+// ([runs, then per run a peer core and its count of tokens]) and, per
+// entry, its list's word offset in them.
+std::pair<std::vector<std::int32_t>, std::vector<std::int64_t>> coded_lists(const std::vector<std::int32_t>& table) {
   std::vector<std::int32_t> pool;
   std::map<std::vector<std::int32_t>, std::int64_t> at;  // coded list -> its word offset in the pool
   std::vector<std::int64_t> index;
@@ -337,10 +339,41 @@ std::pair<std::int64_t, bool> place_table(Ctx& e, int c, const std::vector<std::
     index.push_back(it->second);
     i += 1 + n;
   }
-  const std::int64_t base = e.words(c, pool);
+  return {std::move(pool), std::move(index)};
+}
+
+std::vector<std::int32_t> list_addresses(const std::vector<std::int64_t>& index, std::int64_t pool_at) {
   std::vector<std::int32_t> addrs;
-  for (std::int64_t off : index) addrs.push_back(static_cast<std::int32_t>(base + 4 * off));
-  return {e.words(c, addrs), true};
+  for (std::int64_t off : index) addrs.push_back(static_cast<std::int32_t>(pool_at + 4 * off));
+  return addrs;
+}
+
+// The table's words for core c among its parameters: inline ([count,
+// cores...] per entry), or indirect (the distinct lists run-length coded,
+// then one address per entry). Returns the address the table pointer starts
+// at, and whether it is indirect.
+std::pair<std::int64_t, bool> place_table(Ctx& e, int c, const std::vector<std::int32_t>& table, bool indirect) {
+  if (!indirect) return {e.words(c, table), false};
+  const auto [pool, index] = coded_lists(table);
+  const std::int64_t base = e.words(c, pool);
+  return {e.words(c, list_addresses(index, base)), true};
+}
+
+// The same words laid out from scratch address `at` (block[0] there), for a
+// layer's tables loaded from global memory; returns where the pointer starts.
+std::pair<std::int64_t, bool> block_table(std::vector<std::int32_t>& block, std::int64_t at,
+                                          const std::vector<std::int32_t>& table, bool indirect) {
+  const std::int64_t start = at + 4 * static_cast<std::int64_t>(block.size());
+  if (!indirect) {
+    block.insert(block.end(), table.begin(), table.end());
+    return {start, false};
+  }
+  const auto [pool, index] = coded_lists(table);
+  block.insert(block.end(), pool.begin(), pool.end());
+  const std::vector<std::int32_t> addrs = list_addresses(index, start);
+  const std::int64_t pointer = at + 4 * static_cast<std::int64_t>(block.size());
+  block.insert(block.end(), addrs.begin(), addrs.end());
+  return {pointer, true};
 }
 
 }  // namespace
@@ -348,18 +381,56 @@ std::pair<std::int64_t, bool> place_table(Ctx& e, int c, const std::vector<std::
 void Ctx::sync_begin(int c) {
   const SyncTable* t = table_of(*this, c);
   table_save_.erase(c);
+  scratch_floor_[c] = 0;
   if (!t) return;
   std::pair<std::int64_t, std::int64_t> save{0, 0};
   const bool large = t->pre.size() + t->post.size() > kInlineTableWords;
-  if (!t->pre.empty()) {
-    const auto [at, indirect] = place_table(*this, c, t->pre, large);
-    li(c, 19, at);
-    if (indirect) save.first = words(c, {0, 0});
-  }
-  if (!t->post.empty()) {
-    const auto [at, indirect] = place_table(*this, c, t->post, large);
-    li(c, 31, at);
-    if (indirect) save.second = words(c, {0, 0});
+  if (tables_in_memory.count(c)) {
+    // The layer's tables at the bottom of its scratch: the words are laid
+    // out for that address, kept in global memory, and one DMA brings them
+    // in before the layer's first row.
+    const std::int64_t at = 0;
+    std::vector<std::int32_t> block;
+    std::int64_t pre = 0, post = 0;
+    bool pre_indirect = false, post_indirect = false;
+    if (!t->pre.empty()) std::tie(pre, pre_indirect) = block_table(block, at, t->pre, large);
+    if (!t->post.empty()) std::tie(post, post_indirect) = block_table(block, at, t->post, large);
+    const std::int64_t bytes = 4 * static_cast<std::int64_t>(block.size());
+    scratch_next_[c] = 0;
+    scratch(c, bytes);
+    scratch_floor_[c] = scratch_next_[c];
+    const std::int64_t from = global_data_at;
+    global_data_at = (global_data_at + bytes + 63) / 64 * 64;
+    global_data << ".data global, " << from << "    ; hand-over tables of layer " << layer << ", core " << c << "\n";
+    for (std::size_t i = 0; i < block.size(); i += 16) {
+      global_data << "    .word ";
+      for (std::size_t j = i; j < std::min(block.size(), i + 16); ++j) global_data << (j > i ? ", " : "") << block[j];
+      global_data << "\n";
+    }
+    li(c, 10, at);
+    li(c, 11, from);
+    li(c, 12, bytes);
+    ins(c, "dma.gl r10, r11, r12");
+    ins(c, "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma)));
+    if (!t->pre.empty()) {
+      li(c, 19, pre);
+      if (pre_indirect) save.first = words(c, {0, 0});
+    }
+    if (!t->post.empty()) {
+      li(c, 31, post);
+      if (post_indirect) save.second = words(c, {0, 0});
+    }
+  } else {
+    if (!t->pre.empty()) {
+      const auto [at, indirect] = place_table(*this, c, t->pre, large);
+      li(c, 19, at);
+      if (indirect) save.first = words(c, {0, 0});
+    }
+    if (!t->post.empty()) {
+      const auto [at, indirect] = place_table(*this, c, t->post, large);
+      li(c, 31, at);
+      if (indirect) save.second = words(c, {0, 0});
+    }
   }
   table_save_[c] = save;
   li(c, 18, words(c, {0}));

@@ -31,6 +31,7 @@ const char* kUsage =
     "             [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]\n"
     "             [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]\n"
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
+    "             [--handover-tables auto|memory]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -57,6 +58,9 @@ const char* kUsage =
     "                   and average (N = 1, 2, 4, 8 or 16): read noise / sqrt(N), N x their crossbar time\n"
     "  --ir-drop-compensate   pre-distort every programmed weight against the chip's IR drop\n"
     "                   (nonideal.ir_drop_ohm_per_cell, device.g_max_us: give them with --set)\n"
+    "  --handover-tables auto|memory   where each core keeps its row hand-over tables: among its\n"
+    "                   parameters, or (memory, and auto for a core whose scratchpad would overflow)\n"
+    "                   in global memory, each layer's loaded into its scratch at the layer's start\n"
     "  --input-bits N[:LAYER,...]   the named Conv layers (all without names) read N of their inputs' 8 bits\n"
     "                   (N = 2 to 8; the low bits rounded off, golden model too): N DAC steps per MVM instead\n"
     "                   of 8. Repeatable, one width per option; a layer named twice is an error\n"
@@ -167,6 +171,10 @@ Options parse_options(int argc, char** argv, bool& help) {
       o.average_reads = usage_of([&] { return parse_average_reads(next(), o.average_layers); });
     } else if (a == "--ir-drop-compensate") {
       o.ir_drop_compensate = true;
+    } else if (a == "--handover-tables") {
+      const std::string v = next();
+      if (v != "auto" && v != "memory") throw UsageError("--handover-tables " + v + ": expected auto or memory");
+      o.tables_in_memory = v == "memory";
     } else if (a == "--input-bits" || a == "--weight-bits") {
       // Repeatable: N[:LAYER,...], one width per option.
       std::vector<std::string> layers;

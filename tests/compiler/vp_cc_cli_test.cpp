@@ -170,6 +170,27 @@ TEST_F(VpCcCli, AverageReadsAreParsedStrictlyAndKeepTheGoldenBytes) {
   EXPECT_EQ(occurrences(four, "mvm "), 4 * occurrences(one, "mvm "));
 }
 
+// --handover-tables auto|memory: with memory every core's row hand-over
+// tables go to global memory (one data segment per layer and core) and each
+// layer loads its own into its scratch with one DMA before its first row;
+// the golden bytes do not change. By default (auto) a core whose parameters
+// fit keeps them among its parameters.
+TEST_F(VpCcCli, HandoverTablesInMemoryAreParsedStrictlyAndLoadedPerLayer) {
+  expect_usage_errors("--handover-tables", {"abc", "", "Memory", "auto,memory"});
+  EXPECT_TRUE(outputs().empty());
+  ASSERT_EQ(cc("net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2").code, 0);
+  const std::string golden = slurp(path("test.golden.bin")), kept = slurp(path("o.asm"));
+  const auto r = cc("net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2 --handover-tables memory");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string loaded = slurp(path("o.asm"));
+  EXPECT_EQ(occurrences(kept, "; hand-over tables of layer"), 0u);
+  const std::size_t tables = occurrences(loaded, "; hand-over tables of layer");
+  EXPECT_GT(tables, 0u);
+  EXPECT_EQ(occurrences(loaded, "dma.gl r10, r11, r12"), occurrences(kept, "dma.gl r10, r11, r12") + tables);
+  EXPECT_EQ(occurrences(loaded, ".data global"), occurrences(kept, ".data global") + tables);
+}
+
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
 // do not change; each MVM stays one instruction (its mask covers every
 // copy's crossbars), the patch is repeated (vmov) and the report shows the

@@ -202,6 +202,10 @@ struct EmitOptions {
   // Pre-distort every programmed weight against the target's IR drop
   // (vp-cc --ir-drop-compensate, emit_program.cpp's write_image).
   bool ir_drop_compensate = false;
+  // Every core's row hand-over tables in global memory, each layer's loaded
+  // into its scratch at its start (vp-cc --handover-tables memory); else
+  // only on cores whose parameters would not fit (auto).
+  bool tables_in_memory = false;
 };
 struct EmitResult {
   std::int64_t instructions = 0;   // static instruction count over all cores
