@@ -403,6 +403,7 @@ CompileResult compile_model(const CompileOptions& o) {
     if (!o.adc_profile.empty()) c.eo.adc_ranges = adc_ranges_from_profile(o.adc_profile, target, o.adc_headroom);
     c.eo.ir_drop_compensate = o.ir_drop_compensate;
     c.eo.tables_in_memory = o.tables_in_memory;
+    c.eo.image_releases = o.image_releases;
     c.r = emit_program(cg, target, c.eo);
     for (std::size_t i = 0; i < cg.nodes.size(); ++i) cg.nodes[i].sync_tokens = c.r.node_tokens[i];
     dump(o.dump_dir, 6, "emitted" + tag, cg);

@@ -534,7 +534,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     reuse.push_back({ri->second, wi->second, g.nodes[static_cast<std::size_t>(r)].cores,
                      g.nodes[static_cast<std::size_t>(w)].cores});
   }
-  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1, reuse);
+  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1, reuse, opt.image_releases);
   // Cores whose parameters and a layer's scratch do not fit take their
   // hand-over tables from global memory, a layer's at a time (a core shared
   // by many layers held all their tables at once), and the program is

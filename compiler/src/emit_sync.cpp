@@ -14,9 +14,11 @@
 // otherwise their tokens would interleave.
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <tuple>
 
 #include "emit_context.h"
+#include "row_release.h"
 #include "vp/isa/isa.h"
 
 namespace vp::cc {
@@ -78,7 +80,7 @@ std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64
 }
 
 SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream,
-                   const std::vector<ReuseOrder>& reuse) {
+                   const std::vector<ReuseOrder>& reuse, bool image_releases) {
   // Writing rows of every (layer, core).
   std::map<int, std::map<int, std::vector<Written>>> written;  // layer -> core -> its writing steps
   for (const auto& [key, list] : steps)
@@ -149,7 +151,7 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
   // to writer p. q sends them in (reader, writer) layer order, p takes them
   // in (writer, reader) order, so two may share a tag on a pair only when
   // both orders agree; never a tag a row stream uses from q to p.
-  if (stream) {
+  if (stream && image_releases) {
     struct Rel { int writer, reader, p, q, tag; };
     std::vector<Rel> rels;
     for (const Stream& s : streams)
@@ -208,7 +210,28 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
         }
   }
 
-  // Tables. Pre: per step of (reader, q), per stream with tokens for q.
+  // Row releases: back from each reader core to each writer core, on tags
+  // of their own in that direction.
+  std::vector<RowRelease> row_rels;
+  if (stream && !image_releases) {
+    std::map<std::pair<int, int>, std::set<int>> taken;
+    for (const auto& [pq, uses] : used)
+      for (const Use& u : uses) taken[pq].insert(u.tag);
+    row_rels = plan_row_releases(steps, taken);
+    for (const RowRelease& r : row_rels)
+      for (const auto& [qp, n] : r.pair_tokens) {
+        plan.releases += n;
+        plan.core_tokens[{r.reader, qp.first}] += n;
+        plan.core_tokens[{r.writer, qp.second}] += n;
+      }
+  }
+  auto put = [](std::vector<std::int32_t>& table, const std::vector<int>& cores) {
+    table.push_back(static_cast<std::int32_t>(cores.size()));
+    table.insert(table.end(), cores.begin(), cores.end());
+  };
+
+  // Tables. Pre: per step of (reader, q), per stream with tokens for q,
+  // then per row release q takes as a writer.
   for (const auto& [key, list] : steps) {
     const int W = key.first, q = key.second;
     std::vector<const Stream*> mine;
@@ -218,38 +241,54 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
         for (const auto& [pq, n] : s.total) any = any || pq.second == q;
         if (any) mine.push_back(&s);
       }
-    if (mine.empty()) continue;
+    std::vector<const std::vector<std::vector<int>>*> takes;
+    for (const RowRelease& r : row_rels)
+      if (r.writer == W && r.takes.count(q)) takes.push_back(&r.takes.at(q));
+    if (mine.empty() && takes.empty()) continue;
     SyncTable& tab = plan.tables[key];
     for (const Stream* s : mine) tab.pre_tags.push_back(s->tag);
-    for (std::size_t j = 0; j < list.size(); ++j)
-      for (const Stream* s : mine) {
-        const auto& srcs = s->recvs.at(q)[j];
-        tab.pre.push_back(static_cast<std::int32_t>(srcs.size()));
-        tab.pre.insert(tab.pre.end(), srcs.begin(), srcs.end());
-      }
+    for (const RowRelease& r : row_rels)
+      if (r.writer == W && r.takes.count(q)) tab.pre_tags.push_back(r.tag);
+    tab.pre_releases = static_cast<int>(takes.size());
+    for (std::size_t j = 0; j < list.size(); ++j) {
+      for (const Stream* s : mine) put(tab.pre, s->recvs.at(q)[j]);
+      for (const auto* t : takes) put(tab.pre, (*t)[j]);
+    }
   }
-  // Post: per writing step of (writer, p), per stream with tokens from p.
-  for (const auto& [Z, cores] : written)
-    for (const auto& [p, rows] : cores) {
-      std::vector<const Stream*> mine;
-      for (const Stream& s : streams)
-        if (s.writer == Z && s.tag) {
-          bool any = false;
-          for (const auto& [pq, n] : s.total) any = any || pq.first == p;
-          if (any) mine.push_back(&s);
-        }
-      if (mine.empty()) continue;
-      SyncTable& tab = plan.tables[{Z, p}];
-      for (const Stream* s : mine) tab.post_tags.push_back(s->tag);
-      for (std::size_t i = 0; i < rows.size(); ++i)
+  // Post: per writing step of (writer, p), per stream with tokens from p;
+  // then, at every step, per row release p sends as a reader.
+  for (const auto& [key, list] : steps) {
+    const int Z = key.first, p = key.second;
+    std::vector<const Stream*> mine;
+    for (const Stream& s : streams)
+      if (s.writer == Z && s.tag) {
+        bool any = false;
+        for (const auto& [pq, n] : s.total) any = any || pq.first == p;
+        if (any) mine.push_back(&s);
+      }
+    std::vector<const std::vector<std::vector<int>>*> gives;
+    for (const RowRelease& r : row_rels)
+      if (r.reader == Z && r.gives.count(p)) gives.push_back(&r.gives.at(p));
+    if (mine.empty() && gives.empty()) continue;
+    SyncTable& tab = plan.tables[key];
+    for (const Stream* s : mine) tab.post_tags.push_back(s->tag);
+    for (const RowRelease& r : row_rels)
+      if (r.reader == Z && r.gives.count(p)) tab.post_tags.push_back(r.tag);
+    tab.post_releases = static_cast<int>(gives.size());
+    int i = 0;  // writing steps so far
+    for (std::size_t j = 0; j < list.size(); ++j) {
+      if (list[j].writes) {
         for (const Stream* s : mine) {
           std::vector<int> dsts;
           for (const auto& [pq, n] : s->total)
-            if (pq.first == p && static_cast<int>(i) < n) dsts.push_back(pq.second);
-          tab.post.push_back(static_cast<std::int32_t>(dsts.size()));
-          tab.post.insert(tab.post.end(), dsts.begin(), dsts.end());
+            if (pq.first == p && i < n) dsts.push_back(pq.second);
+          put(tab.post, dsts);
         }
+        ++i;
+      }
+      for (const auto* g : gives) put(tab.post, (*g)[j]);
     }
+  }
   return plan;
 }
 
@@ -442,9 +481,29 @@ namespace {
 // core. Indirect: the address of its run-length coded list; the table
 // pointer is saved (word `save`) and walks the list, whose runs left are
 // kept in the word after it while a run's tokens go, and is restored after.
-void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, std::int64_t save) {
+// With skip_image >= 0 (a row release), the entry is passed over, its
+// messages not sent or taken, while the current image is that one.
+void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, std::int64_t save,
+                int skip_image = -1) {
   const std::string tr = "r" + std::to_string(table_reg);
   const std::string loop = e.label(c, "tok"), skip = e.label(c, "tokdone");
+  std::string end;  // past the entry, the table pointer restored
+  if (skip_image >= 0) {
+    const std::string walk = e.label(c, "tokwalk");
+    end = e.label(c, "tokend");
+    e.li(c, 16, e.image_word(c));
+    e.ins(c, "ld r16, r16, 0");
+    e.li(c, 17, skip_image);
+    e.ins(c, "bne r16, r17, " + walk);
+    if (!save) {  // past the count and its cores
+      e.ins(c, "ld r16, " + tr + ", 0");
+      e.ins(c, "shli r16, r16, 2");
+      e.ins(c, "add " + tr + ", " + tr + ", r16");
+    }
+    e.ins(c, "addi " + tr + ", " + tr + ", 4");
+    e.ins(c, "jmp " + end);
+    e.put_label(c, walk);
+  }
   if (!save) {
     e.ins(c, "ld r16, " + tr + ", 0");
     e.ins(c, "addi " + tr + ", " + tr + ", 4");
@@ -455,6 +514,7 @@ void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, st
     e.ins(c, op + " r18, r30, r17, " + std::to_string(tag));
     e.ins(c, "dbnz r16, " + loop);
     e.put_label(c, skip);
+    if (!end.empty()) e.put_label(c, end);
     return;
   }
   const std::string run = e.label(c, "tokrun"), runs = std::to_string(save + 4);
@@ -477,6 +537,7 @@ void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, st
   e.ins(c, "dbnz r16, " + run);
   e.put_label(c, skip);
   e.ins(c, "ld " + tr + ", r0, " + std::to_string(save));
+  if (!end.empty()) e.put_label(c, end);
 }
 }  // namespace
 
@@ -484,16 +545,27 @@ void Ctx::sync_pre(int c) {
   const SyncTable* t = table_of(*this, c);
   if (!t) return;
   const std::int64_t save = table_save_.count(c) ? table_save_.at(c).first : 0;
-  for (int tag : t->pre_tags) table_loop(*this, c, 19, "recv", tag, save);
+  const std::size_t rows = t->pre_tags.size() - static_cast<std::size_t>(t->pre_releases);
+  // The row releases: none to take in the first image.
+  for (std::size_t k = 0; k < t->pre_tags.size(); ++k)
+    table_loop(*this, c, 19, "recv", t->pre_tags[k], save, k < rows ? -1 : 0);
 }
 
 void Ctx::sync_post(int c) {
   const SyncTable* t = table_of(*this, c);
-  if (!t || !writes || t->post_tags.empty()) return;
-  // The row's pixels must be in global memory before a reader hears of them.
+  if (!t) return;
+  const std::size_t rows = t->post_tags.size() - static_cast<std::size_t>(t->post_releases);
+  const bool hand = writes && rows > 0;
+  if (!hand && t->post_releases == 0) return;
+  // The row's pixels must be in memory before a reader hears of them, and
+  // the rows it read in the scratchpad before their writer may overwrite them.
   ins(c, "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma)));
   const std::int64_t save = table_save_.count(c) ? table_save_.at(c).second : 0;
-  for (int tag : t->post_tags) table_loop(*this, c, 31, "send", tag, save);
+  for (std::size_t k = 0; k < t->post_tags.size(); ++k) {
+    if (k < rows && !writes) continue;
+    // The row releases: none to send after the last image.
+    table_loop(*this, c, 31, "send", t->post_tags[k], save, k < rows ? -1 : batch - 1);
+  }
 }
 
 std::int64_t Ctx::image_word(int c) {

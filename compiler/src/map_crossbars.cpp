@@ -378,11 +378,15 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
   // as many clusters, so their loads come in through as many of the
   // clusters' 8-byte router ports instead of queueing at one (ResNet-50
   // 1,161,510 -> 1,120,335 cycles, ResNet-18 505,125 -> 404,769,
-  // MobileNetV2 1,096,867 -> 776,481). A stream keeps its layers together:
-  // there every layer moves bytes at once and the extra hops cost more than
-  // the ports save (ResNet-50 at batch 16: 956,065 cycles per inference
-  // spread, 764,996 not).
-  const bool spread = opt.batch == 1;
+  // MobileNetV2 1,096,867 -> 776,481). A stream spreads its layers so
+  // too when all its activations fit the SRAMs: with row releases its
+  // layers run at the pace of their clusters' ports (ResNet-18 at batch 16
+  // 330,838 -> 272,636 cycles per inference, MobileNetV2 690,958 ->
+  // 514,599). A stream whose activations spill to global memory keeps each
+  // layer's CUs together: the memory's one port paces it, and the longer
+  // paths cost more than the clusters' ports save (ResNet-50 at batch 16:
+  // 936,494 spread, 716,192 not).
+  const bool spread = opt.batch == 1 || activations_fit_sram(g, t);
   const int mrow = t.gmem_attach_cluster / t.mesh_cols, mcol = t.gmem_attach_cluster % t.mesh_cols;
   const int rows = t.clusters / t.mesh_cols;
   std::vector<int> order;

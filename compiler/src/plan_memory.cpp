@@ -363,4 +363,28 @@ void plan_memory(Graph& g, const Target& t) {
   g.gmem_used = top;
 }
 
+bool activations_fit_sram(const Graph& g, const Target& t) {
+  const std::int64_t window = std::int64_t{t.clusters} * t.sram_bytes;
+  if (t.sram_global_base <= 0 || t.sram_global_base + window > (std::int64_t{1} << 32)) return false;
+  std::vector<bool> stored(g.values.size(), false);
+  for (int i : g.inputs) stored[static_cast<std::size_t>(i)] = true;
+  for (const Node& n : g.nodes)
+    for (int o : n.out) stored[static_cast<std::size_t>(o)] = n.fused_add < 0;
+  std::int64_t bytes = 0;
+  for (std::size_t id = 0; id < g.values.size(); ++id) {
+    const Value& v = g.values[id];
+    if (!stored[id] || v.is_const) continue;
+    int pad = 0;
+    for (int c : g.consumers(static_cast<int>(id))) {
+      const Node& n = g.nodes[static_cast<std::size_t>(c)];
+      if (!op_has(n.op, op_window) || n.in[0] != static_cast<int>(id)) continue;
+      const int p = std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
+      if (p > 0 && n.op == OpKind::MaxPool && !v.nonneg) return false;
+      pad = std::max(pad, p);
+    }
+    bytes += ((v.shape.h + 2 * pad) * (v.shape.w + 2 * pad) * v.shape.c + 63) / 64 * 64;
+  }
+  return bytes <= window;
+}
+
 }  // namespace vp::cc

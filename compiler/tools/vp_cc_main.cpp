@@ -31,7 +31,7 @@ const char* kUsage =
     "             [--average-reads N[:LAYER,...]] [--redundancy N[:LAYER,...]]\n"
     "             [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]\n"
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
-    "             [--handover-tables auto|memory]\n"
+    "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -58,6 +58,9 @@ const char* kUsage =
     "                   and average (N = 1, 2, 4, 8 or 16): read noise / sqrt(N), N x their crossbar time\n"
     "  --ir-drop-compensate   pre-distort every programmed weight against the chip's IR drop\n"
     "                   (nonideal.ir_drop_ohm_per_cell, device.g_max_us: give them with --set)\n"
+    "  --stream-release rows|images   with --batch N > 1: a writer overwrites a row of the last image\n"
+    "                   once its readers have read that row (rows, the default), or begins a layer's\n"
+    "                   next image once they have finished the last (images)\n"
     "  --handover-tables auto|memory   where each core keeps its row hand-over tables: among its\n"
     "                   parameters, or (memory, and auto for a core whose scratchpad would overflow)\n"
     "                   in global memory, each layer's loaded into its scratch at the layer's start\n"
@@ -171,6 +174,10 @@ Options parse_options(int argc, char** argv, bool& help) {
       o.average_reads = usage_of([&] { return parse_average_reads(next(), o.average_layers); });
     } else if (a == "--ir-drop-compensate") {
       o.ir_drop_compensate = true;
+    } else if (a == "--stream-release") {
+      const std::string v = next();
+      if (v != "rows" && v != "images") throw UsageError("--stream-release " + v + ": expected rows or images");
+      o.image_releases = v == "images";
     } else if (a == "--handover-tables") {
       const std::string v = next();
       if (v != "auto" && v != "memory") throw UsageError("--handover-tables " + v + ": expected auto or memory");

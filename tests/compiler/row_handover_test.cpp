@@ -237,5 +237,116 @@ TEST(RowHandover, HelpersThatDoNotWriteSendNothing) {
   EXPECT_EQ(entries(plan.tables.at({2, 11}).pre, 1)[0], (std::vector<int>{12}));
 }
 
+// A stream of images (plan_sync(steps, true)): a writer takes, before each
+// row it writes, the release tokens of every reader step that read that row
+// of the last image; readers send them after those steps only.
+TEST(RowHandover, AStreamWriterOverwritesARowOnlyOnceItsReadersHaveReadIt) {
+  // Layer 1 writes rows 0-3 on core 10 and rows 4-7 on core 11; layer 2
+  // (3x3, pad 1) computes rows 0-7 on core 20: its step o reads rows o-1..o+1.
+  Steps s;
+  add(s, 1, 10, 0, 4);
+  add(s, 1, 11, 4, 4);
+  add(s, 2, 20, 0, 8, 1, 3, 1);
+  const SyncPlan plan = plan_sync(s, true);
+  const SyncTable& w10 = plan.tables.at({1, 10});
+  ASSERT_EQ(w10.pre_tags.size(), 1u);
+  EXPECT_EQ(w10.pre_releases, 1);
+  // Row t of core 10 was read last by reader step t + 1: one more token
+  // before each of its rows.
+  for (const auto& e : entries(w10.pre, 1)) EXPECT_EQ(e, (std::vector<int>{20}));
+  // Core 11's rows 4-6 likewise; row 7 was read last by step 7, the token
+  // its row 6 already waited for.
+  const auto w11 = entries(plan.tables.at({1, 11}).pre, 1);
+  ASSERT_EQ(w11.size(), 4u);
+  EXPECT_EQ(w11[0], (std::vector<int>{20}));
+  EXPECT_EQ(w11[2], (std::vector<int>{20}));
+  EXPECT_TRUE(w11[3].empty());
+  // The reader sends after steps 1-4 to core 10 and after 5-7 to core 11.
+  const SyncTable& r = plan.tables.at({2, 20});
+  EXPECT_EQ(r.post_releases, 1);
+  const auto gives = entries(r.post, 1);
+  ASSERT_EQ(gives.size(), 8u);
+  EXPECT_TRUE(gives[0].empty());
+  for (int k = 1; k <= 4; ++k) EXPECT_EQ(gives[static_cast<std::size_t>(k)], (std::vector<int>{10}));
+  for (int k = 5; k <= 7; ++k) EXPECT_EQ(gives[static_cast<std::size_t>(k)], (std::vector<int>{11}));
+  EXPECT_EQ(plan.releases, 7);
+  // Its own tag, in the other direction than the rows' tokens.
+  EXPECT_EQ(r.post_tags, w10.pre_tags);
+  EXPECT_NE(r.post_tags, r.pre_tags);
+  // One image, or releases per image: no row releases.
+  EXPECT_EQ(plan_sync(s).tables.at({1, 10}).pre_releases, 0);
+  const SyncPlan images = plan_sync(s, true, {}, true);
+  EXPECT_EQ(images.tables.count({1, 10}), 1u);
+  EXPECT_EQ(images.tables.at({1, 10}).pre_releases, 0);
+  EXPECT_EQ(images.release_take.at({1, 10}).size(), 1u);
+}
+
+// By brute force over strips of columns, copies dealt rows in turn and a
+// partial-sum helper: before each writer step every reader step that reads
+// what it writes has sent the token the writer waits for, and each pair of
+// cores sends exactly the tokens the other takes.
+TEST(RowHandover, StreamReleasesCoverEveryReadAndBalance) {
+  Steps s;
+  auto strip = [&](int layer, int c, std::int64_t first, std::int64_t rows, std::int64_t step, std::int64_t c0,
+                   std::int64_t c1, int writer, bool writes) {
+    for (std::int64_t h = first; h < rows; h += step) {
+      SyncStep st;
+      st.row = h;
+      st.c0 = c0;
+      st.c1 = c1;
+      st.writes = writes;
+      if (writer) st.needs.push_back({writer, std::max<std::int64_t>(0, h - 1), std::min<std::int64_t>(11, h + 1),
+                                      std::max<std::int64_t>(0, c0 - 1), std::min<std::int64_t>(11, c1)});
+      s[{layer, c}].push_back(st);
+    }
+  };
+  // Layer 1: 12x12 in two strips of columns, rows dealt to two copies each.
+  strip(1, 10, 0, 12, 2, 0, 6, 0, true);
+  strip(1, 11, 1, 12, 2, 0, 6, 0, true);
+  strip(1, 12, 0, 12, 2, 6, 12, 0, true);
+  strip(1, 13, 1, 12, 2, 6, 12, 0, true);
+  // Layer 2 (3x3) in three strips, one core each, and a helper of the first.
+  strip(2, 20, 0, 12, 1, 0, 4, 1, true);
+  strip(2, 21, 0, 12, 1, 4, 8, 1, true);
+  strip(2, 22, 0, 12, 1, 8, 12, 1, true);
+  strip(2, 23, 0, 12, 1, 0, 4, 1, false);
+  const SyncPlan plan = plan_sync(s, true);
+  // Per reader core, the steps after which it sends to each writer core.
+  std::map<std::pair<int, int>, std::vector<std::size_t>> sent;  // (q, p) -> step of each token
+  for (int q : {20, 21, 22, 23}) {
+    const SyncTable& t = plan.tables.at({2, q});
+    ASSERT_EQ(t.post_releases, 1);
+    const auto gives = entries(t.post, 1);
+    ASSERT_EQ(gives.size(), s.at({2, q}).size());
+    for (std::size_t j = 0; j < gives.size(); ++j)
+      for (int p : gives[j]) sent[{q, p}].push_back(j);
+  }
+  for (int p : {10, 11, 12, 13}) {
+    const SyncTable& t = plan.tables.at({1, p});
+    ASSERT_EQ(t.pre_releases, 1);
+    const auto takes = entries(t.pre, 1);
+    const auto& ws = s.at({1, p});
+    ASSERT_EQ(takes.size(), ws.size());
+    std::map<int, std::size_t> have;
+    for (std::size_t k = 0; k < ws.size(); ++k) {
+      for (int q : takes[k]) ++have[q];
+      for (int q : {20, 21, 22, 23}) {
+        const auto& rs = s.at({2, q});
+        for (std::size_t j = 0; j < rs.size(); ++j) {
+          const NeedRow& n = rs[j].needs[0];
+          const bool reads = n.lo <= ws[k].row && ws[k].row <= n.hi && ws[k].c0 <= n.chi && n.clo < ws[k].c1;
+          if (!reads) continue;
+          ASSERT_GT(have[q], 0u) << "writer " << p << " step " << k << " reader " << q << " step " << j;
+          EXPECT_GE(sent.at({q, p})[have[q] - 1], j) << "writer " << p << " step " << k << " reader " << q;
+        }
+      }
+    }
+    for (int q : {20, 21, 22, 23}) {
+      const std::size_t n = sent.count({q, p}) ? sent.at({q, p}).size() : 0;
+      EXPECT_EQ(have[q], n) << "pair " << q << " -> " << p;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vp::cc

@@ -191,6 +191,27 @@ TEST_F(VpCcCli, HandoverTablesInMemoryAreParsedStrictlyAndLoadedPerLayer) {
   EXPECT_EQ(occurrences(loaded, ".data global"), occurrences(kept, ".data global") + tables);
 }
 
+// --stream-release rows|images: a stream's buffers released per row (the
+// default: the table walks pass over the first image's takes and the last
+// image's sends) or per layer and image; the golden bytes do not change.
+TEST_F(VpCcCli, StreamReleaseIsParsedStrictlyAndChangesOnlyTheProgram) {
+  expect_usage_errors("--stream-release", {"abc", "", "Rows", "row"});
+  EXPECT_TRUE(outputs().empty());
+  const std::string base = "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2 --batch 3";
+  ASSERT_EQ(cc(base).code, 0);
+  const std::string golden = slurp(path("test.golden.bin")), rows = slurp(path("o.asm"));
+  ASSERT_EQ(cc(base + " --stream-release rows").code, 0);
+  EXPECT_EQ(slurp(path("o.asm")), rows);
+  const auto r = cc(base + " --stream-release images");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string images = slurp(path("o.asm"));
+  EXPECT_GT(occurrences(rows, "_tokwalk"), 0u);
+  EXPECT_EQ(occurrences(images, "_tokwalk"), 0u);
+  EXPECT_GT(occurrences(images, "_first"), 0u);
+  EXPECT_EQ(occurrences(rows, "_first"), 0u);
+}
+
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
 // do not change; each MVM stays one instruction (its mask covers every
 // copy's crossbars), the patch is repeated (vmov) and the report shows the

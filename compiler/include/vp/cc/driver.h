@@ -46,6 +46,7 @@ struct CompileOptions {
   std::vector<std::pair<bool, std::vector<std::string>>> encodings;
   bool ir_drop_compensate = false;  // --ir-drop-compensate (EmitOptions)
   bool tables_in_memory = false;    // --handover-tables memory (EmitOptions)
+  bool image_releases = false;      // --stream-release images (EmitOptions)
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

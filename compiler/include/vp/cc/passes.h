@@ -190,6 +190,11 @@ hw::CrossbarConfig crossbar_config(const Target& t, const Target::Format& f);
 // Sets Node::redundancy of the Convs named (every Conv when `layers` is
 // empty), as set_average_reads (redundancy.cpp).
 void set_redundancy(Graph& g, int copies, const std::vector<std::string>& layers);
+// Whether every activation plan_memory would put in the SRAMs' window fits
+// it at once (a stream reuses no range): each stored value with its border,
+// none that must read -128 (those stay in global memory). map_crossbars
+// spreads a stream's layers over the clusters when they do.
+bool activations_fit_sram(const Graph& g, const Target& t);
 void plan_memory(Graph& g, const Target& t);
 
 struct EmitOptions {
@@ -206,6 +211,9 @@ struct EmitOptions {
   // into its scratch at its start (vp-cc --handover-tables memory); else
   // only on cores whose parameters would not fit (auto).
   bool tables_in_memory = false;
+  // A stream's buffers released per layer and image (vp-cc --stream-release
+  // images) instead of per row (row_release.h).
+  bool image_releases = false;
 };
 struct EmitResult {
   std::int64_t instructions = 0;   // static instruction count over all cores

@@ -43,16 +43,25 @@ struct SyncStep {
 // token for this core, the count then the source cores (pre); per writing
 // step and per reading stream with any token from this core, the count then
 // the destination cores (post). One tag per stream.
+// In a stream with row releases (row_release.h) the last `pre_releases`
+// pre streams are the releases a writer takes (none in the first image),
+// and the last `post_releases` post streams those a reader sends (none in
+// the last image); post entries of a step that writes nothing hold only
+// those.
 struct SyncTable {
   std::vector<std::int32_t> pre, post;
   std::vector<int> pre_tags, post_tags;
+  int pre_releases = 0, post_releases = 0;
 };
-// A stream of images (vp-cc --batch) reuses every buffer for every image:
-// a writer core may begin a layer's next image only once each core that
-// reads rows it writes has finished reading this image's. The reader sends
-// a release at the end of its layer (every image but the last), the writer
-// takes it at the start of its layer (every image but the first). Releases
-// have their own tags, never a row stream's on the same core pair.
+// A stream of images (vp-cc --batch) reuses every buffer for every image.
+// By default a writer core writes a row of the next image once every core
+// that reads that row has read it (row releases, row_release.h). With
+// image releases (vp-cc --stream-release images) it may begin a layer's
+// next image only once each core that reads rows it writes has finished
+// reading this image's: the reader sends a release at the end of its layer
+// (every image but the last), the writer takes it at the start of its layer
+// (every image but the first). Releases have their own tags, never a row
+// stream's on the same core pair.
 struct Release {
   int peer = 0, tag = 0;
   bool operator==(const Release& o) const { return peer == o.peer && tag == o.tag; }
@@ -64,7 +73,7 @@ struct SyncPlan {
   // (writer layer, core) -> releases to take, in the readers' layer order;
   // (reader layer, core) -> releases to send, in the writers' layer order.
   std::map<std::pair<int, int>, std::vector<Release>> release_take, release_give;
-  std::int64_t releases = 0;                         // messages per image after the first
+  std::int64_t releases = 0;                         // messages per image after the first (row or image releases)
   // SRAM reused for one image: (reader layer, core) -> releases to send at
   // its end; (writer layer, core) -> releases to take at its start.
   std::map<std::pair<int, int>, std::vector<Release>> reuse_give, reuse_take;
@@ -85,8 +94,9 @@ std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64
                                                      std::int64_t width);
 
 // The tables for the steps a first emit pass recorded (layer ids are the
-// program order); with `stream` also the releases between images.
+// program order); with `stream` also the releases between images, per row
+// or, with `image_releases`, per layer and image.
 SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream = false,
-                   const std::vector<ReuseOrder>& reuse = {});
+                   const std::vector<ReuseOrder>& reuse = {}, bool image_releases = false);
 
 }  // namespace vp::cc

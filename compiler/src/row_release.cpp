@@ -1,0 +1,123 @@
+// Row releases of a stream of images (row_release.h).
+//
+// A writer step of image i + 1 overwrites one row (a strip of its columns)
+// of the buffer that the readers of image i read. Reader core q must have
+// finished every step that reads those columns of that row: the writer
+// takes q's tokens up to the last such step of q (its steps in program
+// order, so "up to" is a count). q sends a token only after the steps some
+// writer step waits for (the release points), so a reader that many writer
+// steps wait for at the same step sends one token, not many.
+//
+// Deadlock: a writer step of image i + 1 waits only for reader steps of
+// image i, a reader step of image i only for writer steps of image i of
+// earlier layers (the forward tokens) or for releases of image i - 1; every
+// wait goes to an earlier (image, layer), so none closes a cycle. A writer
+// is at most one image ahead of its slowest reader, so a mailbox holds at
+// most two images' tokens of a stream.
+#include "row_release.h"
+
+#include <algorithm>
+#include <string>
+
+#include "vp/cc/passes.h"
+
+namespace vp::cc {
+namespace {
+
+constexpr int kFirstTag = 1, kLastTag = 255;
+
+// A reader step's use of one written tensor: its step index and columns.
+struct Use {
+  int step;
+  std::int64_t clo, chi;
+};
+// (writer layer, reader layer) -> reader core -> row -> the steps reading it.
+using Reads = std::map<std::pair<int, int>, std::map<int, std::map<std::int64_t, std::vector<Use>>>>;
+
+Reads reads_of(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps) {
+  Reads reads;
+  for (const auto& [key, list] : steps) {
+    const int W = key.first, q = key.second;
+    for (std::size_t s = 0; s < list.size(); ++s) {
+      // The rows and columns of each written tensor the step reads (one
+      // tensor may be several of its inputs: a Concat of x and x).
+      std::map<int, NeedRow> per_writer;
+      for (const NeedRow& n : list[s].needs) {
+        if (n.lo > n.hi) continue;
+        auto [it, fresh] = per_writer.emplace(n.writer, n);
+        if (fresh) continue;
+        NeedRow& u = it->second;
+        u.lo = std::min(u.lo, n.lo);
+        u.hi = std::max(u.hi, n.hi);
+        u.clo = std::min(u.clo, n.clo);
+        u.chi = std::max(u.chi, n.chi);
+      }
+      for (const auto& [Z, n] : per_writer) {
+        auto& rows = reads[{Z, W}][q];
+        for (std::int64_t r = n.lo; r <= n.hi; ++r) rows[r].push_back({static_cast<int>(s), n.clo, n.chi});
+      }
+    }
+  }
+  return reads;
+}
+
+}  // namespace
+
+std::vector<RowRelease> plan_row_releases(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps,
+                                          std::map<std::pair<int, int>, std::set<int>>& taken) {
+  std::vector<RowRelease> out;
+  for (const auto& [layers, readers] : reads_of(steps)) {
+    const auto [Z, W] = layers;
+    RowRelease rel;
+    rel.writer = Z;
+    rel.reader = W;
+    for (auto wit = steps.lower_bound({Z, 0}); wit != steps.end() && wit->first.first == Z; ++wit) {
+      const int p = wit->first.second;
+      const std::vector<SyncStep>& wsteps = wit->second;
+      for (const auto& [q, rows] : readers) {
+        if (p == q) continue;  // its own rows: it runs its layers in order
+        // Per writer step, 1 + the last step of q that reads what it writes.
+        std::vector<int> need(wsteps.size(), 0);
+        for (std::size_t t = 0; t < wsteps.size(); ++t) {
+          const SyncStep& w = wsteps[t];
+          if (!w.writes) continue;
+          const auto r = rows.find(w.row);
+          if (r == rows.end()) continue;
+          for (const Use& u : r->second)
+            if (w.c0 <= u.chi && u.clo < w.c1) need[t] = std::max(need[t], u.step + 1);
+        }
+        std::vector<int> points(need.begin(), need.end());
+        std::sort(points.begin(), points.end());
+        points.erase(std::unique(points.begin(), points.end()), points.end());
+        if (!points.empty() && points.front() == 0) points.erase(points.begin());
+        if (points.empty()) continue;
+        auto& take = rel.takes[p];
+        take.resize(wsteps.size());
+        std::size_t have = 0;
+        int upto = 0;
+        for (std::size_t t = 0; t < wsteps.size(); ++t) {
+          upto = std::max(upto, need[t]);
+          for (; have < points.size() && points[have] <= upto; ++have) take[t].push_back(q);
+        }
+        auto& give = rel.gives[q];
+        give.resize(steps.at({W, q}).size());
+        for (int pt : points) give[static_cast<std::size_t>(pt - 1)].push_back(p);
+        rel.pair_tokens[{q, p}] = static_cast<std::int64_t>(points.size());
+      }
+    }
+    if (rel.pair_tokens.empty()) continue;
+    for (int t = kLastTag; t >= kFirstTag && !rel.tag; --t) {
+      bool free = true;
+      for (const auto& [qp, n] : rel.pair_tokens) free = free && !taken[qp].count(t);
+      if (free) rel.tag = t;
+    }
+    if (!rel.tag)
+      throw CompileError("emit: no message tag is left to release the rows layer " + std::to_string(W) +
+                         " reads of layer " + std::to_string(Z) + " between the same cores");
+    for (const auto& [qp, n] : rel.pair_tokens) taken[qp].insert(rel.tag);
+    out.push_back(std::move(rel));
+  }
+  return out;
+}
+
+}  // namespace vp::cc
