@@ -383,9 +383,10 @@ CompileResult compile_model(const CompileOptions& o) {
   for (std::size_t k = 0; k < chip_graphs.size(); ++k) {
     Graph& cg = *chip_graphs[k];
     const std::string tag = o.chips > 1 ? ".chip" + std::to_string(k) : "";
-    map_crossbars(cg, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch});
+    map_crossbars(cg, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch, !o.image_releases});
     dump(o.dump_dir, 4, "mapped" + tag, cg);
     cg.batch = o.batch;
+    cg.row_releases = !o.image_releases;
     plan_memory(cg, target);
     dump(o.dump_dir, 5, "planned" + tag, cg);
     // The emitter writes the program and the weight image by path: into a

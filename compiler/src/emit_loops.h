@@ -25,7 +25,18 @@ struct Ptr {
   std::int64_t base, step_w, step_h;
   bool row_local = false;  // restarts at base on every row (a line buffer): share_loop does not move it
   std::int64_t image_stride = 0;  // bytes between images (a stream's host areas): base moves with the image
+  // A ring of rows (Buffer::ring_rows): the pointer stays in [ring_lo,
+  // ring_lo + ring_bytes), row h at row h mod the ring's rows.
+  std::int64_t ring_lo = 0, ring_bytes = 0;
 };
+// p over value v, wrapping in v's ring if it has one.
+inline Ptr over(Ptr p, const Value& v) {
+  if (v.buf.ring_rows > 0) {
+    p.ring_lo = v.buf.addr;
+    p.ring_bytes = v.buf.ring_rows * v.buf.wp(v.shape) * v.shape.c;
+  }
+  return p;
+}
 // Pointers of a pixel loop: the running one per pixel (kCur) and the row's
 // start (kRow). Past the fourth they take registers the other loops' bodies
 // use (r6-r9, r11-r14); only a Concat's body, which keeps to r1-r5 and r10,
@@ -77,7 +88,10 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
                 std::int64_t width = -1) {
   e.sync_rows(c, h0, OH, hstep, w0, w0 + OW, width);
   for (std::size_t k = 0; k < p.size(); ++k) {
-    e.li(c, kRow[k], p[k].base);
+    if (p[k].ring_bytes && p[k].step_h * hstep > p[k].ring_bytes)
+      throw CompileError("emit: a row step of " + std::to_string(p[k].step_h * hstep) + " bytes passes a ring of " +
+                         std::to_string(p[k].ring_bytes));
+    e.li(c, kRow[k], p[k].ring_bytes ? p[k].ring_lo + (p[k].base - p[k].ring_lo) % p[k].ring_bytes : p[k].base);
     if (p[k].image_stride && e.batch > 1) {
       e.li(c, 16, e.image_word(c));
       e.ins(c, "ld r16, r16, 0");
@@ -143,9 +157,17 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
     if (rest > 0) run_body(body, static_cast<int>(rest));
   }
   e.sync_post(c);
-  for (std::size_t k = 0; k < p.size(); ++k)
-    if (p[k].step_h)
-      e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h * hstep));
+  for (std::size_t k = 0; k < p.size(); ++k) {
+    if (!p[k].step_h) continue;
+    e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h * hstep));
+    if (p[k].ring_bytes) {  // past the ring's last row: back to its first
+      const std::string in = e.label(c, "ring");
+      e.li(c, 16, p[k].ring_lo + p[k].ring_bytes);
+      e.ins(c, "blt " + r(kRow[k]) + ", r16, " + in);
+      e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(-p[k].ring_bytes));
+      e.put_label(c, in);
+    }
+  }
   e.ins(c, "dbnz r20, " + rows);
 }
 

@@ -534,7 +534,17 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     reuse.push_back({ri->second, wi->second, g.nodes[static_cast<std::size_t>(r)].cores,
                      g.nodes[static_cast<std::size_t>(w)].cores});
   }
-  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1, reuse, opt.image_releases);
+  // The values held as rings of rows, by the layer that writes each (a
+  // Conv's, or the Add it computes).
+  std::map<int, std::pair<std::int64_t, std::int64_t>> rings;
+  for (const auto& [node, layer] : dry.node_layer) {
+    const Node& n = g.nodes[static_cast<std::size_t>(node)];
+    const Value& v = g.val(n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)].out[0] : n.out[0]);
+    if (v.buf.ring_rows > 0) rings[layer] = {v.buf.ring_rows, v.shape.h};
+  }
+  if (!rings.empty() && opt.image_releases)
+    throw CompileError("emit: rings of rows need row releases (--stream-release rows)");
+  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1, reuse, opt.image_releases, rings);
   // Cores whose parameters and a layer's scratch do not fit take their
   // hand-over tables from global memory, a layer's at a time (a core shared
   // by many layers held all their tables at once), and the program is

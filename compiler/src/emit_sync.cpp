@@ -80,7 +80,8 @@ std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64
 }
 
 SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream,
-                   const std::vector<ReuseOrder>& reuse, bool image_releases) {
+                   const std::vector<ReuseOrder>& reuse, bool image_releases,
+                   const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings) {
   // Writing rows of every (layer, core).
   std::map<int, std::map<int, std::vector<Written>>> written;  // layer -> core -> its writing steps
   for (const auto& [key, list] : steps)
@@ -217,7 +218,7 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
     std::map<std::pair<int, int>, std::set<int>> taken;
     for (const auto& [pq, uses] : used)
       for (const Use& u : uses) taken[pq].insert(u.tag);
-    row_rels = plan_row_releases(steps, taken);
+    row_rels = plan_row_releases(steps, taken, rings);
     for (const RowRelease& r : row_rels)
       for (const auto& [qp, n] : r.pair_tokens) {
         plan.releases += n;
@@ -248,7 +249,10 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
     SyncTable& tab = plan.tables[key];
     for (const Stream* s : mine) tab.pre_tags.push_back(s->tag);
     for (const RowRelease& r : row_rels)
-      if (r.writer == W && r.takes.count(q)) tab.pre_tags.push_back(r.tag);
+      if (r.writer == W && r.takes.count(q)) {
+        tab.pre_tags.push_back(r.tag);
+        tab.pre_cross.push_back(r.cross);
+      }
     tab.pre_releases = static_cast<int>(takes.size());
     for (std::size_t j = 0; j < list.size(); ++j) {
       for (const Stream* s : mine) put(tab.pre, s->recvs.at(q)[j]);
@@ -273,7 +277,10 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
     SyncTable& tab = plan.tables[key];
     for (const Stream* s : mine) tab.post_tags.push_back(s->tag);
     for (const RowRelease& r : row_rels)
-      if (r.reader == Z && r.gives.count(p)) tab.post_tags.push_back(r.tag);
+      if (r.reader == Z && r.gives.count(p)) {
+        tab.post_tags.push_back(r.tag);
+        tab.post_cross.push_back(r.cross);
+      }
     tab.post_releases = static_cast<int>(gives.size());
     int i = 0;  // writing steps so far
     for (std::size_t j = 0; j < list.size(); ++j) {
@@ -548,7 +555,7 @@ void Ctx::sync_pre(int c) {
   const std::size_t rows = t->pre_tags.size() - static_cast<std::size_t>(t->pre_releases);
   // The row releases: none to take in the first image.
   for (std::size_t k = 0; k < t->pre_tags.size(); ++k)
-    table_loop(*this, c, 19, "recv", t->pre_tags[k], save, k < rows ? -1 : 0);
+    table_loop(*this, c, 19, "recv", t->pre_tags[k], save, k < rows || !t->pre_cross[k - rows] ? -1 : 0);
 }
 
 void Ctx::sync_post(int c) {
@@ -564,7 +571,7 @@ void Ctx::sync_post(int c) {
   for (std::size_t k = 0; k < t->post_tags.size(); ++k) {
     if (k < rows && !writes) continue;
     // The row releases: none to send after the last image.
-    table_loop(*this, c, 31, "send", t->post_tags[k], save, k < rows ? -1 : batch - 1);
+    table_loop(*this, c, 31, "send", t->post_tags[k], save, k < rows || !t->post_cross[k - rows] ? -1 : batch - 1);
   }
 }
 

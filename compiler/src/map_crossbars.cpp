@@ -379,14 +379,16 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
   // clusters' 8-byte router ports instead of queueing at one (ResNet-50
   // 1,161,510 -> 1,120,335 cycles, ResNet-18 505,125 -> 404,769,
   // MobileNetV2 1,096,867 -> 776,481). A stream spreads its layers so
-  // too when all its activations fit the SRAMs: with row releases its
-  // layers run at the pace of their clusters' ports (ResNet-18 at batch 16
-  // 330,838 -> 272,636 cycles per inference, MobileNetV2 690,958 ->
-  // 514,599). A stream whose activations spill to global memory keeps each
-  // layer's CUs together: the memory's one port paces it, and the longer
-  // paths cost more than the clusters' ports save (ResNet-50 at batch 16:
-  // 936,494 spread, 716,192 not).
-  const bool spread = opt.batch == 1 || activations_fit_sram(g, t);
+  // too when all its activations fit the SRAMs, rings of rows counted at
+  // their size: with row releases its layers run at the pace of their
+  // clusters' ports (ResNet-18 at batch 16 330,838 -> 272,636 cycles per
+  // inference, MobileNetV2 690,958 -> 514,599, ResNet-50 with its rings
+  // 605,806 -> 467,173). A stream whose activations spill to global memory
+  // keeps each layer's CUs together: the memory's one port paces it, and
+  // the longer paths cost more than the clusters' ports save (ResNet-50
+  // without rings at batch 16: 936,494 spread, 716,192 not).
+  for (const Stage& s : stages) g.nodes[static_cast<std::size_t>(s.node)].replicas = s.copies;
+  const bool spread = opt.batch == 1 || activations_fit_sram(g, t, opt.batch > 1 && opt.row_releases);
   const int mrow = t.gmem_attach_cluster / t.mesh_cols, mcol = t.gmem_attach_cluster % t.mesh_cols;
   const int rows = t.clusters / t.mesh_cols;
   std::vector<int> order;

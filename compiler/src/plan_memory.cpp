@@ -51,6 +51,53 @@ std::vector<double> cluster_cost(const Graph& g, const Target& t, int id) {
 // among equals; with a granule as large as a cluster's SRAM that is the
 // SRAM next to its layers, with small granules every range costs about the
 // same and this is the first free one.
+// The rows a stream may hold of value `id` as a ring, or 0. Only where every
+// address of it is a row pointer that walks down the map (emit_loops.h's
+// pixel loop, which wraps it): written by a Conv (or the Add it computes),
+// read by 1x1 Convs and residual Adds computed by their Conv, no border; a
+// reader of row h then needs no later row of it, so a ring of R rows holds
+// every row still to be read once the writer is R rows ahead. R divides the
+// height (row h of every image in one place), is at least a quarter of it
+// and 12 rows, and no copy steps over a whole ring in one row step.
+std::int64_t ring_rows_of(const Graph& g, int id) {
+  const Value& v = g.val(id);
+  if (v.buf.pad || v.buf.fill || v.preload || v.is_const || v.shape.h < 2) return 0;
+  if (std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end() ||
+      std::find(g.outputs.begin(), g.outputs.end(), id) != g.outputs.end())
+    return 0;
+  int step = 1;  // rows a row step of any copy moves on, at most
+  bool written = false;
+  for (const Node& n : g.nodes) {
+    if (std::find(n.out.begin(), n.out.end(), id) == n.out.end()) continue;
+    const bool conv = n.op == OpKind::Conv && n.fused_add < 0;
+    const bool add = n.op == OpKind::Add && n.fused;
+    if (!conv && !add) return 0;
+    const Node& w = add ? *std::find_if(g.nodes.begin(), g.nodes.end(), [&](const Node& m) {
+      return m.fused_add == static_cast<int>(&n - g.nodes.data());
+    }) : n;
+    step = std::max(step, w.replicas);
+    written = true;
+  }
+  if (!written) return 0;
+  for (int c : g.consumers(id)) {
+    const Node& m = g.nodes[static_cast<std::size_t>(c)];
+    if (m.op == OpKind::Conv && m.in[0] == id && m.geom.kh == 1 && m.geom.kw == 1 && m.geom.dh == 1) {
+      step = std::max(step, m.geom.sh * m.replicas);
+    } else if (m.op == OpKind::Add && m.fused) {
+      const auto conv = std::find_if(g.nodes.begin(), g.nodes.end(),
+                                     [&](const Node& k) { return k.fused_add == c; });
+      if (conv == g.nodes.end() || conv->out[0] == id) return 0;
+      step = std::max(step, conv->replicas);
+    } else {
+      return 0;
+    }
+  }
+  const std::int64_t H = v.shape.h;
+  for (std::int64_t r = std::max<std::int64_t>({12, (H + 3) / 4, step}); r < H; ++r)
+    if (H % r == 0) return r;
+  return 0;
+}
+
 class SramPlacer {
  public:
   SramPlacer(const Target& t, std::int64_t window) : t_(t), free_{{0, window}} {}
@@ -313,13 +360,19 @@ void plan_memory(Graph& g, const Target& t) {
         later[static_cast<std::size_t>(id)] = true;
     }
   }
+  // A stream whose activations do not all fit holds the values that allow
+  // it as rings of rows (ring_rows_of): a fraction of their bytes.
+  const bool rings = window && g.batch > 1 && g.row_releases && !activations_fit_sram(g, t);
   for (const auto& [reads, id] : candidates) {
     Value& v = g.val(id);
-    const std::int64_t bytes = (v.buf.bytes(v.shape) + 63) / 64 * 64;
+    const std::int64_t ring = rings ? ring_rows_of(g, id) : 0;
+    const std::int64_t full = v.buf.bytes(v.shape);
+    const std::int64_t bytes = ((ring ? full / v.shape.h * ring : full) + 63) / 64 * 64;
     if (v.buf.addr >= 0 || later[static_cast<std::size_t>(id)]) continue;
     const std::int64_t at = placer.place(bytes, cluster_cost(g, t, id));
     if (at < 0) continue;
     v.buf.addr = t.sram_global_base + at;
+    v.buf.ring_rows = ring;
     on_chip += bytes;
   }
   g.reuse_after.clear();
@@ -363,7 +416,7 @@ void plan_memory(Graph& g, const Target& t) {
   g.gmem_used = top;
 }
 
-bool activations_fit_sram(const Graph& g, const Target& t) {
+bool activations_fit_sram(const Graph& g, const Target& t, bool rings) {
   const std::int64_t window = std::int64_t{t.clusters} * t.sram_bytes;
   if (t.sram_global_base <= 0 || t.sram_global_base + window > (std::int64_t{1} << 32)) return false;
   std::vector<bool> stored(g.values.size(), false);
@@ -382,7 +435,8 @@ bool activations_fit_sram(const Graph& g, const Target& t) {
       if (p > 0 && n.op == OpKind::MaxPool && !v.nonneg) return false;
       pad = std::max(pad, p);
     }
-    bytes += ((v.shape.h + 2 * pad) * (v.shape.w + 2 * pad) * v.shape.c + 63) / 64 * 64;
+    const std::int64_t ring = rings ? ring_rows_of(g, static_cast<int>(id)) : 0;
+    bytes += (((ring ? ring : v.shape.h + 2 * pad)) * (v.shape.w + 2 * pad) * v.shape.c + 63) / 64 * 64;
   }
   return bytes <= window;
 }

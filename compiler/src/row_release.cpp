@@ -8,12 +8,21 @@
 // writer step waits for (the release points), so a reader that many writer
 // steps wait for at the same step sends one token, not many.
 //
+// A ring of R rows (Buffer::ring_rows, R dividing the height H) puts row h
+// where row h - R was: a writer step of row h >= R waits for this image's
+// reads of row h - R (a stream of its own, never skipped), one of row
+// h < R for the last image's reads of row h - R + H (skipped in the first
+// image, like a whole map's).
+//
 // Deadlock: a writer step of image i + 1 waits only for reader steps of
 // image i, a reader step of image i only for writer steps of image i of
 // earlier layers (the forward tokens) or for releases of image i - 1; every
-// wait goes to an earlier (image, layer), so none closes a cycle. A writer
-// is at most one image ahead of its slowest reader, so a mailbox holds at
-// most two images' tokens of a stream.
+// wait goes to an earlier (image, layer), so none closes a cycle. In a ring
+// a writer step of row h also waits for reads of row h - R of its own image;
+// plan_memory holds a value as a ring only where a reader of a row needs
+// no later row of it (1x1 Convs, residual Adds), so those reads wait for
+// nothing past row h - R. A writer is at most one image ahead of its
+// slowest reader, so a mailbox holds at most two images' tokens of a stream.
 #include "row_release.h"
 
 #include <algorithm>
@@ -64,58 +73,78 @@ Reads reads_of(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps
 }  // namespace
 
 std::vector<RowRelease> plan_row_releases(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps,
-                                          std::map<std::pair<int, int>, std::set<int>>& taken) {
+                                          std::map<std::pair<int, int>, std::set<int>>& taken,
+                                          const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings) {
   std::vector<RowRelease> out;
   for (const auto& [layers, readers] : reads_of(steps)) {
     const auto [Z, W] = layers;
-    RowRelease rel;
-    rel.writer = Z;
-    rel.reader = W;
+    const auto ring = rings.find(Z);
+    RowRelease rel[2];  // the last image's reads, this image's (a ring)
+    for (int k = 0; k < 2; ++k) {
+      rel[k].writer = Z;
+      rel[k].reader = W;
+      rel[k].cross = k == 0;
+    }
     for (auto wit = steps.lower_bound({Z, 0}); wit != steps.end() && wit->first.first == Z; ++wit) {
       const int p = wit->first.second;
       const std::vector<SyncStep>& wsteps = wit->second;
       for (const auto& [q, rows] : readers) {
         if (p == q) continue;  // its own rows: it runs its layers in order
-        // Per writer step, 1 + the last step of q that reads what it writes.
-        std::vector<int> need(wsteps.size(), 0);
+        // Per writer step, 1 + the last step of q that reads the row it
+        // writes over (the same row of the last image, or in a ring the row
+        // `ring rows` before it).
+        std::vector<int> need[2];
+        need[0].assign(wsteps.size(), 0);
+        need[1].assign(wsteps.size(), 0);
         for (std::size_t t = 0; t < wsteps.size(); ++t) {
           const SyncStep& w = wsteps[t];
           if (!w.writes) continue;
-          const auto r = rows.find(w.row);
+          std::int64_t row = w.row;
+          int k = 0;
+          if (ring != rings.end()) {
+            row -= ring->second.first;
+            if (row >= 0) k = 1;
+            else row += ring->second.second;
+          }
+          const auto r = rows.find(row);
           if (r == rows.end()) continue;
           for (const Use& u : r->second)
-            if (w.c0 <= u.chi && u.clo < w.c1) need[t] = std::max(need[t], u.step + 1);
+            if (w.c0 <= u.chi && u.clo < w.c1) need[k][t] = std::max(need[k][t], u.step + 1);
         }
-        std::vector<int> points(need.begin(), need.end());
-        std::sort(points.begin(), points.end());
-        points.erase(std::unique(points.begin(), points.end()), points.end());
-        if (!points.empty() && points.front() == 0) points.erase(points.begin());
-        if (points.empty()) continue;
-        auto& take = rel.takes[p];
-        take.resize(wsteps.size());
-        std::size_t have = 0;
-        int upto = 0;
-        for (std::size_t t = 0; t < wsteps.size(); ++t) {
-          upto = std::max(upto, need[t]);
-          for (; have < points.size() && points[have] <= upto; ++have) take[t].push_back(q);
+        for (int k = 0; k < 2; ++k) {
+          std::vector<int> points(need[k].begin(), need[k].end());
+          std::sort(points.begin(), points.end());
+          points.erase(std::unique(points.begin(), points.end()), points.end());
+          if (!points.empty() && points.front() == 0) points.erase(points.begin());
+          if (points.empty()) continue;
+          auto& take = rel[k].takes[p];
+          take.resize(wsteps.size());
+          std::size_t have = 0;
+          int upto = 0;
+          for (std::size_t t = 0; t < wsteps.size(); ++t) {
+            upto = std::max(upto, need[k][t]);
+            for (; have < points.size() && points[have] <= upto; ++have) take[t].push_back(q);
+          }
+          auto& give = rel[k].gives[q];
+          give.resize(steps.at({W, q}).size());
+          for (int pt : points) give[static_cast<std::size_t>(pt - 1)].push_back(p);
+          rel[k].pair_tokens[{q, p}] = static_cast<std::int64_t>(points.size());
         }
-        auto& give = rel.gives[q];
-        give.resize(steps.at({W, q}).size());
-        for (int pt : points) give[static_cast<std::size_t>(pt - 1)].push_back(p);
-        rel.pair_tokens[{q, p}] = static_cast<std::int64_t>(points.size());
       }
     }
-    if (rel.pair_tokens.empty()) continue;
-    for (int t = kLastTag; t >= kFirstTag && !rel.tag; --t) {
-      bool free = true;
-      for (const auto& [qp, n] : rel.pair_tokens) free = free && !taken[qp].count(t);
-      if (free) rel.tag = t;
+    for (RowRelease& r : rel) {
+      if (r.pair_tokens.empty()) continue;
+      for (int t = kLastTag; t >= kFirstTag && !r.tag; --t) {
+        bool free = true;
+        for (const auto& [qp, n] : r.pair_tokens) free = free && !taken[qp].count(t);
+        if (free) r.tag = t;
+      }
+      if (!r.tag)
+        throw CompileError("emit: no message tag is left to release the rows layer " + std::to_string(W) +
+                           " reads of layer " + std::to_string(Z) + " between the same cores");
+      for (const auto& [qp, n] : r.pair_tokens) taken[qp].insert(r.tag);
+      out.push_back(std::move(r));
     }
-    if (!rel.tag)
-      throw CompileError("emit: no message tag is left to release the rows layer " + std::to_string(W) +
-                         " reads of layer " + std::to_string(Z) + " between the same cores");
-    for (const auto& [qp, n] : rel.pair_tokens) taken[qp].insert(rel.tag);
-    out.push_back(std::move(rel));
   }
   return out;
 }

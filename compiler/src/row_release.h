@@ -21,6 +21,9 @@ namespace vp::cc {
 struct RowRelease {
   int writer = 0, reader = 0;  // layers: the tokens go from the reader's cores to the writer's
   int tag = 0;
+  // Reads of the last image (taken from the second image on, sent up to the
+  // one before the last), or, in a ring, of this image's row ring_rows up.
+  bool cross = true;
   // Writer core p -> per step of (writer, p): the reader cores to take a
   // token from before it (one entry per token, in order).
   std::map<int, std::vector<std::vector<int>>> takes;
@@ -35,7 +38,12 @@ struct RowRelease {
 // between the same two cores uses (`taken`: (sender, receiver) -> tags in
 // use; the releases' own are added). Throws CompileError when a pair has no
 // tag left.
+// `rings`: writer layer -> (rows of its ring, height of its map) for the
+// tensors held as rings of rows (Buffer::ring_rows): a writer step of row h
+// waits for the reads of row h - rows of the same image, or, for h < rows,
+// of row h - rows + height of the last image.
 std::vector<RowRelease> plan_row_releases(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps,
-                                          std::map<std::pair<int, int>, std::set<int>>& taken);
+                                          std::map<std::pair<int, int>, std::set<int>>& taken,
+                                          const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings = {});
 
 }  // namespace vp::cc

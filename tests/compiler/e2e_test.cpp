@@ -49,6 +49,7 @@ struct RunResult {
   // Per Concat (by its inputs' count): loads (dma.gl) per row loop (dbnz
   // r20) in its cores' code; a pass per input loads one input per loop.
   std::map<std::size_t, double> concat_loads_per_loop;
+  int rings = 0;  // values held as rings of rows (Buffer::ring_rows)
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -87,6 +88,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     for (int c : g.nodes[i].cores)
       if (!layer_of_core.emplace(c, static_cast<int>(i)).second) r.core_per_layer = false;
   for (const Value& v : g.values) r.on_chip += t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
+  for (const Value& v : g.values) r.rings += v.buf.ring_rows > 0;
   r.reuse_orders = g.reuse_after.size();
   // A border is written when the program loads: no other value may take
   // its range, or the next start reads that value's bytes as the border.
@@ -488,6 +490,29 @@ TEST(EndToEnd, StreamedImagesOverlapInThePipeline) {
     ASSERT_GT(one.cycles, 0);
     ASSERT_GT(four.cycles, 0);
     EXPECT_LT(four.cycles, 4 * one.cycles * 9 / 10) << "one image " << one.cycles << " cycles, four " << four.cycles;
+  }
+}
+// A stream whose maps do not fit the SRAMs holds the values read only by
+// 1x1 Convs and residual Adds as rings of rows (plan_memory): 12 of a 24-row
+// map, row h where row h - 12 was, written once its readers have read that
+// row (row_release.cpp). Every image equals the golden model, with one copy
+// per layer and with copies dealt rows in turn.
+TEST(EndToEnd, RingsOfRowsHoldAStreamWhoseMapsDoNotFit) {
+  OnnxBuilder b("bottleneck", 13, 24);
+  auto x = b.input("x", {1, 8, 24, 24});
+  auto s = b.relu(b.conv(x, 8, 16, 3, 1, 1));
+  auto p = b.relu(b.conv(s, 16, 16, 1));
+  auto q = b.conv(p, 16, 32, 1);
+  auto d = b.conv(s, 16, 32, 1);
+  b.output(b.global_avgpool(b.relu(b.add(q, d))));
+  const TestModel m{"bottleneck", b.serialize()};
+  const std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4", "cluster.sram_kib=3",
+                                         "cluster.sram.interleave_bytes=1024"};
+  for (int rep : {1, 3}) {
+    SCOPED_TRACE("--replicate " + std::to_string(rep));
+    const RunResult r = compile_and_run(m, "small", sets, 5, MapOptions{rep, true}, 3);
+    expect_exact(r);
+    EXPECT_EQ(r.rings, 3);  // s, p, and the Add's input its Conv does not compute
   }
 }
 // Strips of two or three pixels: copies that share a map's columns read

@@ -281,6 +281,37 @@ TEST(RowHandover, AStreamWriterOverwritesARowOnlyOnceItsReadersHaveReadIt) {
   EXPECT_EQ(images.release_take.at({1, 10}).size(), 1u);
 }
 
+// A ring of 4 rows of an 8-row map (Buffer::ring_rows): row h of an image
+// goes where row h - 4 was, so rows 4-7 wait for this image's reads of rows
+// 0-3 (never skipped), and rows 0-3 for the last image's reads of rows 4-7
+// (none in the first image).
+TEST(RowHandover, ARingWaitsForTheReadsOfTheRowItOverwrites) {
+  Steps s;
+  add(s, 1, 10, 0, 8);
+  add(s, 2, 20, 0, 8, 1);  // 1x1: step o reads row o
+  const SyncPlan plan = plan_sync(s, true, {}, false, {{1, {4, 8}}});
+  const SyncTable& w = plan.tables.at({1, 10});
+  ASSERT_EQ(w.pre_tags.size(), 2u);
+  EXPECT_EQ(w.pre_releases, 2);
+  EXPECT_EQ(w.pre_cross, (std::vector<char>{1, 0}));
+  EXPECT_NE(w.pre_tags[0], w.pre_tags[1]);
+  const auto takes = entries(w.pre, 2);  // per step: the last image's stream, this image's
+  ASSERT_EQ(takes.size(), 16u);
+  for (std::size_t h = 0; h < 8; ++h) {
+    EXPECT_EQ(takes[2 * h], h < 4 ? std::vector<int>{20} : std::vector<int>{}) << h;
+    EXPECT_EQ(takes[2 * h + 1], h < 4 ? std::vector<int>{} : std::vector<int>{20}) << h;
+  }
+  const SyncTable& r = plan.tables.at({2, 20});
+  EXPECT_EQ(r.post_cross, (std::vector<char>{1, 0}));
+  EXPECT_EQ(r.post_tags, w.pre_tags);
+  const auto gives = entries(r.post, 2);
+  for (std::size_t o = 0; o < 8; ++o) {
+    EXPECT_EQ(gives[2 * o], o >= 4 ? std::vector<int>{10} : std::vector<int>{}) << o;
+    EXPECT_EQ(gives[2 * o + 1], o < 4 ? std::vector<int>{10} : std::vector<int>{}) << o;
+  }
+  EXPECT_EQ(plan.releases, 8);
+}
+
 // By brute force over strips of columns, copies dealt rows in turn and a
 // partial-sum helper: before each writer step every reader step that reads
 // what it writes has sent the token the writer waits for, and each pair of

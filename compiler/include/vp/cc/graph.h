@@ -40,6 +40,11 @@ struct Buffer {
   std::int64_t addr = -1;  // global memory byte address of the padded tensor
   int pad = 0;
   int fill = 0;            // border value (0, or -128 for max pooling)
+  // A stream's ring (plan_memory): only this many rows are held, row h at
+  // row h mod ring_rows of the buffer (ring_rows divides the height); a
+  // writer overwrites a row once its readers have read the row ring_rows
+  // before it (row_release.h). 0: the whole map.
+  std::int64_t ring_rows = 0;
   std::int64_t wp(const Shape& s) const { return s.w + 2 * pad; }
   std::int64_t hp(const Shape& s) const { return s.h + 2 * pad; }
   std::int64_t bytes(const Shape& s) const { return hp(s) * wp(s) * s.c; }
@@ -261,6 +266,9 @@ struct Graph {
   // The narrowest column strip a copy's share of a map takes (share_loop,
   // emit_loops.h; share_of_map, schedule_cost.h): map_crossbars sets it.
   std::int64_t min_strip = 2;
+  // A stream's buffers released per row (vp-cc --stream-release rows, the
+  // default): only then may plan_memory hold values as rings of rows.
+  bool row_releases = true;
   std::vector<std::int64_t> output_area;
   // Where the host finds graph output i: its area, or the value's buffer.
   std::int64_t output_addr(std::size_t i) const {

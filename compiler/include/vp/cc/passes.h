@@ -131,6 +131,9 @@ struct MapOptions {
   int lanes = 0;
   // Images per start (--batch): a stream takes wider strips (Graph::min_strip).
   int batch = 1;
+  // A stream's buffers released per row (--stream-release rows): it may
+  // hold values as rings of rows (plan_memory).
+  bool row_releases = true;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 // What each node asks of a chip before replication (map_crossbars' tiles
@@ -192,9 +195,11 @@ hw::CrossbarConfig crossbar_config(const Target& t, const Target::Format& f);
 void set_redundancy(Graph& g, int copies, const std::vector<std::string>& layers);
 // Whether every activation plan_memory would put in the SRAMs' window fits
 // it at once (a stream reuses no range): each stored value with its border,
-// none that must read -128 (those stay in global memory). map_crossbars
-// spreads a stream's layers over the clusters when they do.
-bool activations_fit_sram(const Graph& g, const Target& t);
+// none that must read -128 (those stay in global memory); with `rings`, the
+// values a stream may hold as rings of rows at their rings' size (they
+// depend on the nodes' copies). map_crossbars spreads a stream's layers
+// over the clusters when they do.
+bool activations_fit_sram(const Graph& g, const Target& t, bool rings = false);
 void plan_memory(Graph& g, const Target& t);
 
 struct EmitOptions {

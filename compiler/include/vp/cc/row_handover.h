@@ -52,6 +52,10 @@ struct SyncTable {
   std::vector<std::int32_t> pre, post;
   std::vector<int> pre_tags, post_tags;
   int pre_releases = 0, post_releases = 0;
+  // Per release stream (in tag order): 1 when it releases the last image's
+  // rows (skipped in the first image, pre, and the last, post), 0 for a
+  // ring's rows of the same image (never skipped).
+  std::vector<char> pre_cross, post_cross;
 };
 // A stream of images (vp-cc --batch) reuses every buffer for every image.
 // By default a writer core writes a row of the next image once every core
@@ -96,7 +100,10 @@ std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64
 // The tables for the steps a first emit pass recorded (layer ids are the
 // program order); with `stream` also the releases between images, per row
 // or, with `image_releases`, per layer and image.
+// `rings`: writer layer -> (ring rows, map height) of the tensors held as
+// rings of rows (row_release.h).
 SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream = false,
-                   const std::vector<ReuseOrder>& reuse = {}, bool image_releases = false);
+                   const std::vector<ReuseOrder>& reuse = {}, bool image_releases = false,
+                   const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings = {});
 
 }  // namespace vp::cc
