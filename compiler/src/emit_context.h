@@ -126,6 +126,9 @@ class Ctx {
   std::map<int, std::string> image_label_;
 };
 
+// `.word` lines of w, 16 to a line.
+void word_lines(std::ostream& os, const std::vector<std::int32_t>& w);
+
 // A contiguous gather from global memory: offset from the window's origin
 // pixel, offset in the scratchpad buffer, length.
 struct Segment {

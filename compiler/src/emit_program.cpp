@@ -47,15 +47,19 @@ CoreCode& Ctx::core(int c) {
   return it->second;
 }
 
+void word_lines(std::ostream& os, const std::vector<std::int32_t>& w) {
+  for (std::size_t i = 0; i < w.size(); i += 16) {
+    os << "    .word ";
+    for (std::size_t j = i; j < std::min(w.size(), i + 16); ++j) os << (j > i ? ", " : "") << w[j];
+    os << "\n";
+  }
+}
+
 std::int64_t Ctx::words(int c, const std::vector<std::int32_t>& w) {
   CoreCode& k = core(c);
   k.param_bottom = (k.param_bottom - static_cast<std::int64_t>(w.size()) * 4) / 8 * 8;
   k.data << ".data local, " << k.param_bottom << "\n";
-  for (std::size_t i = 0; i < w.size(); i += 16) {
-    k.data << "    .word ";
-    for (std::size_t j = i; j < std::min(w.size(), i + 16); ++j) k.data << (j > i ? ", " : "") << w[j];
-    k.data << "\n";
-  }
+  word_lines(k.data, w);
   return k.param_bottom;
 }
 

@@ -253,7 +253,6 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
         tab.pre_tags.push_back(r.tag);
         tab.pre_cross.push_back(r.cross);
       }
-    tab.pre_releases = static_cast<int>(takes.size());
     for (std::size_t j = 0; j < list.size(); ++j) {
       for (const Stream* s : mine) put(tab.pre, s->recvs.at(q)[j]);
       for (const auto* t : takes) put(tab.pre, (*t)[j]);
@@ -281,7 +280,6 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
         tab.post_tags.push_back(r.tag);
         tab.post_cross.push_back(r.cross);
       }
-    tab.post_releases = static_cast<int>(gives.size());
     int i = 0;  // writing steps so far
     for (std::size_t j = 0; j < list.size(); ++j) {
       if (list[j].writes) {
@@ -448,11 +446,7 @@ void Ctx::sync_begin(int c) {
     const std::int64_t from = global_data_at;
     global_data_at = (global_data_at + bytes + 63) / 64 * 64;
     global_data << ".data global, " << from << "    ; hand-over tables of layer " << layer << ", core " << c << "\n";
-    for (std::size_t i = 0; i < block.size(); i += 16) {
-      global_data << "    .word ";
-      for (std::size_t j = i; j < std::min(block.size(), i + 16); ++j) global_data << (j > i ? ", " : "") << block[j];
-      global_data << "\n";
-    }
+    word_lines(global_data, block);
     li(c, 10, at);
     li(c, 11, from);
     li(c, 12, bytes);
@@ -552,7 +546,7 @@ void Ctx::sync_pre(int c) {
   const SyncTable* t = table_of(*this, c);
   if (!t) return;
   const std::int64_t save = table_save_.count(c) ? table_save_.at(c).first : 0;
-  const std::size_t rows = t->pre_tags.size() - static_cast<std::size_t>(t->pre_releases);
+  const std::size_t rows = t->pre_tags.size() - t->pre_cross.size();
   // The row releases: none to take in the first image.
   for (std::size_t k = 0; k < t->pre_tags.size(); ++k)
     table_loop(*this, c, 19, "recv", t->pre_tags[k], save, k < rows || !t->pre_cross[k - rows] ? -1 : 0);
@@ -561,9 +555,9 @@ void Ctx::sync_pre(int c) {
 void Ctx::sync_post(int c) {
   const SyncTable* t = table_of(*this, c);
   if (!t) return;
-  const std::size_t rows = t->post_tags.size() - static_cast<std::size_t>(t->post_releases);
+  const std::size_t rows = t->post_tags.size() - t->post_cross.size();
   const bool hand = writes && rows > 0;
-  if (!hand && t->post_releases == 0) return;
+  if (!hand && t->post_cross.empty()) return;
   // The row's pixels must be in memory before a reader hears of them, and
   // the rows it read in the scratchpad before their writer may overwrite them.
   ins(c, "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma)));

@@ -51,6 +51,27 @@ std::vector<double> cluster_cost(const Graph& g, const Target& t, int id) {
 // among equals; with a granule as large as a cluster's SRAM that is the
 // SRAM next to its layers, with small granules every range costs about the
 // same and this is the first free one.
+// The border the window readers of value `id` need: the widest of their
+// pads, zeros for Convs and average poolings, -128 for a max pooling over
+// values that may be negative.
+struct Border {
+  int pad = 0;
+  bool zero = false, neg = false;
+};
+Border border_of(const Graph& g, int id) {
+  Border b;
+  const Value& v = g.val(id);
+  for (int c : g.consumers(id)) {
+    const Node& n = g.nodes[static_cast<std::size_t>(c)];
+    if (!op_has(n.op, op_window) || n.in[0] != id) continue;
+    const int p = std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
+    if (p == 0) continue;
+    b.pad = std::max(b.pad, p);
+    (n.op == OpKind::MaxPool && !v.nonneg ? b.neg : b.zero) = true;
+  }
+  return b;
+}
+
 // The rows a stream may hold of value `id` as a ring, or 0. Only where every
 // address of it is a row pointer that walks down the map (emit_loops.h's
 // pixel loop, which wraps it): written by a Conv (or the Add it computes),
@@ -286,21 +307,12 @@ void plan_memory(Graph& g, const Target& t) {
   for (std::size_t id = 0; id < g.values.size(); ++id) {
     Value& v = g.values[id];
     if (v.is_const) continue;
-    bool zero = false, neg = false;
-    for (int c : g.consumers(static_cast<int>(id))) {
-      const Node& n = g.nodes[static_cast<std::size_t>(c)];
-      if (!op_has(n.op, op_window)) continue;
-      if (n.in[0] != static_cast<int>(id)) continue;
-      const int p = std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
-      if (p == 0) continue;
-      v.buf.pad = std::max(v.buf.pad, p);
-      if (n.op == OpKind::MaxPool && !v.nonneg) neg = true;
-      else zero = true;
-    }
-    if (zero && neg)
+    const Border b = border_of(g, static_cast<int>(id));
+    if (b.zero && b.neg)
       throw CompileError("tensor '" + v.name +
                          "' is padded both for a convolution (0) and for a max pooling over negative values (-128)");
-    v.buf.fill = neg ? -128 : 0;
+    v.buf.pad = std::max(v.buf.pad, b.pad);
+    v.buf.fill = b.neg ? -128 : 0;
   }
   // Addresses. First the cluster SRAMs' global window (when the chip maps
   // it): the activations that cross the memory port most per byte, so their
@@ -427,16 +439,10 @@ bool activations_fit_sram(const Graph& g, const Target& t, bool rings) {
   for (std::size_t id = 0; id < g.values.size(); ++id) {
     const Value& v = g.values[id];
     if (!stored[id] || v.is_const) continue;
-    int pad = 0;
-    for (int c : g.consumers(static_cast<int>(id))) {
-      const Node& n = g.nodes[static_cast<std::size_t>(c)];
-      if (!op_has(n.op, op_window) || n.in[0] != static_cast<int>(id)) continue;
-      const int p = std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
-      if (p > 0 && n.op == OpKind::MaxPool && !v.nonneg) return false;
-      pad = std::max(pad, p);
-    }
+    const Border b = border_of(g, static_cast<int>(id));
+    if (b.neg) return false;
     const std::int64_t ring = rings ? ring_rows_of(g, static_cast<int>(id)) : 0;
-    bytes += (((ring ? ring : v.shape.h + 2 * pad)) * (v.shape.w + 2 * pad) * v.shape.c + 63) / 64 * 64;
+    bytes += ((ring ? ring : v.shape.h + 2 * b.pad) * (v.shape.w + 2 * b.pad) * v.shape.c + 63) / 64 * 64;
   }
   return bytes <= window;
 }

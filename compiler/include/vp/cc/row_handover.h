@@ -43,18 +43,15 @@ struct SyncStep {
 // token for this core, the count then the source cores (pre); per writing
 // step and per reading stream with any token from this core, the count then
 // the destination cores (post). One tag per stream.
-// In a stream with row releases (row_release.h) the last `pre_releases`
-// pre streams are the releases a writer takes (none in the first image),
-// and the last `post_releases` post streams those a reader sends (none in
-// the last image); post entries of a step that writes nothing hold only
-// those.
+// In a stream with row releases (row_release.h) the last pre streams are
+// the releases a writer takes and the last post streams those a reader
+// sends, one entry of pre_cross / post_cross each: 1 when it releases the
+// last image's rows (none taken in the first image, none sent after the
+// last), 0 for a ring's rows of the same image (never skipped). Post
+// entries of a step that writes nothing hold only the releases.
 struct SyncTable {
   std::vector<std::int32_t> pre, post;
   std::vector<int> pre_tags, post_tags;
-  int pre_releases = 0, post_releases = 0;
-  // Per release stream (in tag order): 1 when it releases the last image's
-  // rows (skipped in the first image, pre, and the last, post), 0 for a
-  // ring's rows of the same image (never skipped).
   std::vector<char> pre_cross, post_cross;
 };
 // A stream of images (vp-cc --batch) reuses every buffer for every image.
