@@ -13,14 +13,15 @@ namespace vp::cc {
 MemoryBytes memory_bytes_of(const Graph& g, const Node& n, const Target& t) {
   MemoryBytes b;
   if (n.memory_bytes <= 0) return b;
-  const auto add = [&](const Value& v, std::int64_t bytes) {
+  const auto add = [&](const Value& v, std::int64_t bytes, bool written = false) {
     const bool window = t.sram_global_base > 0 && (v.buf.addr < 0 || v.buf.addr >= t.sram_global_base);
     (window ? b.window : b.dram) += bytes;
+    if (written) (window ? b.window_written : b.dram_written) += bytes;
   };
   const Node& last = n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)] : n;
   const Value& out = g.val(last.out[0]);
   const std::int64_t written = std::min(n.memory_bytes, out.shape.numel());
-  add(out, written);
+  add(out, written, true);
   std::vector<const Value*> ins;
   std::int64_t in_total = 0;
   for (const Node* m : {&n, &last})

@@ -13,9 +13,11 @@ namespace vp::cc {
 // (Node::memory_bytes), split by where plan_memory put each value: the
 // cluster SRAMs' window, or global memory proper. Its output is written
 // once; the rest is reads, split over its inputs by their size. Before
-// plan_memory every value counts as in the window.
+// plan_memory every value counts as in the window. Of each, the bytes
+// written (the output) are counted apart too.
 struct MemoryBytes {
   std::int64_t window = 0, dram = 0;
+  std::int64_t window_written = 0, dram_written = 0;
 };
 MemoryBytes memory_bytes_of(const Graph& g, const Node& n, const Target& t);
 

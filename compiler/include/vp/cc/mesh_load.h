@@ -1,0 +1,34 @@
+// The mesh's links under one inference's memory traffic, for the report's
+// stream period.
+//
+// With the layers of a stream overlapped, every value's bytes cross the
+// mesh between the clusters of the CUs that read or write them and the
+// clusters that hold them: the SRAM window interleaves each value granule by
+// granule over every cluster, global memory sits at one router. On
+// ResNet-50 at batch 16 the busiest links were busy two thirds of the run
+// and blocked for much of the rest: the mesh, not the crossbars, set the
+// period.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vp/cc/graph.h"
+#include "vp/cc/target.h"
+
+namespace vp::cc {
+
+struct MeshLoad {
+  double busiest_flits = 0;  // flits per inference on the busiest link
+  std::string busiest;       // its name, as vp-run's statistics name links: "r(x,y)->r(x,y)"
+  double mean_flits = 0;     // over the links that carry any
+};
+
+// Every mapped node's memory bytes (memory_bytes_of) routed XY: reads from
+// where the value lives to each of the node's CUs' clusters, writes back,
+// shared evenly among its CUs; window bytes spread evenly over the
+// clusters, global memory's from its router. Link flits of
+// noc.link_bits; packet headers are not counted.
+MeshLoad mesh_load(const Graph& g, const Target& t);
+
+}  // namespace vp::cc

@@ -1,0 +1,70 @@
+// The report's mesh model (vp/cc/mesh_load.h) on traffic whose routes can
+// be counted by hand on sidra-y1's 4x4 mesh under XY routing.
+#include <gtest/gtest.h>
+
+#include "vp/cc/graph.h"
+#include "vp/cc/mesh_load.h"
+#include "vp/cc/target.h"
+
+namespace vp::cc {
+namespace {
+
+// One Conv-like node on the given cores reading `read` bytes of a value in
+// the SRAM window and writing its output of `written` bytes there too.
+Graph one_node(const std::vector<int>& cores, std::int64_t read, std::int64_t written) {
+  Graph g;
+  Value in;
+  in.name = "x";
+  in.shape = {read, 1, 1};
+  Value out;
+  out.name = "y";
+  out.shape = {written, 1, 1};
+  const int vi = g.add_value(in), vo = g.add_value(out);
+  Node n;
+  n.name = "conv";
+  n.op = OpKind::Conv;
+  n.in = {vi};
+  n.out = {vo};
+  n.cores = cores;
+  n.memory_bytes = read + written;
+  g.nodes.push_back(n);
+  return g;
+}
+
+TEST(MeshLoad, ReadsConvergeOnTheReadersClusterAndWritesFanOut) {
+  const Target t = load_target("sidra-y1");
+  ASSERT_EQ(t.clusters, 16);
+  ASSERT_EQ(t.mesh_cols, 4);
+  ASSERT_GT(t.sram_global_base, 0);
+  const double flit = 8.0;  // noc.link_bits 64
+  // Reads into cluster (0,0) from every cluster, a sixteenth each: X
+  // first, so the twelve clusters of rows 1 to 3 come down column 0 into
+  // (0,0) through r(0,1)->r(0,0).
+  {
+    const MeshLoad m = mesh_load(one_node({0}, 16 * 8000, 0), t);
+    EXPECT_EQ(m.busiest, "r(0,1)->r(0,0)");
+    EXPECT_DOUBLE_EQ(m.busiest_flits, 12 * 8000 / flit);
+  }
+  // Writes from (0,0) to every cluster: the twelve of columns 1 to 3 leave
+  // along row 0 through r(0,0)->r(1,0).
+  {
+    const MeshLoad m = mesh_load(one_node({0}, 0, 16 * 8000), t);
+    EXPECT_EQ(m.busiest, "r(0,0)->r(1,0)");
+    EXPECT_DOUBLE_EQ(m.busiest_flits, 12 * 8000 / flit);
+  }
+  // Shared by two CUs in clusters (0,0) and (3,3), each reading half: the
+  // twelve clusters of rows 0 to 2 reach (3,3) down column 3 through
+  // r(3,2)->r(3,3), as rows 1 to 3 reach (0,0); the busiest links carry
+  // twelve sixteenths of a half.
+  {
+    const MeshLoad m = mesh_load(one_node({0, 15 * t.cus_per_cluster}, 16 * 8000, 0), t);
+    EXPECT_DOUBLE_EQ(m.busiest_flits, 12 * 4000 / flit);
+    EXPECT_GT(m.mean_flits, 0);
+    EXPECT_LT(m.mean_flits, m.busiest_flits);
+  }
+  // No cores: nothing moves.
+  EXPECT_EQ(mesh_load(one_node({}, 1000, 1000), t).busiest_flits, 0);
+}
+
+}  // namespace
+}  // namespace vp::cc
