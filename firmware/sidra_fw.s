@@ -188,6 +188,8 @@ copy_inputs:
     jal r31, copy
     addi r24, r24, IO_REC
     dbnz r26, copy_inputs
+    ; the last chunk's write must have landed before any core may read it
+    wait WAIT_DMA
 start_cus:
     ld r20, r28, BB_NPROG
     li r1, D_PROGS

@@ -34,6 +34,7 @@ add_library(vp_hw STATIC
   src/chip/deploy_ahead.cpp
   src/chip/core_control.cpp
   src/chip/message_fabric.cpp
+  src/chip/race_check.cpp
   src/chip/chip.cpp
   src/system/chip_link.cpp)
 target_link_libraries(vp_hw PUBLIC vp_hw_core vp_hw_crossbar vp_hw_noc vp_systemc)

@@ -40,12 +40,14 @@ mkdir -p "$out"
   --min-cosine 0.97 --min-top5 1
 ./build/bin/vp-trace "$out/$model.trace" --stats > "$out/trace-stats.txt"
 # Throughput: a stream of VP_MAIN_STREAM images through the pipeline in one
-# start (vp-cc --batch), the weights as deployed above (--no-deploy); 0 skips.
+# start (vp-cc --batch), the weights as deployed above (--no-deploy), every
+# shared-memory access checked for races (--check-races); 0 skips.
 stream=${VP_MAIN_STREAM:-16}
 if [ "$stream" -gt 1 ]; then
   /usr/bin/python3 compiler/tools/check_model.py "$model" --models "$models" --out "$out/stream$stream" \
     --bin build/bin --max-tests 1 --stats "$out/stream$stream/stats.json" --json "$out/stream$stream/result.json" \
     --label "$model-stream$stream" --vp-cc-arg=--batch --vp-cc-arg="$stream" --vp-run-arg=--no-deploy \
+    --vp-run-arg=--check-races \
     --min-cosine 0.97 --min-top5 1
 fi
 t_end=$(date +%s)

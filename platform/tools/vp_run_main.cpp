@@ -7,7 +7,8 @@
 //
 // Exit codes: 0 completed; 1 bad input (program, configuration, files);
 // 2 usage; 3 deadlock; 4 --max-cycles reached; 5 a core faulted; 6 a trap
-// (the firmware's error codes are reported in words); 128 + the signal
+// (the firmware's error codes are reported in words); 7 --check-races found
+// a race (the run's outputs are written); 128 + the signal
 // (130 SIGINT, 143 SIGTERM) when interrupted: the run stops between two
 // instructions and the trace ends at a line boundary.
 #include <signal.h>
@@ -168,6 +169,8 @@ int run(int argc, char** argv) {
       ("stats", po::value<std::string>(), "statistics as JSON ('-' for stdout)")
       ("adc-profile", po::value<std::string>(),
        "the largest column sum each crossbar's ADCs convert, as JSON (what vp-cc --adc-ranges reads)")
+      ("check-races", "check every access of global memory and the cluster SRAMs against the program's messages, "
+                      "barriers and starts: a race is reported even when the timing hides it (exit 7)")
       ("seed", po::value<std::string>(), "seed of every random model (device, noise); same as --set device.seed=N")
       ("max-cycles", po::value<std::string>()->default_value("0"), "stop after this many cycles (0: no limit)")
       ("include,I", po::value(&include_dirs)->composing(), "include directory for assembly input")
@@ -405,6 +408,7 @@ int run(int argc, char** argv) {
   if (vm.count("trace")) setup.trace_path = vm["trace"].as<std::string>();
   setup.vcd_path = vcd_part;
   setup.adc_profile = profile_out != nullptr;
+  setup.check_races = vm.count("check-races") > 0;
   setup.progress = !quiet;
   setup.notes = !quiet;
   setup.interrupt = &g_interrupt;

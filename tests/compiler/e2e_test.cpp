@@ -150,7 +150,10 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   }
   const FTensor ref = run_fp32(g, default_calibration(g, 1, seed)[0])[0];
   const Value& out = g.val(g.outputs[0]);
-  std::string cmd = bin_dir() + "/vp-run --chip " + chip;
+  // Every program is also checked for races: each shared-memory access
+  // must follow the ones it conflicts with by the program's own messages
+  // (exit 7 otherwise), whatever the timing.
+  std::string cmd = bin_dir() + "/vp-run --check-races --chip " + chip;
   for (const auto& s : sets) cmd += " --set " + s;
   cmd += " " + eo.asm_path + " --input " + (dir / "x.bin").string() + "@" + std::to_string(g.input_plain[0]) +
          " --output " + (dir / "y.bin").string() + "@" + std::to_string(g.output_addr(0)) + ":" +

@@ -60,9 +60,11 @@ void CoreModule::run() {
         return;
       }
       // Temporal decoupling: run ahead at most one quantum, then let the
-      // other processes catch up.
-      if (core_.cycle() >= synced_ + quantum_) sync(core_.cycle());
+      // other processes catch up. A core that stopped goes straight on, so
+      // its halt is a release before anything can see it stopped.
+      if (core_.running() && core_.cycle() >= synced_ + quantum_) sync(core_.cycle());
     }
+    if (race_check_) race_check_->halt(participant_, core_.end_cycle());
     sync(core_.end_cycle());
     stopped_.notify(sc_core::SC_ZERO_TIME);
     run_control->on_core_stopped(core_);
@@ -89,7 +91,21 @@ uint64_t CoreModule::transport(bool read, uint64_t addr, uint8_t* data, uint64_t
                        space + " memory"};
     return ready;
   }
-  return time_to_cycles(sc_core::sc_time_stamp() + delay);
+  const uint64_t end = time_to_cycles(sc_core::sc_time_stamp() + delay);
+  if (race_check_) {
+    const bool sram = (addr & kSramWindow) != 0;
+    const CoreIdentity& id = core_.identity();
+    RaceCheck::Site at;
+    at.participant = participant_;
+    at.pc = core_.pc();
+    at.layer = core_.layer();
+    at.start = ready;
+    at.end = end;
+    // A cluster SRAM is its own address space; the control processor has none.
+    if (!sram || !id.is_control())
+      race_check_->access(at, sram ? id.cluster : -1, addr & ~kSramWindow, bytes, !read);
+  }
+  return end;
 }
 
 uint64_t CoreModule::dma(DmaDirection dir, uint64_t dst, uint64_t src, uint64_t bytes, uint64_t ready,
@@ -124,18 +140,25 @@ uint64_t CoreModule::dma(DmaDirection dir, uint64_t dst, uint64_t src, uint64_t 
 uint64_t CoreModule::send(uint32_t dst_core, uint32_t tag, const uint8_t* data, uint64_t bytes, uint64_t ready,
                           CoreFault& fault) {
   sync(ready);
-  return fabric->send(participant_, dst_core, tag, data, bytes, ready, fault);
+  const uint64_t done = fabric->send(participant_, dst_core, tag, data, bytes, ready, fault);
+  if (race_check_ && !fault.set) race_check_->send(participant_, dst_core, tag, ready);
+  return done;
 }
 
 uint64_t CoreModule::recv(uint32_t src_core, uint32_t tag, uint8_t* data, uint64_t bytes, uint64_t ready,
                           CoreFault& fault) {
   sync(ready);
-  return fabric->recv(participant_, src_core, tag, data, bytes, ready, fault);
+  const uint64_t done = fabric->recv(participant_, src_core, tag, data, bytes, ready, fault);
+  if (race_check_ && !fault.set) race_check_->recv(participant_, src_core, tag);
+  return done;
 }
 
 uint64_t CoreModule::barrier(uint32_t id, uint32_t count, uint64_t ready, CoreFault& fault) {
   sync(ready);
-  return fabric->barrier(participant_, id, count, ready, fault);
+  if (race_check_) race_check_->barrier_arrive(participant_, id, count, ready);
+  const uint64_t done = fabric->barrier(participant_, id, count, ready, fault);
+  if (race_check_ && !fault.set) race_check_->barrier_leave(participant_, id);
+  return done;
 }
 
 uint64_t CoreModule::mvm(const MvmRequest& req, CoreFault& fault) {
@@ -204,6 +227,7 @@ uint64_t CoreModule::start_core(uint32_t core, uint32_t pc, uint64_t ready, Core
     return ready;
   }
   sync(ready);
+  if (race_check_) race_check_->start(participant_, core, ready);
   control->start(core, pc, ready + 1);
   return ready + 1;
 }
@@ -216,6 +240,7 @@ uint64_t CoreModule::wait_core(uint32_t core, uint64_t ready, CoreFault& fault) 
   }
   sync(ready);
   control->wait_stopped(core);
+  if (race_check_) race_check_->waited(participant_, core);
   if (control->state(core) == CoreState::Faulted) {
     fault = {true, "core " + std::to_string(core) + " faulted: " + control->fault_message(core)};
     return ready;

@@ -145,7 +145,7 @@ void ExecutionCore::step(CoreEnvironment& env, TraceSink* trace) {
 
   // In-order issue: the next instruction issues one slot later, or after a
   // branch resolves (no prediction).
-  issue_ = is.is_branch() ? end : start + timing_.issue_cycles;
+  issue_ = is.is_branch() || is.holds_issue() ? end : start + timing_.issue_cycles;
   sb_.retire_before(issue_);
   pc_ = is.next_pc();
   if (is.stop() != CoreState::Running) {

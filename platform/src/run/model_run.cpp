@@ -120,6 +120,12 @@ RunOutcome run_model(const RunSetup& s) {
   const auto t0 = std::chrono::steady_clock::now();
   hw::Chip chip("chip", s.cfg, recorder.get());
   chip.crossbars().profile_adc(s.adc_profile);
+  std::unique_ptr<hw::RaceCheck> races;
+  if (s.check_races) {
+    races = std::make_unique<hw::RaceCheck>(chip.cores() + 1);
+    for (uint32_t c = 0; c < chip.cores(); ++c) chip.core(c).set_race_check(races.get());
+    chip.control_processor().set_race_check(races.get());
+  }
   std::unique_ptr<FabricRecorder> fabric;
   if (!s.vcd_path.empty()) {
     try {
@@ -210,6 +216,13 @@ RunOutcome run_model(const RunSetup& s) {
       out.firmware = read_firmware_report(chip, image);
       stats["firmware"] = firmware_statistics(out.firmware, image, s.cfg);
     }
+    if (races) {
+      out.races_checked = true;
+      out.race_accesses = races->accesses();
+      out.races = races->races();
+      for (const auto& r : races->first_races()) out.race_lines.push_back(hw::RaceCheck::describe(r));
+      stats["race_check"] = {{"accesses", out.race_accesses}, {"races", out.races}};
+    }
     out.stats = std::move(stats);
     if (s.adc_profile) out.adc_profile = adc_profile_json(chip, s.cfg);
     if (out.result.status == hw::RunStatus::Completed) out.outputs = read_outputs(chip, object, io, image, bare);
@@ -224,6 +237,14 @@ RunEnding run_ending(const RunOutcome& o, bool bare) {
   const hw::RunResult& r = o.result;
   switch (r.status) {
     case hw::RunStatus::Completed:
+      if (o.races > 0) {
+        end.exit_code = 7;
+        end.lines.push_back("--check-races: " + std::to_string(o.races) + " of " + std::to_string(o.race_accesses) +
+                            " shared-memory accesses race with an earlier one (the first " +
+                            std::to_string(o.race_lines.size()) + " below)");
+        for (const auto& l : o.race_lines) end.lines.push_back("  " + l);
+      }
+      break;
     case hw::RunStatus::Interrupted: break;
     case hw::RunStatus::Deadlock:
       end.exit_code = 3;

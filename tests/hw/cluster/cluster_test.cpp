@@ -131,9 +131,10 @@ TEST(Cluster, CusReachSramMeshGlobalMemoryAndCrossbarsThroughTheClustersPorts) {
   // within the cluster: 2P + S(64) = 2 + 3.
   EXPECT_EQ(b.trace.at("send", 2).end, 5u + 3);
   EXPECT_EQ(b.trace.at("recv", 3).end, 5u + 2 + 3);
-  // dma.lg waits for the recv's data (10), leaves at 14, one hop to router 0:
-  // 2P + H + S(64) = 7, then 100 + 64 / 16.
-  EXPECT_EQ(b.trace.at("dma.lg", 3).end, 14u + 7 + 100 + 4);
+  // The recv holds issue until its data is in (10); the li, then dma.lg at
+  // 11, leaving at 15, one hop to router 0: 2P + H + S(64) = 7, then
+  // 100 + 64 / 16.
+  EXPECT_EQ(b.trace.at("dma.lg", 3).end, 15u + 7 + 100 + 4);
   EXPECT_EQ(std::vector<uint8_t>(b.gmem.data() + 0x2000, b.gmem.data() + 0x2040), want);
   EXPECT_EQ(b.cluster.cu(1).core().reg(5), 3u);
   EXPECT_EQ(b.cluster.cu(1).core().reg(6), 1u);

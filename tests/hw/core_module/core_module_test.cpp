@@ -241,9 +241,9 @@ TEST(CoreModule, DmaAndMessagesReachTheirPortsAtTheCoresCycle) {
     dma.gl r1, r3, r2    ; issues at 3, the transaction leaves after the 4-cycle setup
     li r4, 2
     send r1, r2, r4, 9   ; reads what the DMA writes: starts when it ends
-    li r5, 128
-    recv r5, r2, r4, 3   ; the NoC unit is busy until the send ends
-    bar 1, 4
+    li r5, 128           ; issues once the send has injected its packet
+    recv r5, r2, r4, 3
+    bar 1, 4             ; issues once the recv's packet is in
     halt
 )",
           cu_identity());
@@ -270,25 +270,25 @@ TEST(CoreModule, DmaAndMessagesReachTheirPortsAtTheCoresCycle) {
 
   const Call& recv = b.fabric.calls[1];
   EXPECT_EQ(recv.op, "recv");
-  EXPECT_EQ(recv.ready, 42u);
-  EXPECT_EQ(recv.at, 42u);
+  EXPECT_EQ(recv.ready, 43u);  // the send held issue until 42, then the li
+  EXPECT_EQ(recv.at, 43u);
   EXPECT_EQ(recv.args, (std::vector<uint32_t>{1, 2, 3}));
-  EXPECT_EQ(b.trace.at("recv").end, 54u);
+  EXPECT_EQ(b.trace.at("recv").end, 55u);
   EXPECT_EQ(b.spad(128), 0x5A);
   EXPECT_EQ(b.spad(191), 0x5A);
 
   const Call& bar = b.fabric.calls[2];
   EXPECT_EQ(bar.op, "barrier");
-  EXPECT_EQ(bar.ready, 43u);  // one issue slot after the recv
-  EXPECT_EQ(bar.at, 43u);
+  EXPECT_EQ(bar.ready, 55u);  // the recv held issue until its packet was in
+  EXPECT_EQ(bar.at, 55u);
   EXPECT_EQ(bar.args, (std::vector<uint32_t>{1, 1, 4}));
-  EXPECT_EQ(b.trace.at("bar").end, 52u);
+  EXPECT_EQ(b.trace.at("bar").end, 64u);
 
-  // halt waits for every unit: the recv ends last.
-  EXPECT_EQ(b.core.core().end_cycle(), 54u);
+  // halt issues once the barrier is released, and ends there.
+  EXPECT_EQ(b.core.core().end_cycle(), 64u);
   ASSERT_EQ(b.run.stopped.size(), 1u);
   EXPECT_EQ(b.run.stopped[0].first, CoreState::Halted);
-  EXPECT_EQ(b.run.stopped[0].second, 54u);
+  EXPECT_EQ(b.run.stopped[0].second, 64u);
   EXPECT_TRUE(b.core.stopped());
   EXPECT_TRUE(b.bank.calls.empty());
 }

@@ -132,6 +132,37 @@ TEST_F(VpRun, ADeadlockIsReportedWithWhoWaitsForWhat) {
   EXPECT_NE(f.err.find("waits for core 0 to halt"), std::string::npos) << f.err;
 }
 
+// --check-races: core 0 writes 16 bytes of global memory and core 1 reads
+// them. With a token sent once the write has landed (wait 4) and taken
+// before the read, the run is clean; with the token sent while the write is
+// still in flight, or taken only after the read, it is a race, reported
+// with both cores and exit 7, though the read still gets the right bytes.
+TEST_F(VpRun, CheckRacesReportsAccessesNoMessageOrders) {
+  auto prog = [&](const std::string& name, bool wait, bool recv_first) {
+    const std::string writer = std::string(".core 0, 0\n li r1, 0\n li r2, 0x2000\n li r3, 16\n dma.lg r2, r1, r3\n") +
+                               (wait ? " wait 4\n" : "") + " li r4, 1\n li r5, 64\n send r5, r3, r4, 3\n halt\n";
+    const std::string take = " li r4, 0\n li r5, 64\n li r3, 16\n recv r5, r3, r4, 3\n";
+    const std::string read = " li r1, 0\n li r2, 0x2000\n li r3, 16\n dma.gl r1, r2, r3\n wait 4\n";
+    return write(name, writer + ".core 0, 1\n" + (recv_first ? take + read : read + take) + " halt\n");
+  };
+  const std::string common = "-q --chip small --firmware none --check-races ";
+  Result ok = run(common + prog("ok.s", true, true) + " --stats " + path("ok.json"));
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const auto stats = nlohmann::json::parse(slurp(path("ok.json")));
+  EXPECT_EQ(stats["race_check"]["races"], 0);
+  EXPECT_EQ(stats["race_check"]["accesses"], 2);
+  Result early = run(common + prog("early.s", false, true));
+  EXPECT_EQ(early.code, 7) << early.err;
+  EXPECT_NE(early.err.find("1 of 2 shared-memory accesses race"), std::string::npos) << early.err;
+  EXPECT_NE(early.err.find("core 1 (pc 7) reads global [8192, 8208)"), std::string::npos) << early.err;
+  EXPECT_NE(early.err.find("written by core 0 (pc 3)"), std::string::npos) << early.err;
+  EXPECT_NE(early.err.find("read-after-write race"), std::string::npos) << early.err;
+  Result late = run(common + prog("late.s", true, false));
+  EXPECT_EQ(late.code, 7) << late.err;
+  // Without --check-races the same program runs to completion.
+  EXPECT_EQ(run("-q --chip small --firmware none " + prog("late2.s", true, false)).code, 0);
+}
+
 TEST_F(VpRun, MaxCyclesStopsARunawayProgram) {
   const std::string prog = write("spin.s", ".core 0, 0\nl:\n jmp l\n");
   Result r = run("-q --chip small --max-cycles 2000 " + prog);

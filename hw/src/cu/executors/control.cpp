@@ -52,6 +52,7 @@ void exec_CWAIT(Issue& is, const isa::ops::CWAIT& o) {
   is.done_waiting();
   if (!is.ok(f)) return;
   is.end_at(end);
+  is.hold_issue();
 }
 
 void exec_CSTAT(Issue& is, const isa::ops::CSTAT& o) {

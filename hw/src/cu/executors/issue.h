@@ -93,6 +93,9 @@ class Issue {
     if (f.set) fault(f.message);
     return !f.set;
   }
+  // The next instruction issues only once this one has ended (a blocking
+  // send, recv, barrier or cwait), as after a branch.
+  void hold_issue() { hold_ = true; }
   // What a blocking environment call waits for, for the deadlock report.
   void waiting_for(std::string what) { core_.waiting_for_ = std::move(what); }
   void done_waiting() { core_.waiting_for_.clear(); }
@@ -118,6 +121,7 @@ class Issue {
   uint8_t dst_reg() const { return dst_reg_; }
   uint32_t dst_val() const { return dst_val_; }
   bool is_branch() const { return branch_; }
+  bool holds_issue() const { return hold_; }
   uint32_t next_pc() const { return next_pc_; }
   CoreState stop() const { return stop_; }
   uint32_t trap_code() const { return trap_code_; }
@@ -135,6 +139,7 @@ class Issue {
   uint64_t latency_;
   uint64_t end_ = 0;
   bool has_end_ = false;
+  bool hold_ = false;
   bool faulted_ = false;
   bool memory_waited_ = false;
   MemRange reads_[4], writes_[2];

@@ -1,6 +1,8 @@
 // The core's NoC port: blocking send and receive of scratchpad bytes between
-// cores. The environment moves and times the packets; a receive blocks the
-// core until its packet has arrived.
+// cores. The environment moves and times the packets; a send holds the
+// core's issue until its packet is injected, a receive until its packet has
+// arrived, so nothing after a recv (a DMA of the rows its token announces)
+// starts before the token is there.
 #include "executors/issue.h"
 
 namespace vp::hw {
@@ -15,6 +17,7 @@ void exec_SEND(Issue& is, const isa::ops::SEND& o) {
   is.stats().noc_bytes_sent += n;
   if (!is.ok(f)) return;
   is.end_at(end);
+  is.hold_issue();
 }
 
 void exec_RECV(Issue& is, const isa::ops::RECV& o) {
@@ -28,6 +31,7 @@ void exec_RECV(Issue& is, const isa::ops::RECV& o) {
   is.done_waiting();
   if (!is.ok(f)) return;
   is.end_at(end);
+  is.hold_issue();
 }
 
 }  // namespace vp::hw

@@ -11,6 +11,7 @@ void exec_BAR(Issue& is, const isa::ops::BAR& o) {
   is.done_waiting();
   if (!is.ok(f)) return;
   is.end_at(end);
+  is.hold_issue();
 }
 
 // The mask's bits are the units' wait bits (units.def).

@@ -39,6 +39,7 @@ struct RunSetup {
   bool notes = true;        // notes on stderr (the firmware replacing the model's control-processor code)
   const std::atomic<bool>* interrupt = nullptr;  // set from elsewhere: stop between two instructions
   bool adc_profile = false;  // record each crossbar's largest column sum (RunOutcome::adc_profile)
+  bool check_races = false;  // every shared-memory access checked against the program's synchronization
 };
 
 // A bound or explicit output as it was read back, ready for a file.
@@ -57,6 +58,11 @@ struct RunOutcome {
   std::vector<OutputTensor> outputs;  // a completed run's outputs, in option order (explicit first)
   std::string error;               // a step after the run failed (trace, VCD, statistics, read-back)
   nlohmann::json adc_profile;      // with RunSetup::adc_profile: adc_profile_json of the run
+  // With RunSetup::check_races: accesses checked, races found, the first
+  // ones described (hw::RaceCheck::describe).
+  bool races_checked = false;
+  uint64_t race_accesses = 0, races = 0;
+  std::vector<std::string> race_lines;
 };
 
 // What stops a run before it starts (the trace cannot be opened, the image
@@ -75,7 +81,7 @@ std::vector<OutputTensor> read_outputs(hw::Chip& chip, const obj::Object& model,
 RunOutcome run_model(const RunSetup& setup);
 
 // How vp-run ends a run that did not complete: its exit status (3 deadlock,
-// 4 max cycles, 5 fault, 6 trap) and the lines it prints, each without the
+// 4 max cycles, 5 fault, 6 trap, 7 races found by --check-races) and the lines it prints, each without the
 // "vp-run: " prefix (waiting cores indented). Exit 0 and no lines for a
 // completed run; an interrupted one is the caller's (it knows the signal).
 struct RunEnding {

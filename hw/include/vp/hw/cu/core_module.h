@@ -19,6 +19,7 @@
 #include "vp/hw/chip/core_control_if.h"
 #include "vp/hw/chip/crossbar_bank_if.h"
 #include "vp/hw/chip/message_fabric_if.h"
+#include "vp/hw/chip/race_check.h"
 #include "vp/hw/chip/run_control_if.h"
 #include "vp/hw/cu/core_environment.h"
 #include "vp/hw/cu/execution_core.h"
@@ -41,6 +42,9 @@ class CoreModule : public sc_core::sc_module, public CoreEnvironment {
   ExecutionCore& core() { return core_; }
   const ExecutionCore& core() const { return core_; }
   uint32_t participant() const { return participant_; }
+  // vp-run --check-races: every DMA leg and synchronization of this core
+  // reported to `check` (null: none).
+  void set_race_check(RaceCheck* check) { race_check_ = check; }
 
   // Starts the core at `pc` no earlier than `cycle` (wakes its thread).
   void start(uint32_t pc, uint64_t cycle);
@@ -86,6 +90,7 @@ class CoreModule : public sc_core::sc_module, public CoreEnvironment {
   uint64_t synced_ = 0;
   std::vector<uint8_t> bounce_;
   ProgramStatus last_program_;  // xstat: this core's last xprog
+  RaceCheck* race_check_ = nullptr;
 };
 
 }  // namespace vp::hw

@@ -67,6 +67,7 @@ class ExecutionCore {
   CoreState state() const { return state_; }
   bool running() const { return state_ == CoreState::Running; }
   uint32_t pc() const { return pc_; }
+  int32_t layer() const { return layer_; }  // the last `layer` marker's id, -1 before any
   uint64_t cycle() const { return issue_; }          // local issue cycle
   uint64_t end_cycle() const { return end_cycle_; }  // when it halted/faulted
   const std::string& fault_message() const { return fault_msg_; }
