@@ -85,19 +85,20 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
            2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits + kCpDmaExtra;
   };
   // A binding's record, then per chunk a read into the staging buffer and a
-  // write out of it; the next read waits for that write, nothing waits for
-  // the last one.
-  auto copy = [&](std::int64_t bytes) {
+  // write out of it; the next read waits for that write. The cores start
+  // once the inputs' last write has landed (the firmware waits for it);
+  // nothing waits for the outputs' last one.
+  auto copy = [&](std::int64_t bytes, bool last_waited) {
     std::int64_t c = cp_dma(kIoRecord);
     for (std::int64_t at = 0; at < bytes; at += kCopyChunk) {
       const std::int64_t n = std::min(kCopyChunk, bytes - at);
-      c += cp_dma(n) + (at + n < bytes ? cp_dma(n) : 0);
+      c += cp_dma(n) + (at + n < bytes || last_waited ? cp_dma(n) : 0);
     }
     return c;
   };
   std::int64_t c = kInferenceFixed + kStartPerCore * cores;
-  for (std::int64_t b : input_bytes) c += copy(b);
-  for (std::int64_t b : output_bytes) c += copy(b);
+  for (std::int64_t b : input_bytes) c += copy(b, true);
+  for (std::int64_t b : output_bytes) c += copy(b, false);
   return c;
 }
 
