@@ -232,6 +232,10 @@ int run(int argc, char** argv) {
   platform::SystemFile system;
   const bool model_is_system = vm.count("model") && ends_with(vm["model"].as<std::string>(), ".system.json");
   const bool is_system = vm.count("system") > 0 || model_is_system;
+  if (is_system && vm.count("check-races")) {
+    std::cerr << "vp-run: --check-races checks one chip's run, not a system of chips (--system)\n";
+    return kExitUsage;
+  }
   if (is_system) {
     try {
       system = platform::load_system_file(vm[model_is_system ? "model" : "system"].as<std::string>());

@@ -161,6 +161,10 @@ TEST_F(VpRun, CheckRacesReportsAccessesNoMessageOrders) {
   EXPECT_EQ(late.code, 7) << late.err;
   // Without --check-races the same program runs to completion.
   EXPECT_EQ(run("-q --chip small --firmware none " + prog("late2.s", true, false)).code, 0);
+  // A system of chips is not checked: said, not ignored.
+  Result sys = run("-q --check-races --system " + path("none.system.json"));
+  EXPECT_EQ(sys.code, 2);
+  EXPECT_NE(sys.err.find("--check-races checks one chip's run"), std::string::npos) << sys.err;
 }
 
 TEST_F(VpRun, MaxCyclesStopsARunawayProgram) {
