@@ -115,7 +115,7 @@ class Chip:
         self.last = None
 
     def run(self, model, inputs=(), outputs=None, *, trace=None, vcd=None, stats=None, batch=0, deploy=True,
-            retries=2, max_cycles=0):
+            retries=2, max_cycles=0, check_races=False):
         """Runs `model` (a Compiled, or a program file: .s, .asm, .vpo) as
         vp-run --model does and returns a RunResult.
 
@@ -124,13 +124,15 @@ class Chip:
         vp-run writes them, and returned); None returns every output binding
         as vp-run --output y.npy would hold it, writing nothing.
         trace, vcd, stats: files as vp-run's --trace, --vcd, --stats.
+        check_races: as vp-run --check-races (a race raises RunError, exit
+        code 7, with vp-run's lines).
         """
         if isinstance(inputs, (str, os.PathLike, np.ndarray)) or hasattr(inputs, "detach"):
             inputs = [inputs]
         raw = _core.run(_program(model), self.preset, self.configs, self.sets, [_input(x) for x in inputs],
                         [] if outputs is None else list(outputs), outputs is None, int(batch), self.firmware,
                         bool(deploy), int(retries), int(max_cycles), os.fspath(trace) if trace else "",
-                        os.fspath(vcd) if vcd else "", os.fspath(stats) if stats else "")
+                        os.fspath(vcd) if vcd else "", os.fspath(stats) if stats else "", bool(check_races))
         self.last = RunResult(raw)
         return self.last
 

@@ -177,7 +177,7 @@ py::dict run(const Program& program, const std::string& chip, const std::vector<
              const std::vector<std::string>& sets, const std::vector<py::object>& inputs,
              const std::vector<std::string>& outputs, bool all_outputs, uint32_t batch, const std::string& firmware_path,
              bool deploy, uint32_t retries, uint64_t max_cycles, const std::string& trace, const std::string& vcd,
-             const std::string& stats) {
+             const std::string& stats, bool check_races) {
   vp::config::ParamSet params;
   try {
     params.apply_preset(chip);
@@ -249,6 +249,7 @@ py::dict run(const Program& program, const std::string& chip, const std::vector<
   setup.image.deploy = deploy;
   setup.image.retries = retries;
   setup.max_cycles = max_cycles;
+  setup.check_races = check_races;
   setup.trace_path = trace;
   setup.vcd_path = vcd;
 
@@ -330,8 +331,8 @@ PYBIND11_MODULE(_core, m) {
   g_compile_error = make("CompileError", g_error, "vp-cc could not compile: the model, a calibration input or an output.");
   g_config_error = make("ConfigError", g_error, "The chip's configuration (preset, file or parameter) is wrong.");
   g_input_error = make("InputError", g_error, "A program, input or output vp-run could not use.");
-  g_run_error = make("RunError", g_error, "The run did not complete (exit_code as vp-run's: 3 deadlock, 4 max "
-                                          "cycles, 5 fault, 6 trap).");
+  g_run_error = make("RunError", g_error, "The run did not complete, or check_races found a race (exit_code as "
+                                          "vp-run's: 3 deadlock, 4 max cycles, 5 fault, 6 trap, 7 race).");
   // Released before the interpreter's own teardown.
   m.add_object("_cleanup", py::capsule([] {
                  g_error.release();
@@ -350,7 +351,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("load_program", &load, py::arg("path"));
   m.def("run", &run, py::arg("program"), py::arg("chip"), py::arg("configs"), py::arg("sets"), py::arg("inputs"),
         py::arg("outputs"), py::arg("all_outputs"), py::arg("batch"), py::arg("firmware"), py::arg("deploy"),
-        py::arg("retries"), py::arg("max_cycles"), py::arg("trace"), py::arg("vcd"), py::arg("stats"));
+        py::arg("retries"), py::arg("max_cycles"), py::arg("trace"), py::arg("vcd"), py::arg("stats"),
+        py::arg("check_races") = false);
   m.def("add_config_dir", &vp::config::add_config_dir, py::arg("dir"));
   m.def("preset_names", &vp::config::preset_names);
 }

@@ -180,6 +180,27 @@ class Session(unittest.TestCase):
         self.assertEqual(str(e.exception), tool_message(err, "vp-run: "))
         self.assertEqual(e.exception.exit_code, 4)
 
+    def test_check_races_is_vp_runs(self):
+        stats = self.path("races.json")
+        self.chip.run(self.compiled, [TEST], check_races=True, stats=stats)
+        import json
+        with open(stats) as f:
+            rc = json.load(f)["race_check"]
+        self.assertEqual(rc["races"], 0)
+        self.assertGreater(rc["accesses"], 0)
+        # A read of what another core writes with no message between them.
+        racy = self.path("racy.s")
+        with open(racy, "w") as f:
+            f.write(".core 0, 0\n li r1, 0\n li r2, 0x2000\n li r3, 16\n dma.lg r2, r1, r3\n halt\n"
+                    ".core 0, 1\n li r1, 0\n li r2, 0x2000\n li r3, 16\n dma.gl r1, r2, r3\n halt\n")
+        err = tool("vp-run", "--chip", "small", "--firmware", "none", "--check-races", racy, "-q", expect=7)
+        with self.assertRaises(vp.RunError) as e:
+            vp.Chip("small", firmware="none").run(racy, check_races=True)
+        self.assertEqual(e.exception.exit_code, 7)
+        # vp-run's lines: the count, then each race indented.
+        self.assertEqual(str(e.exception).splitlines(), [tool_message(err, "vp-run: ")] + err.splitlines()[1:])
+        self.assertIn("read-after-write race", str(e.exception))
+
     def test_chip_parameters_are_vp_runs_sets(self):
         import json
         stats = self.path("slow_stats.json")
