@@ -131,6 +131,23 @@ TEST(RaceCheck, StartsHaltsAndBarriersOrderToo) {
   EXPECT_EQ(rc.races(), 1u);
 }
 
+TEST(RaceCheck, TheReportNamesBothCoresTheirLayersAndTheBytes) {
+  RaceCheck rc(4);
+  RaceCheck::Site w = at(0, 10, 50), r = at(2, 900, 950);
+  w.pc = 17;
+  w.layer = 3;
+  r.pc = 40;
+  r.layer = 4;
+  rc.access(w, -1, 4096, 32, true);
+  rc.access(r, -1, 4104, 8, false);
+  ASSERT_EQ(rc.races(), 1u);
+  const std::map<uint32_t, std::string> names{{3, "/stem/Conv"}, {4, "/pool/MaxPool"}};
+  EXPECT_EQ(RaceCheck::describe(rc.first_races()[0], &names),
+            "core 2 (pc 40, layer 4 /pool/MaxPool) reads global [4104, 4112) at cycle 900, written by core 0 (pc 17, "
+            "layer 3 /stem/Conv) until cycle 50 with no message, barrier or start between them (read-after-write race)");
+  EXPECT_NE(RaceCheck::describe(rc.first_races()[0]).find("(pc 40, layer 4)"), std::string::npos);
+}
+
 TEST(RaceCheck, KeepsTheFirstRacesAndCountsTheRest) {
   RaceCheck rc(4, 2);
   rc.access(at(0, 0, 10), -1, 0, 1024, true);

@@ -171,10 +171,17 @@ void RaceCheck::report(Kind k, const Site& access, const Site& earlier, uint64_t
   kept_.push_back(r);
 }
 
-std::string RaceCheck::describe(const Race& r) {
-  const auto who = [](const Site& s) {
-    return "core " + std::to_string(s.participant) + " (pc " + std::to_string(s.pc) +
-           (s.layer >= 0 ? ", layer " + std::to_string(s.layer) : std::string()) + ")";
+std::string RaceCheck::describe(const Race& r, const std::map<uint32_t, std::string>* layer_names) {
+  const auto layer = [&](int32_t id) {
+    if (id < 0) return std::string();
+    if (layer_names) {
+      auto it = layer_names->find(static_cast<uint32_t>(id));
+      if (it != layer_names->end()) return ", layer " + std::to_string(id) + " " + it->second;
+    }
+    return ", layer " + std::to_string(id);
+  };
+  const auto who = [&](const Site& s) {
+    return "core " + std::to_string(s.participant) + " (pc " + std::to_string(s.pc) + layer(s.layer) + ")";
   };
   const std::string where = (r.sram ? "cluster " + std::to_string(r.cluster) + "'s SRAM" : std::string("global")) +
                             " [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + ")";

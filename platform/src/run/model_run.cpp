@@ -220,7 +220,8 @@ RunOutcome run_model(const RunSetup& s) {
       out.races_checked = true;
       out.race_accesses = races->accesses();
       out.races = races->races();
-      for (const auto& r : races->first_races()) out.race_lines.push_back(hw::RaceCheck::describe(r));
+      for (const auto& r : races->first_races())
+        out.race_lines.push_back(hw::RaceCheck::describe(r, &object.layer_names));
       stats["race_check"] = {{"accesses", out.race_accesses}, {"races", out.races}};
     }
     out.stats = std::move(stats);

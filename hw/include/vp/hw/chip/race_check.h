@@ -74,7 +74,9 @@ class RaceCheck {
   uint64_t races() const { return races_; }
   uint64_t accesses() const { return accesses_; }
   const std::vector<Race>& first_races() const { return kept_; }
-  static std::string describe(const Race& r);
+  // One line per race; `layer_names` (a program's `layer` ids to names)
+  // names the layers where it has them.
+  static std::string describe(const Race& r, const std::map<uint32_t, std::string>* layer_names = nullptr);
 
  private:
   using Clock = std::vector<uint32_t>;
