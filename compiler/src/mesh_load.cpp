@@ -34,12 +34,7 @@ class LinkBytes {
 
   MeshLoad load(double link_bytes) const {
     MeshLoad m;
-    double sum = 0;
-    int used = 0;
     for (std::size_t i = 0; i < bytes_.size(); ++i) {
-      if (bytes_[i] <= 0) continue;
-      sum += bytes_[i];
-      ++used;
       if (bytes_[i] <= m.busiest_flits * link_bytes) continue;
       m.busiest_flits = bytes_[i] / link_bytes;
       const int r = static_cast<int>(i / 4), d = static_cast<int>(i % 4);
@@ -48,7 +43,6 @@ class LinkBytes {
       m.busiest = "r(" + std::to_string(x) + "," + std::to_string(y) + ")->r(" + std::to_string(nx) + "," +
                   std::to_string(ny) + ")";
     }
-    m.mean_flits = used ? sum / used / link_bytes : 0.0;
     return m;
   }
 

@@ -18,8 +18,8 @@
 #include <string>
 
 #include "energy_estimate.h"
-#include "vp/cc/mesh_load.h"
 #include "schedule_cost.h"
+#include "vp/cc/mesh_load.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {

@@ -59,8 +59,6 @@ TEST(MeshLoad, ReadsConvergeOnTheReadersClusterAndWritesFanOut) {
   {
     const MeshLoad m = mesh_load(one_node({0, 15 * t.cus_per_cluster}, 16 * 8000, 0), t);
     EXPECT_DOUBLE_EQ(m.busiest_flits, 12 * 4000 / flit);
-    EXPECT_GT(m.mean_flits, 0);
-    EXPECT_LT(m.mean_flits, m.busiest_flits);
   }
   // No cores: nothing moves.
   EXPECT_EQ(mesh_load(one_node({}, 1000, 1000), t).busiest_flits, 0);

@@ -119,42 +119,38 @@ void RaceCheck::access(const Site& at, int32_t cluster, uint64_t addr, uint64_t 
   Space& s = spaces_[cluster < 0 ? -1 : cluster];
   const uint64_t lo = addr, hi = addr + bytes;
   carve(s, lo, hi);
+  // One pass: each segment is checked (one race reported per access) and,
+  // for a read, takes the read.
   bool raced = false;
-  auto first = s.lower_bound(lo);
+  const auto first = s.lower_bound(lo);
   for (auto it = first; it != s.end() && it->first < hi; ++it) {
     Segment& g = it->second;
-    if (g.written && !ordered(g.writer.participant, g.writer.end, at.participant, at.start)) {
+    if (!raced && g.written && !ordered(g.writer.participant, g.writer.end, at.participant, at.start)) {
       report(write ? Kind::WriteAfterWrite : Kind::ReadAfterWrite, at, g.writer, it->first, g.end, cluster);
       raced = true;
-      break;
     }
-    if (!write) continue;
-    for (const Site& r : g.reads)
-      if (!ordered(r.participant, r.end, at.participant, at.start)) {
-        report(Kind::WriteAfterRead, at, r, it->first, g.end, cluster);
-        raced = true;
-        break;
-      }
-    if (raced) break;
-  }
-  if (write) {
-    s.erase(first, s.lower_bound(hi));
-    Segment w;
-    w.end = hi;
-    w.written = true;
-    w.writer = at;
-    s.emplace(lo, std::move(w));
-    return;
-  }
-  for (auto it = s.lower_bound(lo); it != s.end() && it->first < hi; ++it) {
-    std::vector<Site>& reads = it->second.reads;
-    auto same = std::find_if(reads.begin(), reads.end(), [&](const Site& r) { return r.participant == at.participant; });
-    if (same == reads.end()) {
-      reads.push_back(at);
+    if (write) {
+      for (const Site& r : g.reads)
+        if (!raced && !ordered(r.participant, r.end, at.participant, at.start)) {
+          report(Kind::WriteAfterRead, at, r, it->first, g.end, cluster);
+          raced = true;
+        }
+      continue;
+    }
+    auto same = std::find_if(g.reads.begin(), g.reads.end(), [&](const Site& r) { return r.participant == at.participant; });
+    if (same == g.reads.end()) {
+      g.reads.push_back(at);
     } else if (same->end <= at.end) {
       *same = at;
     }
   }
+  if (!write) return;
+  s.erase(first, s.lower_bound(hi));
+  Segment w;
+  w.end = hi;
+  w.written = true;
+  w.writer = at;
+  s.emplace(lo, std::move(w));
 }
 
 void RaceCheck::report(Kind k, const Site& access, const Site& earlier, uint64_t lo, uint64_t hi, int32_t cluster) {

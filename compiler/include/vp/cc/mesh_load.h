@@ -21,14 +21,14 @@ namespace vp::cc {
 struct MeshLoad {
   double busiest_flits = 0;  // flits per inference on the busiest link
   std::string busiest;       // its name, as vp-run's statistics name links: "r(x,y)->r(x,y)"
-  double mean_flits = 0;     // over the links that carry any
 };
 
 // Every mapped node's memory bytes (memory_bytes_of) routed XY: reads from
 // where the value lives to each of the node's CUs' clusters, writes back,
 // shared evenly among its CUs; window bytes spread evenly over the
-// clusters, global memory's from its router. Link flits of
-// noc.link_bits; packet headers are not counted.
+// clusters, global memory's from its router. Link flits of the default
+// noc.link_bits, as the rest of the cost model (schedule_cost.cpp) counts
+// them; packet headers are not counted.
 MeshLoad mesh_load(const Graph& g, const Target& t);
 
 }  // namespace vp::cc
