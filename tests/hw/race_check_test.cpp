@@ -148,6 +148,32 @@ TEST(RaceCheck, TheReportNamesBothCoresTheirLayersAndTheBytes) {
   EXPECT_NE(RaceCheck::describe(rc.first_races()[0]).find("(pc 40, layer 4)"), std::string::npos);
 }
 
+TEST(RaceCheck, ReadOnlyBytesAreNotRecordedAndAWriteIntoThemIsReported) {
+  RaceCheck rc(4);
+  rc.read_only(-1, 1000, 2000);
+  rc.access(at(0, 10, 20), -1, 1000, 64, false);   // inside: counted, not recorded
+  rc.access(at(0, 10, 20), -1, 1990, 20, false);   // crosses the end: recorded
+  rc.access(at(0, 10, 20), 0, 1000, 64, false);    // cluster 0's SRAM is another space
+  EXPECT_EQ(rc.accesses(), 3u);
+  EXPECT_EQ(rc.races(), 0u);
+  // Only the read-only report, not also a write-after-read with core 0's
+  // read, which was never recorded.
+  rc.access(at(1, 500, 510), -1, 1010, 16, true);
+  ASSERT_EQ(rc.races(), 1u);
+  EXPECT_EQ(rc.first_races()[0].kind, RaceCheck::Kind::WriteOfReadOnly);
+  EXPECT_EQ(rc.first_races()[0].lo, 1010u);
+  EXPECT_EQ(rc.first_races()[0].hi, 1026u);
+  EXPECT_NE(RaceCheck::describe(rc.first_races()[0]).find("core 1 (pc 0) writes global [1010, 1026) at cycle 500, "
+                                                          "which the host loaded as read-only"),
+            std::string::npos);
+  // The recorded reads race as ever with unordered writes after them.
+  rc.access(at(2, 600, 610), -1, 2000, 16, true);
+  rc.access(at(2, 600, 610), 0, 1000, 8, true);
+  EXPECT_EQ(rc.races(), 3u);
+  EXPECT_EQ(rc.first_races()[1].kind, RaceCheck::Kind::WriteAfterRead);
+  EXPECT_EQ(rc.first_races()[2].kind, RaceCheck::Kind::WriteAfterRead);
+}
+
 TEST(RaceCheck, KeepsTheFirstRacesAndCountsTheRest) {
   RaceCheck rc(4, 2);
   rc.access(at(0, 0, 10), -1, 0, 1024, true);

@@ -113,11 +113,29 @@ void RaceCheck::carve(Space& s, uint64_t lo, uint64_t hi) {
   }
 }
 
+void RaceCheck::read_only(int32_t cluster, uint64_t lo, uint64_t hi) {
+  if (lo < hi) read_only_[cluster < 0 ? -1 : cluster].emplace_back(lo, hi);
+}
+
 void RaceCheck::access(const Site& at, int32_t cluster, uint64_t addr, uint64_t bytes, bool write) {
   if (bytes == 0 || at.participant >= participants_) return;
   ++accesses_;
-  Space& s = spaces_[cluster < 0 ? -1 : cluster];
+  const int32_t key = cluster < 0 ? -1 : cluster;
   const uint64_t lo = addr, hi = addr + bytes;
+  if (const auto ro = read_only_.find(key); ro != read_only_.end()) {
+    for (const auto& [a, b] : ro->second) {
+      if (hi <= a || b <= lo) continue;
+      if (write) {
+        // The loader is the earlier "access": no processor, cycle 0.
+        Site loader;
+        loader.participant = participants_;
+        report(Kind::WriteOfReadOnly, at, loader, std::max(lo, a), std::min(hi, b), cluster);
+        break;
+      }
+      if (a <= lo && hi <= b) return;
+    }
+  }
+  Space& s = spaces_[key];
   carve(s, lo, hi);
   // One pass: each segment is checked (one race reported per access) and,
   // for a read, takes the read.
@@ -194,6 +212,9 @@ std::string RaceCheck::describe(const Race& r, const std::map<uint32_t, std::str
       return who(r.access) + " writes " + where + " at cycle " + std::to_string(r.access.start) + ", written by " +
              who(r.earlier) + " until cycle " + std::to_string(r.earlier.end) +
              " with no message, barrier or start between them (write-after-write race)";
+    case Kind::WriteOfReadOnly:
+      return who(r.access) + " writes " + where + " at cycle " + std::to_string(r.access.start) +
+             ", which the host loaded as read-only (the model image's program texts, tables and cell levels)";
   }
   return {};
 }

@@ -207,6 +207,8 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
   }
   const uint64_t dcores = w.take(4 * deploy_cores.size(), "deploy core list");
   for (size_t i = 0; i < deploy_cores.size(); ++i) w.put32(dcores + 4 * i, deploy_cores[i]);
+  img.read_only = prog;
+  img.read_only_end = dcores + 4 * deploy_cores.size();
 
   // io tables and the batch's areas; inputs are copied only when bound files
   // were given (otherwise whatever the host placed at the binding stays).

@@ -153,6 +153,7 @@ RunOutcome run_model(const RunSetup& s) {
       load = load_program(object, chip);
     } else {
       image = install_model(object, *s.firmware, io, chip, s.image);
+      if (races) races->read_only(-1, image.read_only, image.read_only_end);
       if (!s.image.deploy) {
         load.cell_programs = image.cell_programs;
         load.cells = image.cells;

@@ -77,6 +77,9 @@ struct ModelImage {
   uint64_t batch_in = 0, batch_in_stride = 0;
   std::vector<uint64_t> input_offsets;   // per HostIo::input_bindings entry, in an element's area
   uint32_t cu_programs = 0;
+  // [read_only, read_only_end): the tables, texts and cell levels, which the
+  // firmware and the programs read and never write (vp-run --check-races).
+  uint64_t read_only = 0, read_only_end = 0;
   uint64_t cell_programs = 0, cells = 0;
   bool deploy = true;
   bool model_cp_replaced = false;  // the model had control-processor code; the firmware runs instead

@@ -30,13 +30,15 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace vp::hw {
 
 class RaceCheck {
  public:
-  enum class Kind : uint8_t { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
+  // WriteOfReadOnly: a processor wrote bytes declared read-only (read_only()).
+  enum class Kind : uint8_t { ReadAfterWrite, WriteAfterRead, WriteAfterWrite, WriteOfReadOnly };
 
   // Where an access came from, for the report.
   struct Site {
@@ -61,6 +63,14 @@ class RaceCheck {
   // A DMA leg of `bytes` at `addr` of global memory (cluster < 0) or of
   // cluster `cluster`'s SRAM.
   void access(const Site& at, int32_t cluster, uint64_t addr, uint64_t bytes, bool write);
+
+  // Bytes of global memory (cluster < 0) or of a cluster's SRAM that the
+  // host wrote before the run and no processor may write: a model image's
+  // program texts, tables and cell levels. A read wholly inside them is
+  // counted but not recorded, since nothing can race with it (a deployment
+  // reads a million rows of levels, which would otherwise fill the shadow
+  // memory); a write into them is reported.
+  void read_only(int32_t cluster, uint64_t lo, uint64_t hi);
 
   // Synchronization, in the order the chip performs it.
   void send(uint32_t from, uint32_t to, uint32_t tag, uint64_t cycle);
@@ -108,6 +118,7 @@ class RaceCheck {
   std::map<uint32_t, uint32_t> barrier_arrived_;
   std::vector<Clock> halted_;
   std::map<int32_t, Space> spaces_;  // -1: global memory; else a cluster's SRAM
+  std::map<int32_t, std::vector<std::pair<uint64_t, uint64_t>>> read_only_;  // per space: [lo, hi) ranges
   uint64_t races_ = 0, accesses_ = 0;
   std::vector<Race> kept_;
 };
