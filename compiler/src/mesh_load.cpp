@@ -1,6 +1,7 @@
 #include "vp/cc/mesh_load.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "energy_estimate.h"
@@ -10,10 +11,90 @@ namespace vp::cc {
 namespace {
 
 // Directed mesh links indexed by (router, direction): east, west, south,
-// north, as the platform's MeshNoc names them.
+// north, as the platform's MeshNoc names them; then the ports between
+// routers and what hangs on them, both ways, as Chip attaches them: each
+// cluster's CUs share one port (local), each cluster SRAM has its own
+// (sram<c>), global memory one on its router (gmem).
 class LinkBytes {
  public:
-  explicit LinkBytes(const Target& t) : cols_(t.mesh_cols), bytes_(4u * static_cast<std::size_t>(t.clusters), 0.0) {}
+  explicit LinkBytes(const Target& t)
+      : cols_(t.mesh_cols),
+        clusters_(t.clusters),
+        gmem_(t.gmem_attach_cluster),
+        links_(4u * static_cast<std::size_t>(t.clusters), 0.0),
+        ports_(4u * static_cast<std::size_t>(t.clusters) + 2, 0.0) {}
+
+  // A window piece between a CU of cluster `cu` and cluster `sram`'s SRAM.
+  // The cluster's own granules do not touch the mesh (ClusterBus).
+  void window(int cu, int sram, double bytes, bool write) {
+    if (bytes <= 0 || cu == sram) return;
+    if (write) {
+      port(cu, kLocalInject) += bytes;
+      route(cu, sram, bytes);
+      port(sram, kSramEject) += bytes;
+    } else {
+      port(sram, kSramInject) += bytes;
+      route(sram, cu, bytes);
+      port(cu, kLocalEject) += bytes;
+    }
+  }
+
+  // Global memory proper: through its port even from its own router.
+  void dram(int cu, double bytes, bool write) {
+    if (bytes <= 0) return;
+    if (write) {
+      port(cu, kLocalInject) += bytes;
+      route(cu, gmem_, bytes);
+      ports_[ports_.size() - 1] += bytes;
+    } else {
+      ports_[ports_.size() - 2] += bytes;
+      route(gmem_, cu, bytes);
+      port(cu, kLocalEject) += bytes;
+    }
+  }
+
+  MeshLoad load(double link_bytes) const {
+    MeshLoad m;
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+      if (links_[i] <= m.busiest_flits * link_bytes) continue;
+      m.busiest_flits = links_[i] / link_bytes;
+      const int r = static_cast<int>(i / 4), d = static_cast<int>(i % 4);
+      const int x = r % cols_, y = r / cols_;
+      const int nx = x + (d == 0 ? 1 : d == 1 ? -1 : 0), ny = y + (d == 2 ? 1 : d == 3 ? -1 : 0);
+      m.busiest = router(x, y) + "->" + router(nx, ny);
+    }
+    for (std::size_t i = 0; i < ports_.size(); ++i) {
+      if (ports_[i] <= m.busiest_port_flits * link_bytes) continue;
+      m.busiest_port_flits = ports_[i] / link_bytes;
+      m.busiest_port = port_name(i);
+    }
+    return m;
+  }
+
+ private:
+  enum : int { kLocalInject = 0, kLocalEject = 1, kSramInject = 2, kSramEject = 3 };
+
+  double& port(int cluster, int kind) { return ports_[static_cast<std::size_t>(4 * cluster + kind)]; }
+
+  static std::string router(int x, int y) { return "r(" + std::to_string(x) + "," + std::to_string(y) + ")"; }
+
+  // vp-run's statistics' names (MeshNoc).
+  std::string port_name(std::size_t i) const {
+    const auto c = static_cast<int>(i / 4);
+    if (c >= clusters_) {
+      const std::string r = router(gmem_ % cols_, gmem_ / cols_);
+      return i % 2 == 0 ? "gmem->" + r : r + "->gmem";
+    }
+    const std::string r = router(c % cols_, c / cols_);
+    const std::string local = "local(" + std::to_string(c % cols_) + "," + std::to_string(c / cols_) + ")";
+    const std::string sram = "sram" + std::to_string(c);
+    switch (static_cast<int>(i % 4)) {
+      case kLocalInject: return local + "->" + r;
+      case kLocalEject: return r + "->" + local;
+      case kSramInject: return sram + "->" + r;
+      default: return r + "->" + sram;
+    }
+  }
 
   // XY routing: all X hops first, then Y (hw/src/noc/mesh_noc.cpp).
   void route(int from, int to, double bytes) {
@@ -22,33 +103,18 @@ class LinkBytes {
     const int tx = to % cols_, ty = to / cols_;
     while (x != tx) {
       const int d = tx > x ? 0 : 1;
-      bytes_[static_cast<std::size_t>(4 * (y * cols_ + x) + d)] += bytes;
+      links_[static_cast<std::size_t>(4 * (y * cols_ + x) + d)] += bytes;
       x += tx > x ? 1 : -1;
     }
     while (y != ty) {
       const int d = ty > y ? 2 : 3;
-      bytes_[static_cast<std::size_t>(4 * (y * cols_ + x) + d)] += bytes;
+      links_[static_cast<std::size_t>(4 * (y * cols_ + x) + d)] += bytes;
       y += ty > y ? 1 : -1;
     }
   }
 
-  MeshLoad load(double link_bytes) const {
-    MeshLoad m;
-    for (std::size_t i = 0; i < bytes_.size(); ++i) {
-      if (bytes_[i] <= m.busiest_flits * link_bytes) continue;
-      m.busiest_flits = bytes_[i] / link_bytes;
-      const int r = static_cast<int>(i / 4), d = static_cast<int>(i % 4);
-      const int x = r % cols_, y = r / cols_;
-      const int nx = x + (d == 0 ? 1 : d == 1 ? -1 : 0), ny = y + (d == 2 ? 1 : d == 3 ? -1 : 0);
-      m.busiest = "r(" + std::to_string(x) + "," + std::to_string(y) + ")->r(" + std::to_string(nx) + "," +
-                  std::to_string(ny) + ")";
-    }
-    return m;
-  }
-
- private:
-  int cols_;
-  std::vector<double> bytes_;
+  int cols_, clusters_, gmem_;
+  std::vector<double> links_, ports_;
 };
 
 }  // namespace
@@ -67,11 +133,11 @@ MeshLoad mesh_load(const Graph& g, const Target& t) {
     for (int c : n.cores) {
       const int k = t.cluster_of(c);
       for (int s = 0; s < t.clusters; ++s) {
-        links.route(s, k, window_read / t.clusters);
-        links.route(k, s, window_written / t.clusters);
+        links.window(k, s, window_read / t.clusters, false);
+        links.window(k, s, window_written / t.clusters, true);
       }
-      links.route(t.gmem_attach_cluster, k, dram_read);
-      links.route(k, t.gmem_attach_cluster, dram_written);
+      links.dram(k, dram_read, false);
+      links.dram(k, dram_written, true);
     }
   }
   return links.load(config::param_default::noc_link_bits / 8.0);

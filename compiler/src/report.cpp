@@ -194,37 +194,29 @@ static std::int64_t memory_floor(const Graph& g, const Target& t) {
 }
 
 // A stream's period, the cycles between one image's end and the next's once
-// the pipeline is full: the slowest of every stage, the memory floor and
-// the busiest cluster's router port, through which every byte its CUs move
-// passes (a node's bytes shared among its CUs' clusters). With a layer's
-// CUs in one cluster that port, not the crossbars, paced ResNet-18's max
-// pooling at 257 k cycles per image where its stage is 154 k.
-//
-// And the busiest mesh link (mesh_load.h): it carries at most one flit a
-// cycle. A bound, not a fit: on ResNet-50 at batch 16 the busiest link
-// carried flits in 68 % of the run's cycles (MobileNetV2 48 %, ResNet-18
-// 46 %), and the period was longer than any link's flits.
+// the pipeline is full: the slowest of every stage, the memory floor, the
+// busiest port between a router and what hangs on it (a cluster's CUs
+// share one, each way: with a layer's CUs in one cluster that port, not
+// the crossbars, paced ResNet-18's max pooling at 257 k cycles per image
+// where its stage is 154 k) and the busiest mesh link (mesh_load.h). A
+// link or port carries at most one flit a cycle. A bound, not a fit: on
+// ResNet-50 at batch 16 the busiest link carried flits in 68 % of the
+// run's cycles (MobileNetV2 48 %, ResNet-18 46 %), and the period was
+// longer than any link's flits.
 struct StreamPeriod {
   std::int64_t cycles = 0, stage = 0, floor = 0, port = 0, mesh = 0;
-  std::string link;
+  std::string port_name, link;
 };
 static StreamPeriod stream_period(const Graph& g, const Target& t) {
-  const CostModel cm(t, g.min_strip);
   StreamPeriod p;
-  std::map<int, double> through;  // cluster -> bytes per image
-  for (const Node& n : g.nodes) {
-    if (n.fused) continue;
-    p.stage = std::max(p.stage, static_cast<std::int64_t>(stage_with_tokens(n)));
-    if (n.cores.empty()) continue;
-    const MemoryBytes b = memory_bytes_of(g, n, t);
-    const double each = static_cast<double>(b.window + b.dram) / static_cast<double>(n.cores.size());
-    for (int c : n.cores) through[t.cluster_of(c)] += each;
-  }
-  for (const auto& [cluster, bytes] : through) p.port = std::max(p.port, cm.port(static_cast<std::int64_t>(bytes)));
+  for (const Node& n : g.nodes)
+    if (!n.fused) p.stage = std::max(p.stage, static_cast<std::int64_t>(stage_with_tokens(n)));
   p.floor = memory_floor(g, t);
   const MeshLoad mesh = mesh_load(g, t);
   p.mesh = static_cast<std::int64_t>(std::ceil(mesh.busiest_flits));
   p.link = mesh.busiest;
+  p.port = static_cast<std::int64_t>(std::ceil(mesh.busiest_port_flits));
+  p.port_name = mesh.busiest_port;
   p.cycles = std::max({p.stage, p.floor, p.port, p.mesh});
   return p;
 }
@@ -347,12 +339,12 @@ std::string layer_report(const Graph& g, const Target& t) {
   if (g.batch > 1 && overlapped) {
     std::snprintf(line, sizeof line,
                   "stream of %d images: est. %lld cycles per inference, the first image's %lld then one per %lld "
-                  "(the slowest of: stage with messages %lld, memory floor %lld, busiest cluster port %lld, "
+                  "(the slowest of: stage with messages %lld, memory floor %lld, busiest port %s %lld, "
                   "busiest mesh link %s %lld)\n",
                   g.batch, static_cast<long long>(tot_cyc), static_cast<long long>(first),
                   static_cast<long long>(period.cycles), static_cast<long long>(period.stage),
-                  static_cast<long long>(period.floor), static_cast<long long>(period.port),
-                  period.link.empty() ? "-" : period.link.c_str(), static_cast<long long>(period.mesh));
+                  static_cast<long long>(period.floor), period.port_name.empty() ? "-" : period.port_name.c_str(),
+                  static_cast<long long>(period.port), period.link.empty() ? "-" : period.link.c_str(), static_cast<long long>(period.mesh));
     o << line;
   }
   std::snprintf(line, sizeof line,

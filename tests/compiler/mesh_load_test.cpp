@@ -44,6 +44,10 @@ TEST(MeshLoad, ReadsConvergeOnTheReadersClusterAndWritesFanOut) {
     const MeshLoad m = mesh_load(one_node({0}, 16 * 8000, 0), t);
     EXPECT_EQ(m.busiest, "r(0,1)->r(0,0)");
     EXPECT_DOUBLE_EQ(m.busiest_flits, 12 * 8000 / flit);
+    // All fifteen remote sixteenths come in through the CUs' port; each
+    // SRAM's port sends one.
+    EXPECT_EQ(m.busiest_port, "r(0,0)->local(0,0)");
+    EXPECT_DOUBLE_EQ(m.busiest_port_flits, 15 * 8000 / flit);
   }
   // Writes from (0,0) to every cluster: the twelve of columns 1 to 3 leave
   // along row 0 through r(0,0)->r(1,0).
@@ -51,6 +55,17 @@ TEST(MeshLoad, ReadsConvergeOnTheReadersClusterAndWritesFanOut) {
     const MeshLoad m = mesh_load(one_node({0}, 0, 16 * 8000), t);
     EXPECT_EQ(m.busiest, "r(0,0)->r(1,0)");
     EXPECT_DOUBLE_EQ(m.busiest_flits, 12 * 8000 / flit);
+    EXPECT_EQ(m.busiest_port, "local(0,0)->r(0,0)");
+    EXPECT_DOUBLE_EQ(m.busiest_port_flits, 15 * 8000 / flit);
+  }
+  // Eight CUs of one cluster (3,3) reading: they share its port, while
+  // each SRAM sends its sixteenth from its own.
+  {
+    std::vector<int> cores;
+    for (int u = 0; u < 8; ++u) cores.push_back(15 * t.cus_per_cluster + u);
+    const MeshLoad m = mesh_load(one_node(cores, 16 * 8000, 0), t);
+    EXPECT_EQ(m.busiest_port, "r(3,3)->local(3,3)");
+    EXPECT_DOUBLE_EQ(m.busiest_port_flits, 15 * 8000 / flit);
   }
   // Shared by two CUs in clusters (0,0) and (3,3), each reading half: the
   // twelve clusters of rows 0 to 2 reach (3,3) down column 3 through

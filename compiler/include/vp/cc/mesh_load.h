@@ -19,14 +19,21 @@
 namespace vp::cc {
 
 struct MeshLoad {
-  double busiest_flits = 0;  // flits per inference on the busiest link
+  double busiest_flits = 0;  // flits per inference on the busiest link between routers
   std::string busiest;       // its name, as vp-run's statistics name links: "r(x,y)->r(x,y)"
+  // The same for the ports between routers and what is attached to them,
+  // each way: a cluster's CUs share one ("local(x,y)->r(x,y)",
+  // "r(x,y)->local(x,y)"), each cluster's SRAM has its own ("sram<c>"),
+  // global memory one ("gmem").
+  double busiest_port_flits = 0;
+  std::string busiest_port;
 };
 
 // Every mapped node's memory bytes (memory_bytes_of) routed XY: reads from
 // where the value lives to each of the node's CUs' clusters, writes back,
 // shared evenly among its CUs; window bytes spread evenly over the
-// clusters, global memory's from its router. Link flits of the default
+// clusters (a cluster's own sixteenth stays off the mesh), global memory's
+// from its router. Link flits of the default
 // noc.link_bits, as the rest of the cost model (schedule_cost.cpp) counts
 // them; packet headers are not counted.
 MeshLoad mesh_load(const Graph& g, const Target& t);
