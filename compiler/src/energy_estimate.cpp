@@ -10,18 +10,17 @@
 
 namespace vp::cc {
 
-MemoryBytes memory_bytes_of(const Graph& g, const Node& n, const Target& t) {
-  MemoryBytes b;
-  if (n.memory_bytes <= 0) return b;
-  const auto add = [&](const Value& v, std::int64_t bytes, bool written = false) {
+std::vector<ValueBytes> memory_bytes_by_value(const Graph& g, const Node& n, const Target& t) {
+  std::vector<ValueBytes> out;
+  if (n.memory_bytes <= 0) return out;
+  const auto add = [&](const Value& v, std::int64_t bytes, bool written) {
     const bool window = t.sram_global_base > 0 && (v.buf.addr < 0 || v.buf.addr >= t.sram_global_base);
-    (window ? b.window : b.dram) += bytes;
-    if (written) (window ? b.window_written : b.dram_written) += bytes;
+    out.push_back({&v, bytes, written, window});
   };
   const Node& last = n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)] : n;
-  const Value& out = g.val(last.out[0]);
-  const std::int64_t written = std::min(n.memory_bytes, out.shape.numel());
-  add(out, written, true);
+  const Value& y = g.val(last.out[0]);
+  const std::int64_t written = std::min(n.memory_bytes, y.shape.numel());
+  add(y, written, true);
   std::vector<const Value*> ins;
   std::int64_t in_total = 0;
   for (const Node* m : {&n, &last})
@@ -32,7 +31,16 @@ MemoryBytes memory_bytes_of(const Graph& g, const Node& n, const Target& t) {
       in_total += x.shape.numel();
     }
   const std::int64_t read = n.memory_bytes - written;
-  for (const Value* x : ins) add(*x, in_total ? read * x->shape.numel() / in_total : 0);
+  for (const Value* x : ins) add(*x, in_total ? read * x->shape.numel() / in_total : 0, false);
+  return out;
+}
+
+MemoryBytes memory_bytes_of(const Graph& g, const Node& n, const Target& t) {
+  MemoryBytes b;
+  for (const ValueBytes& v : memory_bytes_by_value(g, n, t)) {
+    (v.window ? b.window : b.dram) += v.bytes;
+    if (v.written) (v.window ? b.window_written : b.dram_written) += v.bytes;
+  }
   return b;
 }
 

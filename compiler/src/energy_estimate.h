@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "vp/cc/graph.h"
 #include "vp/cc/target.h"
@@ -20,6 +21,15 @@ struct MemoryBytes {
   std::int64_t window_written = 0, dram_written = 0;
 };
 MemoryBytes memory_bytes_of(const Graph& g, const Node& n, const Target& t);
+
+// The same bytes value by value: the output written, each input read.
+struct ValueBytes {
+  const Value* value = nullptr;
+  std::int64_t bytes = 0;
+  bool written = false;
+  bool window = false;  // in the SRAMs' window, else global memory proper
+};
+std::vector<ValueBytes> memory_bytes_by_value(const Graph& g, const Node& n, const Target& t);
 
 // Energy of one inference of a mapped node, in pJ, priced as vp-run's
 // statistics price events (energy.*):

@@ -111,6 +111,9 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (n.redundancy > 1) o["redundancy"] = n.redundancy;
       if (n.input_bits < 8) o["input_bits"] = n.input_bits;
       o["stage_cycles"] = n.stage_cycles;
+      // Bytes its cores move to and from memory per inference, as the cost
+      // model counts them (the report's memory floor and mesh terms).
+      if (n.memory_bytes > 0) o["memory_bytes"] = n.memory_bytes;
       if (n.bound_cycles) o["mvm_bound_cycles"] = n.bound_cycles;
       const std::size_t i = static_cast<std::size_t>(&n - g.nodes.data());
       if (mapped && !n.fused) {  // cycles after the layers start (report.cpp)

@@ -119,25 +119,47 @@ class LinkBytes {
 
 }  // namespace
 
+namespace {
+
+// How a value's bytes in the window spread over the clusters: granule i of
+// the window lives in cluster i mod clusters, so a value of many granules
+// spreads evenly and a small one sits in the few clusters its granules fall
+// in (tiny_cnn's 3 KB input: two SRAMs, whose ports every reader shares).
+// Before plan_memory (no address) every value counts as spread evenly.
+std::vector<double> cluster_shares(const Value& v, const Target& t) {
+  std::vector<double> share(static_cast<std::size_t>(t.clusters), 1.0 / t.clusters);
+  const std::int64_t held = v.buf.ring_rows > 0 ? v.buf.ring_rows * v.buf.wp(v.shape) * v.shape.c : v.buf.bytes(v.shape);
+  const std::int64_t granule = t.sram_interleave_bytes;
+  if (v.buf.addr < t.sram_global_base || held <= 0 || granule <= 0) return share;
+  std::fill(share.begin(), share.end(), 0.0);
+  const std::int64_t lo = v.buf.addr - t.sram_global_base, hi = lo + held;
+  for (std::int64_t at = lo; at < hi;) {
+    const std::int64_t g = at / granule, end = std::min(hi, (g + 1) * granule);
+    share[static_cast<std::size_t>(g % t.clusters)] += static_cast<double>(end - at) / static_cast<double>(held);
+    at = end;
+  }
+  return share;
+}
+
+}  // namespace
+
 MeshLoad mesh_load(const Graph& g, const Target& t) {
   if (t.mesh_cols <= 0 || t.clusters <= 0) return {};
   LinkBytes links(t);
   for (const Node& n : g.nodes) {
     if (n.fused || n.cores.empty()) continue;
-    const MemoryBytes b = memory_bytes_of(g, n, t);
-    const double share = 1.0 / static_cast<double>(n.cores.size());
-    const double window_read = static_cast<double>(b.window - b.window_written) * share,
-                 window_written = static_cast<double>(b.window_written) * share,
-                 dram_read = static_cast<double>(b.dram - b.dram_written) * share,
-                 dram_written = static_cast<double>(b.dram_written) * share;
-    for (int c : n.cores) {
-      const int k = t.cluster_of(c);
-      for (int s = 0; s < t.clusters; ++s) {
-        links.window(k, s, window_read / t.clusters, false);
-        links.window(k, s, window_written / t.clusters, true);
+    const double per_core = 1.0 / static_cast<double>(n.cores.size());
+    for (const ValueBytes& v : memory_bytes_by_value(g, n, t)) {
+      const double bytes = static_cast<double>(v.bytes) * per_core;
+      const std::vector<double> share = v.window ? cluster_shares(*v.value, t) : std::vector<double>{};
+      for (int c : n.cores) {
+        const int k = t.cluster_of(c);
+        if (!v.window) {
+          links.dram(k, bytes, v.written);
+          continue;
+        }
+        for (int s = 0; s < t.clusters; ++s) links.window(k, s, bytes * share[static_cast<std::size_t>(s)], v.written);
       }
-      links.dram(k, dram_read, false);
-      links.dram(k, dram_written, true);
     }
   }
   return links.load(config::param_default::noc_link_bits / 8.0);

@@ -75,6 +75,24 @@ TEST(MeshLoad, ReadsConvergeOnTheReadersClusterAndWritesFanOut) {
     const MeshLoad m = mesh_load(one_node({0, 15 * t.cus_per_cluster}, 16 * 8000, 0), t);
     EXPECT_DOUBLE_EQ(m.busiest_flits, 12 * 4000 / flit);
   }
+  // A value of two granules sits in two SRAMs, (1,1) and (2,1): their
+  // ports send all of it, and it comes along row 1, then down column 0.
+  {
+    Graph g = one_node({0}, 8000, 0);
+    g.val(g.nodes[0].in[0]).buf.addr = t.sram_global_base + 5 * t.sram_interleave_bytes;
+    ASSERT_EQ(t.sram_interleave_bytes, 4096);
+    const MeshLoad m = mesh_load(g, t);
+    EXPECT_EQ(m.busiest_port, "r(0,0)->local(0,0)");
+    EXPECT_DOUBLE_EQ(m.busiest_port_flits, 8000 / flit);
+    EXPECT_EQ(m.busiest, "r(0,1)->r(0,0)");
+    EXPECT_DOUBLE_EQ(m.busiest_flits, 8000 / flit);
+    // Read from (1,1): only the other granule moves, out of sram6's port
+    // and into the CUs' port of (1,1), which the ports' order names first.
+    g.nodes[0].cores = {5 * t.cus_per_cluster};
+    const MeshLoad here = mesh_load(g, t);
+    EXPECT_EQ(here.busiest_port, "r(1,1)->local(1,1)");
+    EXPECT_DOUBLE_EQ(here.busiest_port_flits, (8000 - 4096) / flit);
+  }
   // No cores: nothing moves.
   EXPECT_EQ(mesh_load(one_node({}, 1000, 1000), t).busiest_flits, 0);
 }
