@@ -411,7 +411,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     n.cores.clear();
     n.replicas = s.copies;
     n.stage_cycles = cm.stage(s.cost, s.copies);
-    n.memory_bytes = s.cost.gmem_bytes;
+    n.memory_bytes = cm.memory(s.cost, s.copies);
     n.step_cycles = cm.step(s.cost, s.copies);
     n.bound_cycles = 0;
     if (s.layer < 0) {
@@ -631,7 +631,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   for (const Layer& lay : layers) {
     Node& n = g.nodes[static_cast<std::size_t>(lay.node)];
     n.stage_cycles = cm.stage(lay.cost, lay.copies);
-    n.memory_bytes = lay.cost.gmem_bytes;
+    n.memory_bytes = cm.memory(lay.cost, lay.copies);
     n.step_cycles = cm.step(lay.cost, lay.copies);
     n.bound_cycles = cm.bound(lay.cost, lay.copies);
   }
@@ -676,7 +676,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     }
     n.replicas = k;
     n.stage_cycles = cm.stage(c, k);
-    n.memory_bytes = c.gmem_bytes;
+    n.memory_bytes = cm.memory(c, k);
     n.step_cycles = cm.step(c, k);
     n.bound_cycles = 0;
   }

@@ -150,15 +150,65 @@ std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
     work = groups * std::max(c.group_cycles, vec_work) + sh.rows * std::min(c.group_cycles, vec_work);
   }
   std::int64_t rows = sh.rows * c.row_cycles;
-  if (c.line_kh > 0) {
-    const std::int64_t H = c.units / c.row_units, W = c.row_units;
-    const bool strips = H * W >= kStripRows * W * copies;
-    const std::int64_t S = strips ? std::max<std::int64_t>(1, std::min<std::int64_t>(copies, W / min_strip_)) : 1;
-    const bool consecutive = strips && copies / S == 1 && c.line_sh < c.line_kh;
+  if (c.line_kh > 0 && c.line_in_stage) {
     const std::int64_t load = dma((sh.width - 1) * c.span_per_pixel + c.span_fixed);
-    rows = c.line_kh * load + (sh.rows - 1) * (consecutive ? c.line_sh : c.line_kh) * load;
+    rows = line_rows_loaded(c, copies, sh) * load;
   }
   return std::max(work + rows, port(c.gmem_bytes)) + kLayerFixed;
+}
+
+// Rows a share's line buffer loads: kh for its first row, then sh for each
+// next one when the share walks consecutive rows (strips of whole rows, one
+// copy per strip) and windows overlap, else kh again (line_rows).
+std::int64_t CostModel::line_rows_loaded(const LayerCost& c, int copies, const Share& sh) const {
+  const std::int64_t H = c.units / c.row_units, W = c.row_units;
+  const bool strips = H * W >= kStripRows * W * copies;
+  const std::int64_t S = strips ? std::max<std::int64_t>(1, std::min<std::int64_t>(copies, W / min_strip_)) : 1;
+  const bool consecutive = strips && copies / S == 1 && c.line_sh < c.line_kh;
+  return c.line_kh + (sh.rows - 1) * (consecutive ? c.line_sh : c.line_kh);
+}
+
+std::int64_t CostModel::memory(const LayerCost& c, int copies) const {
+  if (c.line_kh <= 0 || c.line_readers <= 0) return c.gmem_bytes;
+  // Each copy's share as emit_loops.h's share_loop walks it: runs of `rows`
+  // output rows `hstep` apart, `cols` pixels wide; line_rows loads kh rows
+  // of the run's span for its first row and sh for each next one when the
+  // rows are consecutive and windows overlap.
+  const std::int64_t OH = c.units / c.row_units, OW = c.row_units, R = std::max(1, copies);
+  std::int64_t rows_bytes = 0;
+  const auto run = [&](std::int64_t rows, std::int64_t cols, std::int64_t hstep) {
+    if (rows <= 0 || cols <= 0) return;
+    const std::int64_t span = (cols - 1) * c.span_per_pixel + c.span_fixed;
+    const bool keep = hstep == 1 && rows >= 2 && c.line_sh < c.line_kh;
+    rows_bytes += (c.line_kh + (rows - 1) * (keep ? c.line_sh : c.line_kh)) * span;
+  };
+  if (OH * OW < kStripRows * OW * R) {
+    const std::int64_t P = OH * OW;
+    for (std::int64_t r = 0; r < R; ++r) {
+      const std::int64_t i0 = P * r / R, i1 = P * (r + 1) / R;
+      std::int64_t h0 = i0 / OW;
+      const std::int64_t w0 = i0 % OW, h1 = i1 / OW, w1 = i1 % OW;
+      if (h0 == h1) {
+        run(1, w1 - w0, 1);
+        continue;
+      }
+      if (w0 > 0) {
+        run(1, OW - w0, 1);
+        ++h0;
+      }
+      run(h1 - h0, OW, 1);
+      run(1, w1, 1);
+    }
+  } else {
+    const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / min_strip_));
+    const std::int64_t groups = R / S;
+    for (std::int64_t r = 0; r < R; ++r) {
+      const std::int64_t strip = r % S, group = r / S;
+      if (group >= groups) continue;
+      run((OH - group + groups - 1) / groups, OW * (strip + 1) / S - OW * strip / S, groups);
+    }
+  }
+  return c.line_readers * rows_bytes + c.other_bytes;
 }
 
 std::int64_t CostModel::step(const LayerCost& c, int copies) const {
@@ -193,6 +243,12 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     fill = runs * (kVmovScalar + vec(window / runs));
     c.row_cycles = n.geom.kh * dma(span);
     bytes_per_row = n.geom.kh * span;
+    c.line_kh = n.geom.kh;
+    c.line_sh = n.geom.dh == 1 ? n.geom.sh : n.geom.kh;
+    c.span_fixed = (std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
+    c.span_per_pixel = std::int64_t{n.geom.sw} * C;
+    c.line_in_stage = false;
+    c.line_readers = gathering_cus;
   } else {
     for (const auto& s : segs) fill += dma(s.len);
     bytes_per_unit = window;
@@ -215,8 +271,8 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     c.vector_cycles += 6 * vec(cols);
   }
   // Every CU of a copy reads its window (or rows); the output is written once.
-  c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) +
-                 c.units * out.shape.c * (n.fused_add >= 0 ? 2 : 1);
+  c.other_bytes = c.units * out.shape.c * (n.fused_add >= 0 ? 2 : 1);
+  c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) + c.other_bytes;
   return c;
 }
 
@@ -238,7 +294,9 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         c.line_sh = n.geom.dh == 1 ? n.geom.sh : n.geom.kh;
         c.span_fixed = (std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
         c.span_per_pixel = std::int64_t{n.geom.sw} * C;
-        c.gmem_bytes = out.shape.h * n.geom.kh * span + c.units * C;
+        c.line_readers = 1;
+        c.other_bytes = c.units * C;
+        c.gmem_bytes = out.shape.h * n.geom.kh * span + c.other_bytes;
       } else {
         c.pixel_cycles = n.geom.kh * dma(n.geom.kw * C) + vec(k * C) + vec(C) + kPixelFixed;
         c.gmem_bytes = c.units * (k * C + C);

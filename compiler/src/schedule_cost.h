@@ -55,13 +55,20 @@ struct LayerCost {
   std::int64_t group_cycles = 0;   // the MVM groups of `lanes` pixels fired at once
   int lanes = 1;                   // pixels a CU computes at once (copies of its load side by side)
   std::int64_t row_cycles = 0;     // once per output row of a share (line buffer loads)
-  // A line buffer priced by the share's strip (pooling): each row of the
+  // A line buffer as emit_loops.h's line_rows loads it: each row of the
   // strip's span, kh of them for a share's first row and sh for each next
-  // one when its rows are consecutive (the rest stay in the buffer).
+  // one when its rows are consecutive (the rest stay in the buffer). The
+  // bytes (memory()) always count it so; the stage time only where
+  // line_in_stage (poolings): a Conv keeps charging kh rows of the whole
+  // output row's span per row, which stands in for the mesh's contention
+  // in the copy choice (docs/compiler.md, "Cost model").
   std::int64_t line_kh = 0, line_sh = 0, span_fixed = 0, span_per_pixel = 0;
+  bool line_in_stage = true;
+  std::int64_t line_readers = 0;  // CUs of a copy that each load the rows (a split copy's)
+  std::int64_t other_bytes = 0;   // gmem_bytes besides the line buffer's rows (outputs, residuals)
   std::int64_t row_units = 1;      // units per output row
   std::int64_t units = 0;          // pixels (or rows) the layer computes
-  std::int64_t gmem_bytes = 0;     // bytes read and written in global memory
+  std::int64_t gmem_bytes = 0;     // bytes read and written in memory, each output row's kh line rows charged whole (stage())
   std::int64_t mvms_per_unit = 0;  // MVM groups per pixel per copy (the slowest CU's)
   std::int64_t mvm = 0;            // one MVM at the layer's input bits (0: at 8 bits)
   // Software pipelining (emit_conv, a CU of its own): a group's windows and
@@ -109,6 +116,10 @@ class CostModel {
   // overlapped an inference takes about the slowest stage plus one step of
   // every other layer.
   std::int64_t step(const LayerCost& c, int copies) const;
+  // Bytes the layer's cores move to and from memory per inference with
+  // `copies` copies (Node::memory_bytes): gmem_bytes, with a line buffer's
+  // rows counted as they are loaded.
+  std::int64_t memory(const LayerCost& c, int copies) const;
   // The analytic floor: MVMs per crossbar x MVM cycles, all copies at once.
   std::int64_t bound(const LayerCost& c, int copies) const;
   // Per inference outside the layers: the firmware copies the inputs in
@@ -137,6 +148,7 @@ class CostModel {
   std::int64_t mvm_ = 0;
   std::int64_t mvm_bits_[9] = {};  // one MVM with 1..8 input bits (Node::input_bits)
   double port_bytes_per_cycle_ = 8;
+  std::int64_t line_rows_loaded(const LayerCost& c, int copies, const Share& sh) const;
   bool window_ = false;  // activations in the cluster SRAMs (see the constructor)
   std::int64_t min_strip_ = kMinStrip;
 };

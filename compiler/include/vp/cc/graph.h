@@ -216,7 +216,7 @@ struct Node {
   int differential = -1;
   std::int64_t stage_cycles = 0, bound_cycles = 0;
   // Bytes the node moves between the CUs and memory per inference (global
-  // memory or the SRAMs' window; the cost model's LayerCost::gmem_bytes):
+  // memory or the SRAMs' window; the cost model's CostModel::memory()):
   // with every layer at once they share the memory's ports (report.cpp).
   std::int64_t memory_bytes = 0;
   std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
