@@ -231,9 +231,9 @@ std::int64_t estimate_cycles(const Graph& g, const Target& t) {
 std::string layer_report(const Graph& g, const Target& t) {
   std::ostringstream o;
   char line[512];
-  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %10s %10s %12s %10s %6s\n",
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6s %12s %6s %10s %10s %12s %9s %10s %6s\n",
                 "layer", "op", "path", "out CxHxW", "MACs", "xbars", "util", "copies", "est. cycles", "share",
-                "first row", "last row", "MVM bound", "est. uJ", "share");
+                "first row", "last row", "MVM bound", "mem kB", "est. uJ", "share");
   o << line;
   std::int64_t tot_macs = 0, tot_x = 0, tot_bound = 0, slowest = 0, digital_macs = 0, stage_sum = 0,
                digital_stage = 0;
@@ -303,12 +303,13 @@ std::string layer_report(const Graph& g, const Target& t) {
     ++ni;
     if (!op_has(n.op, op_crossbar)) digital_pj += layer_pj;
     std::snprintf(line, sizeof line,
-                  "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %10lld %10lld %12lld %10.2f %5.1f%%\n",
+                  "%-28.28s %-18s %-7s %-16s %14lld %7lld %5.1f%% %6s %12lld %5.1f%% %10lld %10lld %12lld %9.1f %10.2f "
+                  "%5.1f%%\n",
                   n.name.c_str(), op_name(n.op).c_str(), kind.c_str(), shape,
                   static_cast<long long>(macs), static_cast<long long>(xbars), util * 100, copies.c_str(),
                   static_cast<long long>(n.stage_cycles),
                   stage_sum ? 100.0 * double(n.stage_cycles) / double(stage_sum) : 0.0, first_row, last_row,
-                  static_cast<long long>(n.bound_cycles), layer_pj * 1e-6,
+                  static_cast<long long>(n.bound_cycles), static_cast<double>(n.memory_bytes) * 1e-3, layer_pj * 1e-6,
                   total_energy.total() > 0 ? 100.0 * layer_pj / total_energy.total() : 0.0);
     o << line;
   }
@@ -320,20 +321,24 @@ std::string layer_report(const Graph& g, const Target& t) {
   const StreamPeriod period = g.batch > 1 && overlapped ? stream_period(g, t) : StreamPeriod{};
   const std::int64_t tot_cyc =
       g.batch > 1 && overlapped ? (first + (g.batch - 1) * period.cycles) / g.batch : first;
-  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %10s %10s %12s %10s %6s\n",
+  std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %10s %10s %12s %9s %10s %6s\n",
                 "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores),
-                static_cast<long long>(start), "-", "-", "-", "-", "-", "-");
+                static_cast<long long>(start), "-", "-", "-", "-", "-", "-", "-");
   o << line;
+  std::int64_t moved = 0;  // every layer's memory bytes (CostModel::memory)
+  for (const Node& n : g.nodes) moved += n.memory_bytes;
   std::snprintf(line, sizeof line,
                 "total: %lld MACs, %lld of %lld crossbars (%.1f%% of the chip), cell utilization of used crossbars "
-                "%.1f%%, est. %lld cycles (%s), memory floor %lld cycles, MVM bound %lld cycles (MVM %lld cycles), "
+                "%.1f%%, est. %lld cycles (%s), memory floor %lld cycles (%.2f MB moved per inference), MVM bound %lld "
+                "cycles (MVM %lld cycles), "
                 "slowest stage %lld cycles\n",
                 static_cast<long long>(tot_macs), static_cast<long long>(tot_x), static_cast<long long>(t.crossbars()),
                 100.0 * double(tot_x) / double(t.crossbars()),
                 tot_x ? 100.0 * used_cells / (double(tot_x) * t.rows * t.cols) : 0.0, static_cast<long long>(tot_cyc),
                 overlapped ? "layers overlapped: the critical path of the row hand-over or the memory floor"
                            : "CUs shared: the sum of the stages",
-                static_cast<long long>(memory_floor(g, t)), static_cast<long long>(tot_bound), static_cast<long long>(CostModel(t).mvm_cycles()),
+                static_cast<long long>(memory_floor(g, t)), static_cast<double>(moved) * 1e-6,
+                static_cast<long long>(tot_bound), static_cast<long long>(CostModel(t).mvm_cycles()),
                 static_cast<long long>(slowest));
   o << line;
   if (g.batch > 1 && overlapped) {
