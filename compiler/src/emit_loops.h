@@ -181,39 +181,13 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
 template <class Body>
 inline void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, int R, const std::vector<Ptr>& p, Body body,
                 const RowHook& row = {}, int lanes = 1) {
-  if (OH * OW < kStripRows * OW * R) {
-    // A few rows per copy: contiguous blocks [P*r/R, P*(r+1)/R) of pixels
-    // (partial rows included) keep the rows per copy, and with them the row
-    // loads and hand-over steps, fewest.
-    const std::int64_t P = OH * OW, i0 = P * r / R, i1 = P * (r + 1) / R;
-    auto seg = [&](std::int64_t h, std::int64_t w, std::int64_t rows, std::int64_t cols) {
-      if (rows <= 0 || cols <= 0) return;
-      std::vector<Ptr> q = p;
-      for (Ptr& x : q)
-        if (!x.row_local) x.base += h * x.step_h + w * x.step_w;
-      pixel_loop(e, c, h, rows, cols, q, body, row, 1, lanes, w, OW);
-    };
-    std::int64_t h0 = i0 / OW, w0 = i0 % OW;
-    const std::int64_t h1 = i1 / OW, w1 = i1 % OW;
-    if (h0 == h1) return seg(h0, w0, 1, w1 - w0);
-    if (w0 > 0) {
-      seg(h0, w0, 1, OW - w0);
-      ++h0;
-    }
-    seg(h0, 0, h1 - h0, OW);
-    seg(h1, 0, 1, w1);
-    return;
+  // The runs of copy r (share_runs, which the cost model's bytes walk too).
+  for (const ShareRun& run : share_runs(OH, OW, r, R, e.g.min_strip)) {
+    std::vector<Ptr> q = p;
+    for (Ptr& x : q)
+      if (!x.row_local) x.base += run.h * x.step_h + run.w * x.step_w;
+    pixel_loop(e, c, run.h, run.rows, run.cols, q, body, row, run.hstep, lanes, run.w, OW);
   }
-  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / e.g.min_strip));
-  const std::int64_t groups = R / S, strip = r % S, group = r / S;
-  if (group >= groups) return;
-  const std::int64_t w0 = OW * strip / S, w1 = OW * (strip + 1) / S;
-  const std::int64_t rows = (OH - group + groups - 1) / groups;
-  if (rows <= 0 || w1 <= w0) return;
-  std::vector<Ptr> q = p;
-  for (Ptr& x : q)
-    if (!x.row_local) x.base += group * x.step_h + w0 * x.step_w;
-  pixel_loop(e, c, group, rows, w1 - w0, q, body, row, groups, lanes, w0, OW);
 }
 
 // Index of core c among the node's cores (its share of the work).

@@ -168,46 +168,49 @@ std::int64_t CostModel::line_rows_loaded(const LayerCost& c, int copies, const S
   return c.line_kh + (sh.rows - 1) * (consecutive ? c.line_sh : c.line_kh);
 }
 
-std::int64_t CostModel::memory(const LayerCost& c, int copies) const {
-  if (c.line_kh <= 0 || c.line_readers <= 0) return c.gmem_bytes;
-  // Each copy's share as emit_loops.h's share_loop walks it: runs of `rows`
-  // output rows `hstep` apart, `cols` pixels wide; line_rows loads kh rows
-  // of the run's span for its first row and sh for each next one when the
-  // rows are consecutive and windows overlap.
-  const std::int64_t OH = c.units / c.row_units, OW = c.row_units, R = std::max(1, copies);
-  std::int64_t rows_bytes = 0;
-  const auto run = [&](std::int64_t rows, std::int64_t cols, std::int64_t hstep) {
-    if (rows <= 0 || cols <= 0) return;
-    const std::int64_t span = (cols - 1) * c.span_per_pixel + c.span_fixed;
-    const bool keep = hstep == 1 && rows >= 2 && c.line_sh < c.line_kh;
-    rows_bytes += (c.line_kh + (rows - 1) * (keep ? c.line_sh : c.line_kh)) * span;
+std::vector<ShareRun> share_runs(std::int64_t OH, std::int64_t OW, int r, int R, std::int64_t min_strip) {
+  std::vector<ShareRun> runs;
+  const auto add = [&](std::int64_t h, std::int64_t w, std::int64_t rows, std::int64_t cols, std::int64_t hstep) {
+    if (rows > 0 && cols > 0) runs.push_back({h, w, rows, cols, hstep});
   };
   if (OH * OW < kStripRows * OW * R) {
-    const std::int64_t P = OH * OW;
-    for (std::int64_t r = 0; r < R; ++r) {
-      const std::int64_t i0 = P * r / R, i1 = P * (r + 1) / R;
-      std::int64_t h0 = i0 / OW;
-      const std::int64_t w0 = i0 % OW, h1 = i1 / OW, w1 = i1 % OW;
-      if (h0 == h1) {
-        run(1, w1 - w0, 1);
-        continue;
-      }
-      if (w0 > 0) {
-        run(1, OW - w0, 1);
-        ++h0;
-      }
-      run(h1 - h0, OW, 1);
-      run(1, w1, 1);
+    const std::int64_t P = OH * OW, i0 = P * r / R, i1 = P * (r + 1) / R;
+    std::int64_t h0 = i0 / OW;
+    const std::int64_t w0 = i0 % OW, h1 = i1 / OW, w1 = i1 % OW;
+    if (h0 == h1) {
+      add(h0, w0, 1, w1 - w0, 1);
+      return runs;
     }
-  } else {
-    const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / min_strip_));
-    const std::int64_t groups = R / S;
-    for (std::int64_t r = 0; r < R; ++r) {
-      const std::int64_t strip = r % S, group = r / S;
-      if (group >= groups) continue;
-      run((OH - group + groups - 1) / groups, OW * (strip + 1) / S - OW * strip / S, groups);
+    if (w0 > 0) {
+      add(h0, w0, 1, OW - w0, 1);
+      ++h0;
     }
+    add(h0, 0, h1 - h0, OW, 1);
+    add(h1, 0, 1, w1, 1);
+    return runs;
   }
+  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / min_strip));
+  const std::int64_t groups = R / S, strip = r % S, group = r / S;
+  if (group >= groups) return runs;
+  const std::int64_t w0 = OW * strip / S, w1 = OW * (strip + 1) / S;
+  add(group, w0, (OH - group + groups - 1) / groups, w1 - w0, groups);
+  return runs;
+}
+
+std::int64_t CostModel::memory(const LayerCost& c, int copies) const {
+  if (c.line_kh <= 0 || c.line_readers <= 0) return c.gmem_bytes;
+  // Each copy's runs as share_loop walks them; line_rows loads kh rows of a
+  // run's span for its first row and sh for each next one when the rows
+  // are consecutive and windows overlap.
+  const std::int64_t OH = c.units / c.row_units, OW = c.row_units;
+  const int R = std::max(1, copies);
+  std::int64_t rows_bytes = 0;
+  for (int r = 0; r < R; ++r)
+    for (const ShareRun& run : share_runs(OH, OW, r, R, min_strip_)) {
+      const std::int64_t span = (run.cols - 1) * c.span_per_pixel + c.span_fixed;
+      const bool keep = run.hstep == 1 && run.rows >= 2 && c.line_sh < c.line_kh;
+      rows_bytes += (c.line_kh + (run.rows - 1) * (keep ? c.line_sh : c.line_kh)) * span;
+    }
   return c.line_readers * rows_bytes + c.other_bytes;
 }
 

@@ -50,6 +50,18 @@ struct Share {
 };
 Share share_of_map(std::int64_t OH, std::int64_t OW, int R, std::int64_t min_strip = kMinStrip);
 
+// The runs of output rows copy r of R walks (emit_loops.h's share_loop, and
+// CostModel::memory's bytes): `rows` rows from row h, `hstep` apart, `cols`
+// pixels from column w. A few rows per copy: contiguous blocks
+// [P*r/R, P*(r+1)/R) of the P pixels (partial rows included), which keep the
+// rows per copy, and with them the row loads and hand-over steps, fewest.
+// Else strips of whole rows: S strips of the width, each row group of a
+// strip taking every R/S-th row.
+struct ShareRun {
+  std::int64_t h = 0, w = 0, rows = 0, cols = 0, hstep = 1;
+};
+std::vector<ShareRun> share_runs(std::int64_t OH, std::int64_t OW, int r, int R, std::int64_t min_strip);
+
 struct LayerCost {
   std::int64_t pixel_cycles = 0;   // one output pixel (or row for row-wise operators) on one CU, its MVMs aside
   std::int64_t group_cycles = 0;   // the MVM groups of `lanes` pixels fired at once
