@@ -87,7 +87,8 @@ void DeployAhead::release(uint32_t id, uint32_t row) {
   Entry* e = entry(id, row, &core, &k);
   if (e == nullptr) return;
   if (e->state.load(std::memory_order_acquire) == kDone) {
-    e->result.reset();
+    const std::lock_guard<std::mutex> hold(spare_mu_);
+    spare_.push_back(std::move(e->result));
     ++taken_;
   }
   e->state.store(kGivenUp, std::memory_order_release);
@@ -128,14 +129,23 @@ void DeployAhead::work(unsigned w, unsigned workers) {
   }
 }
 
-void DeployAhead::compute(Entry& e) const {
+std::unique_ptr<DeployAhead::Result> DeployAhead::spare() {
+  const std::lock_guard<std::mutex> hold(spare_mu_);
+  if (spare_.empty()) return nullptr;
+  std::unique_ptr<Result> r = std::move(spare_.back());
+  spare_.pop_back();
+  return r;
+}
+
+void DeployAhead::compute(Entry& e) {
   // One scratch crossbar per worker: each row write sets the whole row, its
   // start state first, so what earlier rows left there does not matter.
   thread_local std::unique_ptr<Crossbar> scratch;
   if (!scratch) scratch = std::make_unique<Crossbar>(cfg_.xbar, static_cast<float>(cfg_.device.start_level));
   const Row& in = e.in;
   const int row = static_cast<int>(in.row), cols = cfg_.xbar.cols;
-  auto r = std::make_unique<Result>();
+  std::unique_ptr<Result> r = spare();
+  if (!r) r = std::make_unique<Result>();
   // A device model of its own: the row's writes numbered from 0, as a row
   // nobody has written yet.
   DeviceModel device(cfg_.device, device_seed_(cfg_.seed, in.id));

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -79,7 +80,13 @@ class DeployAhead {
   };
   Entry* entry(uint32_t id, uint32_t row, Core** core, std::size_t* k);
   void work(unsigned w, unsigned workers);
-  void compute(Entry& e) const;
+  void compute(Entry& e);
+  // A result the simulation has released, to be filled again (nullptr:
+  // none). Results go back and forth between the threads instead of being
+  // allocated by the worker and freed by the simulation: a free on another
+  // thread than the allocation's takes the allocator's lock of the worker's
+  // arena, and the two threads queued on it for every row.
+  std::unique_ptr<Result> spare();
 
   ChipConfig cfg_;
   const IsppWritePath& ispp_;
@@ -88,6 +95,8 @@ class DeployAhead {
   std::unique_ptr<Core[]> cores_;
   std::size_t ncores_ = 0;
   std::vector<std::vector<uint32_t>> index_;  // per crossbar: row -> entry + 1 (0: not planned)
+  std::mutex spare_mu_;
+  std::vector<std::unique_ptr<Result>> spare_;
   std::atomic<bool> stop_{false};
   uint64_t taken_ = 0;
   std::vector<std::thread> workers_;
