@@ -387,6 +387,7 @@ CompileResult compile_model(const CompileOptions& o) {
     dump(o.dump_dir, 4, "mapped" + tag, cg);
     cg.batch = o.batch;
     cg.row_releases = !o.image_releases;
+    cg.twin_buffers = o.twin_buffers;
     plan_memory(cg, target);
     dump(o.dump_dir, 5, "planned" + tag, cg);
     // The emitter writes the program and the weight image by path: into a
@@ -406,6 +407,9 @@ CompileResult compile_model(const CompileOptions& o) {
     c.eo.tables_in_memory = o.tables_in_memory;
     c.eo.image_releases = o.image_releases;
     c.r = emit_program(cg, target, c.eo);
+    // Second buffers the program does not use (its doubled code did not fit).
+    if (!c.r.twin_buffers)
+      for (Value& v : cg.values) v.buf.alt = -1;
     for (std::size_t i = 0; i < cg.nodes.size(); ++i) cg.nodes[i].sync_tokens = c.r.node_tokens[i];
     dump(o.dump_dir, 6, "emitted" + tag, cg);
     c.io_text = io_json(cg);

@@ -96,11 +96,26 @@ class Ctx {
   // Around every core's whole program: the image loop.
   void image_loop_begin(int c);
   void image_loop_end(int c);
+  // A stream whose tensors have second buffers (Buffer::alt) runs each
+  // core's program twice per pass of its image loop, the even image then
+  // the odd one (emit_program.cpp): image_loop_mid between the two. The
+  // second copy is emitted with `odd` set: addr() gives the second buffers,
+  // it records no row steps (the first copy's stand), and it is given the
+  // first copy's parameters when it asks for the same ones in the same
+  // order (words, bytes), so the scratchpad holds them once.
+  bool twin = false, odd = false;
+  void image_loop_mid(int c);
+  std::int64_t addr(const Value& v) const { return twin && odd && v.buf.alt >= 0 ? v.buf.alt : v.buf.addr; }
+  // The value each layer stores (-1: none), as begin_layer was told.
+  std::map<int, int> layer_out;
 
   CoreCode& core(int c);
   // Persistent parameter block (4-byte words or bytes) in core c's scratchpad.
   std::int64_t words(int c, const std::vector<std::int32_t>& w);
   std::int64_t bytes(int c, const std::vector<std::int8_t>& b);
+  // A word the program itself writes (the image counter, a token buffer),
+  // never given to another request: not replayed.
+  std::int64_t state_word(int c);
   // Scratch buffers of the current layer on core c: call scratch_reset first.
   // They start above the layer's hand-over tables when those are loaded
   // into the scratch (tables_in_memory).
@@ -123,7 +138,14 @@ class Ctx {
   // table pointer while an indirect table's list is walked, 0 when the
   // pre (first) or post (second) table is inline.
   std::map<int, std::pair<std::int64_t, std::int64_t>> table_save_;
-  std::map<int, std::string> image_label_;
+  std::map<int, std::string> image_label_, image_done_;
+  // Twin image loop: the first copy's parameter requests per core (kind and
+  // contents, address) and how many the second copy has made.
+  std::int64_t replayed(int c, const std::string& key);
+  void remember(int c, std::string key, std::int64_t at);
+  std::map<int, std::vector<std::pair<std::string, std::int64_t>>> params_;
+  std::map<int, std::size_t> replay_at_;
+  std::map<std::pair<int, int>, std::int64_t> memory_tables_;  // (layer, core) -> its tables in global memory
 };
 
 // `.word` lines of w, 16 to a line.

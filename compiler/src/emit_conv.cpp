@@ -61,8 +61,8 @@ void emit_conv(Ctx& e, const Node& n) {
   const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
   const int L = e.t.lcols(xbar_format(n, e.t)), R = e.t.rows;
-  const Ptr pin = over({window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C}, in);
-  const Ptr pout = over({interior(out), Cout, out.buf.wp(out.shape) * Cout}, out);
+  const Ptr pin = over({window_origin(e, in, n.geom), n.geom.sw * C, n.geom.sh * wp * C}, in);
+  const Ptr pout = over({interior(e, out), Cout, out.buf.wp(out.shape) * Cout}, out);
   for (int c : n.cores) {
     e.scratch_reset(c);
     // This core's role: whole tiles it owns, the first part of a split tile
@@ -177,7 +177,7 @@ void emit_conv(Ctx& e, const Node& n) {
     int res_reg = -1;
     if (add) {
       res_reg = kCur[ptrs.size()];
-      ptrs.push_back(over({interior(*other), Cout, other->buf.wp(other->shape) * Cout}, *other));
+      ptrs.push_back(over({interior(e, *other), Cout, other->buf.wp(other->shape) * Cout}, *other));
     }
     const std::int64_t part = split ? e.scratch(c, std::int64_t{L} * 4) : 0;
     std::vector<std::int64_t> res32(static_cast<std::size_t>(lanes));

@@ -45,8 +45,8 @@ void emit_pool(Ctx& e, const Node& n) {
     e.li(c, 5, acc);
     e.li(c, 15, outb ^ outb2);
     if (!max) e.li(c, 9, n.q.mult[0]);
-    const Ptr pin{window_origin(in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
-    const Ptr pout{interior(out), C, out.buf.wp(out.shape) * C};
+    const Ptr pin{window_origin(e, in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
+    const Ptr pout{interior(e, out), C, out.buf.wp(out.shape) * C};
     std::vector<Ptr> ptrs{pin, pout};
     RowHook rows_in;
     if (lb.at >= 0) {
@@ -92,7 +92,7 @@ void emit_global_pool(Ctx& e, const Node& n) {
   // The loop's steps are the input rows, read one by one; the output is one
   // more step, after the loop, that reads nothing new.
   e.writes = false;
-  pixel_loop(e, c, 0, in.shape.h, 1, {{interior(in), 0, in.buf.wp(in.shape) * C}}, [&] {
+  pixel_loop(e, c, 0, in.shape.h, 1, {{interior(e, in), 0, in.buf.wp(in.shape) * C}}, [&] {
     e.ins(c, "dma.gl r1, r24, r7");
     e.ins(c, "vpsum r4, r1, r2, r3, r2, i8");
     e.ins(c, "vadd r5, r5, r4, r2, i32");
@@ -102,7 +102,7 @@ void emit_global_pool(Ctx& e, const Node& n) {
   e.sync_rows(c, 0, 1);
   e.sync_pre(c);
   e.ins(c, "vrqs r6, r5, r2, r9, " + std::to_string(n.q.shift[0]) + ", 0");
-  e.li(c, 10, interior(out));
+  e.li(c, 10, interior(e, out));
   e.ins(c, "dma.lg r10, r6, r2");
   e.sync_post(c);
 }
@@ -127,8 +127,8 @@ void emit_add(Ctx& e, const Node& n) {
     e.li(c, 8, n.q.mult[1]);
     e.li(c, 9, 1);
     share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
-               {{interior(a), 0, a.buf.wp(a.shape) * C}, {interior(b), 0, b.buf.wp(b.shape) * C},
-                {interior(y), 0, y.buf.wp(y.shape) * C}},
+               {{interior(e, a), 0, a.buf.wp(a.shape) * C}, {interior(e, b), 0, b.buf.wp(b.shape) * C},
+                {interior(e, y), 0, y.buf.wp(y.shape) * C}},
                [&] {
                  for (std::int64_t off = 0; off < W * C; off += E) {
                    e.ins(c, "addi r10, r24, " + std::to_string(off));
@@ -172,9 +172,9 @@ void emit_mul(Ctx& e, const Node& n) {
     e.li(c, 6, C);
     e.li(c, 7, n.q.mult[0]);
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
-               {{interior(a), C, a.buf.wp(a.shape) * C},
-                {interior(b), gate ? 0 : C, gate ? 0 : b.buf.wp(b.shape) * C},
-                {interior(y), C, y.buf.wp(y.shape) * C}},
+               {{interior(e, a), C, a.buf.wp(a.shape) * C},
+                {interior(e, b), gate ? 0 : C, gate ? 0 : b.buf.wp(b.shape) * C},
+                {interior(e, y), C, y.buf.wp(y.shape) * C}},
                [&] {
                  e.ins(c, "dma.gl r1, r24, r6");
                  e.ins(c, "dma.gl r2, r25, r6");
@@ -199,7 +199,7 @@ void emit_unary(Ctx& e, const Node& n) {
     e.li(c, 6, E);
     if (op_has(n.op, op_table)) e.li(c, 2, e.bytes(c, n.q.lut));
     share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
-               {{interior(x), 0, x.buf.wp(x.shape) * C}, {interior(y), 0, y.buf.wp(y.shape) * C}},
+               {{interior(e, x), 0, x.buf.wp(x.shape) * C}, {interior(e, y), 0, y.buf.wp(y.shape) * C}},
                [&] {
                  for (std::int64_t off = 0; off < W * C; off += E) {
                    e.ins(c, "addi r10, r24, " + std::to_string(off));
@@ -229,14 +229,14 @@ void emit_concat_pixels(Ctx& e, const Node& n) {
     std::vector<std::int64_t> bufs;
     for (int v : n.in) {
       const Value& x = e.g.val(v);
-      ptrs.push_back({interior(x), x.shape.c, x.buf.wp(x.shape) * x.shape.c});
+      ptrs.push_back({interior(e, x), x.shape.c, x.buf.wp(x.shape) * x.shape.c});
       // Buffers of its own per input: one input's load does not wait for
       // the stores of the one before.
       bufs.push_back(e.scratch(c, x.shape.c));
       bufs.push_back(e.scratch(c, 4 * x.shape.c));
       bufs.push_back(e.scratch(c, x.shape.c));
     }
-    ptrs.push_back({interior(y), Cy, y.buf.wp(y.shape) * Cy});
+    ptrs.push_back({interior(e, y), Cy, y.buf.wp(y.shape) * Cy});
     const int out_ptr = kCur[n.in.size()];
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       // Every input's load first, so their transfers are in flight at once
@@ -296,7 +296,7 @@ void emit_rescale(Ctx& e, const Node& n) {
       e.li(c, 4, o);
       e.li(c, 5, one ? n.q.mult[i1] : e.words(c, rq));
       share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
-                 {{interior(x), C, x.buf.wp(x.shape) * C}, {interior(y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
+                 {{interior(e, x), C, x.buf.wp(x.shape) * C}, {interior(e, y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
                  [&] {
                    e.ins(c, "dma.gl r1, r24, r2");
                    e.ins(c, "vwiden r3, r1, r2");
@@ -337,7 +337,7 @@ void emit_concat_rows(Ctx& e, const Node& n) {
       e.li(c, 5, n.q.mult[k]);
       const std::int64_t s = share_of(n, c), i0 = P * s / R, i1 = P * (s + 1) / R;
       if (i1 > i0)
-        pixel_loop(e, c, off + i0, i1 - i0, 1, {{interior(x) + i0 * C, C, C}, {interior(y) + (off + i0) * C, C, C}}, [&] {
+        pixel_loop(e, c, off + i0, i1 - i0, 1, {{interior(e, x) + i0 * C, C, C}, {interior(e, y) + (off + i0) * C, C, C}}, [&] {
           e.ins(c, "dma.gl r1, r24, r2");
           e.ins(c, "vwiden r3, r1, r2");
           e.ins(c, "vrqs r4, r3, r2, r5, " + std::to_string(n.q.shift[k]) + ", 0");
@@ -377,14 +377,14 @@ void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std:
   // The host's plain rows (image by image in a stream) into the bordered buffer.
   Ptr from{plain, 0, v.shape.w * v.shape.c};
   from.image_stride = v.shape.numel();
-  copy_rows(e, cores, v, from, {interior(v), 0, v.buf.wp(v.shape) * v.shape.c});
+  copy_rows(e, cores, v, from, {interior(e, v), 0, v.buf.wp(v.shape) * v.shape.c});
 }
 
 void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t area) {
   // A stream's output, image by image, into the area the host reads.
   Ptr to{area, 0, v.shape.w * v.shape.c};
   to.image_stride = v.shape.numel();
-  copy_rows(e, cores, v, {v.buf.addr, 0, v.shape.w * v.shape.c}, to);
+  copy_rows(e, cores, v, {e.addr(v), 0, v.shape.w * v.shape.c}, to);
 }
 
 }  // namespace vp::cc::emit
@@ -427,7 +427,7 @@ void emit_gather(Ctx& e, const Node& n) {
                (x.buf.pad == 0 || (p + len) % x.shape.w != 0) && (len + 1) * C <= limit)
           ++len;
         runs[static_cast<std::size_t>(h - h0)].push_back(
-            {interior(x) + (p / x.shape.w) * xrow + (p % x.shape.w) * C, (k - k0) * C, len * C});
+            {interior(e, x) + (p / x.shape.w) * xrow + (p % x.shape.w) * C, (k - k0) * C, len * C});
         k += len;
       }
     }
@@ -480,7 +480,7 @@ void emit_gather(Ctx& e, const Node& n) {
         const std::int64_t h = h0 + static_cast<std::int64_t>(b0), count = static_cast<std::int64_t>(b1 - b0);
         e.sync_rows(c, h, count);
         e.li(c, 24, runs[b0][0].src);
-        e.li(c, 25, interior(y) + h * yrow);
+        e.li(c, 25, interior(e, y) + h * yrow);
         e.li(c, 20, count);
         row_loop(20, runs[b0], stride, false);
         b0 = b1;
@@ -505,7 +505,7 @@ void emit_gather(Ctx& e, const Node& n) {
     e.sync_rows(c, h0, h1 - h0);
     e.li(c, 12, row_bytes);
     e.li(c, 27, e.words(c, table));
-    e.li(c, 25, interior(y) + h0 * yrow);
+    e.li(c, 25, interior(e, y) + h0 * yrow);
     e.li(c, 20, static_cast<std::int64_t>(table.size() / 2));
     const std::string outer = e.label(c, "gstretch");
     e.put_label(c, outer);

@@ -223,13 +223,14 @@ inline void clamp_out(Ctx& e, int c, const Node& n, int reg_buf, int reg_n) {
 
 inline std::int64_t mask_of(int n) { return (std::int64_t{1} << n) - 1; }
 
-// Origin (top-left window pixel, may be in the border) of output (0, 0).
-inline std::int64_t window_origin(const Value& in, const ConvGeom& g) {
+// Origin (top-left window pixel, may be in the border) of output (0, 0), in
+// the buffer of the image the code being emitted works on (Ctx::addr).
+inline std::int64_t window_origin(const Ctx& e, const Value& in, const ConvGeom& g) {
   const std::int64_t wp = in.buf.wp(in.shape), C = in.shape.c;
-  return in.buf.addr + ((in.buf.pad - g.pt) * wp + (in.buf.pad - g.pl)) * C;
+  return e.addr(in) + ((in.buf.pad - g.pt) * wp + (in.buf.pad - g.pl)) * C;
 }
-inline std::int64_t interior(const Value& v) {
-  return v.buf.addr + (std::int64_t{v.buf.pad} * v.buf.wp(v.shape) + v.buf.pad) * v.shape.c;
+inline std::int64_t interior(const Ctx& e, const Value& v) {
+  return e.addr(v) + (std::int64_t{v.buf.pad} * v.buf.wp(v.shape) + v.buf.pad) * v.shape.c;
 }
 
 // Largest chunk of a channels-last row (W pixels of C) that divides it and

@@ -121,7 +121,7 @@ void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
       e.li(c, 10, FLAG);
       e.ins(c, "ld r11, r10, 0");
       e.ins(c, "bne r11, r0, " + skip);
-      e.li(c, 11, interior(b) + b_off + block * rows * b.buf.wp(b.shape) * b.shape.c);
+      e.li(c, 11, interior(e, b) + b_off + block * rows * b.buf.wp(b.shape) * b.shape.c);
       e.li(c, 12, B8);
       e.li(c, 14, rows);
       e.li(c, 15, CB);
@@ -133,8 +133,8 @@ void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
       e.ins(c, "st r6, r10, 0");
       e.put_label(c, skip);
     };
-    const std::vector<Ptr> ptrs{{interior(a), a.shape.c, a.buf.wp(a.shape) * a.shape.c},
-                                {interior(y), y.shape.c, y.buf.wp(y.shape) * y.shape.c}};
+    const std::vector<Ptr> ptrs{{interior(e, a), a.shape.c, a.buf.wp(a.shape) * a.shape.c},
+                                {interior(e, y), y.shape.c, y.buf.wp(y.shape) * y.shape.c}};
     const auto body = [&] {
       e.ins(c, "addi r10, r24, " + std::to_string(a_off));
       e.ins(c, "dma.gl r1, r10, r3");
@@ -227,7 +227,7 @@ void emit_matmul(Ctx& e, const Node& n) {
     set_registers(e, c, {A8, A32, CA, T32, n.trans_b ? K : N, 1, ACC, O, CY, FLAG});
     const bool as_needed = matmul_rows_as_needed(e.g, n);
     if (as_needed) {  // FLAG: the next B row's address in memory, then in the scratchpad
-      e.li(c, 11, interior(b));
+      e.li(c, 11, interior(e, b));
       e.ins(c, "st r11, r10, 0");
       e.li(c, 11, B32);
       e.ins(c, "st r11, r10, 4");
@@ -235,9 +235,9 @@ void emit_matmul(Ctx& e, const Node& n) {
     // B's rows up to this row's last (row pointer - its base + B's base).
     const RowHook take_b = [&e, c, &n, &a, &b, &y, CB, A8, FLAG](std::int64_t, std::int64_t, std::int64_t) {
       const std::string loop = e.label(c, "btake"), done = e.label(c, "bdone");
-      e.li(c, 12, n.trans_b ? interior(a) : interior(y));
+      e.li(c, 12, n.trans_b ? interior(e, a) : interior(e, y));
       e.ins(c, std::string("sub r12, ") + (n.trans_b ? "r24" : "r25") + ", r12");
-      e.ins(c, "addi r12, r12, " + std::to_string(interior(b)));
+      e.ins(c, "addi r12, r12, " + std::to_string(interior(e, b)));
       e.li(c, 10, FLAG);
       e.ins(c, "ld r11, r10, 0");
       e.ins(c, "ld r13, r10, 4");
@@ -260,7 +260,7 @@ void emit_matmul(Ctx& e, const Node& n) {
       e.li(c, 10, FLAG);
       e.ins(c, "ld r11, r10, 0");
       e.ins(c, "bne r11, r0, " + skip);
-      e.li(c, 11, interior(b));
+      e.li(c, 11, interior(e, b));
       e.li(c, 12, A8);
       e.li(c, 13, B32);
       e.li(c, 14, rows);
@@ -274,7 +274,7 @@ void emit_matmul(Ctx& e, const Node& n) {
       e.ins(c, "st r6, r10, 0");
       e.put_label(c, skip);
     };
-    const std::vector<Ptr> ptrs{{interior(a), CA, a.buf.wp(a.shape) * CA}, {interior(y), CY, y.buf.wp(y.shape) * CY}};
+    const std::vector<Ptr> ptrs{{interior(e, a), CA, a.buf.wp(a.shape) * CA}, {interior(e, y), CY, y.buf.wp(y.shape) * CY}};
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       e.ins(c, "dma.gl r1, r24, r3");
       if (n.trans_b) {

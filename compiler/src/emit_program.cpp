@@ -36,74 +36,6 @@
 namespace vp::cc {
 namespace emit {
 
-Ctx::Ctx(const Graph& graph, const Target& target) : g(graph), t(target), batch(graph.batch) {}
-
-CoreCode& Ctx::core(int c) {
-  auto it = cores.find(c);
-  if (it == cores.end()) {
-    it = cores.emplace(c, CoreCode{}).first;
-    it->second.param_bottom = t.spad_bytes;
-  }
-  return it->second;
-}
-
-void word_lines(std::ostream& os, const std::vector<std::int32_t>& w) {
-  for (std::size_t i = 0; i < w.size(); i += 16) {
-    os << "    .word ";
-    for (std::size_t j = i; j < std::min(w.size(), i + 16); ++j) os << (j > i ? ", " : "") << w[j];
-    os << "\n";
-  }
-}
-
-std::int64_t Ctx::words(int c, const std::vector<std::int32_t>& w) {
-  CoreCode& k = core(c);
-  k.param_bottom = (k.param_bottom - static_cast<std::int64_t>(w.size()) * 4) / 8 * 8;
-  k.data << ".data local, " << k.param_bottom << "\n";
-  word_lines(k.data, w);
-  return k.param_bottom;
-}
-
-std::int64_t Ctx::bytes(int c, const std::vector<std::int8_t>& b) {
-  CoreCode& k = core(c);
-  k.param_bottom = (k.param_bottom - static_cast<std::int64_t>(b.size())) / 8 * 8;
-  k.data << ".data local, " << k.param_bottom << "\n";
-  for (std::size_t i = 0; i < b.size(); i += 32) {
-    k.data << "    .byte ";
-    for (std::size_t j = i; j < std::min(b.size(), i + 32); ++j) k.data << (j > i ? ", " : "") << int(b[j]);
-    k.data << "\n";
-  }
-  return k.param_bottom;
-}
-
-std::int64_t Ctx::scratch(int c, std::int64_t n) {
-  std::int64_t& next = scratch_next_[c];
-  const std::int64_t a = next;
-  next = (next + n + 7) / 8 * 8;
-  CoreCode& k = core(c);
-  k.scratch_top = std::max(k.scratch_top, next);
-  return a;
-}
-
-std::string Ctx::label(int c, const std::string& base) {
-  return "L" + std::to_string(layer) + "_" + base + std::to_string(core(c).labels++);
-}
-
-void Ctx::ins(int c, const std::string& line) {
-  CoreCode& k = core(c);
-  k.text << "    " << line << "\n";
-  ++k.instructions;
-}
-
-void Ctx::li(int c, int reg, std::int64_t v) {
-  if (v < INT32_MIN || v > UINT32_MAX) throw CompileError("emit: constant " + std::to_string(v) + " exceeds 32 bits");
-  // Registers hold 32 bits: an address at or above 2 GiB (the cluster SRAMs'
-  // global window) is the same bits as a negative immediate.
-  if (v > INT32_MAX) v -= std::int64_t{1} << 32;
-  ins(c, "li r" + std::to_string(reg) + ", " + std::to_string(v));
-}
-
-void Ctx::put_label(int c, const std::string& l) { core(c).text << l << ":\n"; }
-
 }  // namespace emit
 
 namespace {
@@ -249,7 +181,8 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     ++e.layer;
     if (e.node >= 0) e.node_layer[e.node] = e.layer;
     e.out_width = out >= 0 ? g.val(out).shape.w : 0;
-    layers.emplace_back(e.layer, name);
+    if (!e.odd) layers.emplace_back(e.layer, name);
+    e.layer_out[e.layer] = out;
     e.inputs = std::move(inputs);
     e.writes = true;
     if (out >= 0) writer[out] = e.layer;
@@ -306,6 +239,10 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     return cores;
   };
   for (int c : active) e.image_loop_begin(c);
+  const int first_layer = e.layer;
+  // Every layer once: the image loop's body (twice with second buffers,
+  // the even image's then the odd one's, under the same layer ids).
+  auto body = [&] {
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (g.input_plain[i] == v.buf.addr) continue;
@@ -440,6 +377,15 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     emit::emit_output_copy(e, cores, v, g.output_area[i]);
     end_layer(cores);
   }
+  };
+  body();
+  if (e.twin) {
+    for (int c : active) e.image_loop_mid(c);
+    e.odd = true;
+    e.layer = first_layer;
+    body();
+    e.odd = false;
+  }
   for (int c : active) {
     e.image_loop_end(c);
     e.ins(c, "halt");
@@ -548,7 +494,21 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   }
   if (!rings.empty() && opt.image_releases)
     throw CompileError("emit: rings of rows need row releases (--stream-release rows)");
-  const SyncPlan plan = plan_sync(dry.steps, g.batch > 1, reuse, opt.image_releases, rings);
+  // A stream whose tensors have second buffers (plan_memory) runs its image
+  // loop twice over, even and odd images; the releases of those tensors
+  // wait for the reads of two images back. When the doubled code does not
+  // fit a core's instruction memory or scratchpad, the second buffers go
+  // unused and the program is emitted once over.
+  bool twin = false;
+  if (g.batch > 1 && !opt.image_releases)
+    for (const Value& v : g.values) twin = twin || v.buf.alt >= 0;
+  auto plan_for = [&](bool tw) {
+    std::set<int> twins;
+    for (const auto& [layer, out] : dry.layer_out)
+      if (tw && out >= 0 && g.val(out).buf.alt >= 0) twins.insert(layer);
+    return plan_sync(dry.steps, g.batch > 1, reuse, opt.image_releases, rings, twins);
+  };
+  SyncPlan plan = plan_for(twin);
   // Cores whose parameters and a layer's scratch do not fit take their
   // hand-over tables from global memory, a layer's at a time (a core shared
   // by many layers held all their tables at once), and the program is
@@ -556,17 +516,35 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   auto pass = [&](const std::set<int>& tables_in_memory) {
     auto ctx = std::make_unique<emit::Ctx>(g, t);
     ctx->plan = &plan;
+    ctx->twin = twin;
     ctx->tables_in_memory = tables_in_memory;
     ctx->global_data_at = (g.gmem_used + 63) / 64 * 64;
     auto order = emit_layers_in_order(*ctx, active);
     if (ctx->steps != dry.steps) throw CompileError("emit: the two passes disagree on the row steps");
     return std::make_pair(std::move(ctx), std::move(order));
   };
-  auto [ctx, layers] = pass(opt.tables_in_memory ? active : std::set<int>{});
-  std::set<int> overflow;
-  for (const auto& [c, code] : ctx->cores)
-    if (code.scratch_top > code.param_bottom) overflow.insert(c);
-  if (!overflow.empty() && !opt.tables_in_memory) std::tie(ctx, layers) = pass(overflow);
+  auto emit_all = [&] {
+    auto made = pass(opt.tables_in_memory ? active : std::set<int>{});
+    std::set<int> overflow;
+    for (const auto& [c, code] : made.first->cores)
+      if (code.scratch_top > code.param_bottom) overflow.insert(c);
+    if (!overflow.empty() && !opt.tables_in_memory) made = pass(overflow);
+    return made;
+  };
+  auto [ctx, layers] = emit_all();
+  if (twin) {
+    bool fits = true;
+    for (const auto& [c, code] : ctx->cores) {
+      const std::string ranges = format_lines(g, t, c) + adc_range_lines(opt.adc_ranges, t, c);
+      fits = fits && code.scratch_top <= code.param_bottom &&
+             code.instructions + std::count(ranges.begin(), ranges.end(), '\n') <= t.imem_instructions;
+    }
+    if (!fits) {
+      twin = false;
+      plan = plan_for(false);
+      std::tie(ctx, layers) = emit_all();
+    }
+  }
   emit::Ctx& e = *ctx;
   if (e.global_data_at > t.gmem_bytes)
     throw CompileError("activations and hand-over tables need " + std::to_string(e.global_data_at) +
@@ -574,6 +552,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
 
   EmitResult res;
   res.cores_used = count;
+  res.twin_buffers = twin;
   res.row_tokens = plan.tokens;
   res.node_tokens.assign(g.nodes.size(), 0);
   for (const auto& [node, layer] : dry.node_layer)
@@ -620,8 +599,9 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   // Borders that must read -128 (max pooling over signed values).
   for (const Value& v : g.values)
     if (!v.is_const && !v.preload && v.buf.addr >= 0 && v.buf.fill != 0)
-      out << ".data global, " << v.buf.addr << "\n    .space " << v.buf.bytes(v.shape) << ", " << (v.buf.fill & 0xff)
-          << "\n";
+      for (const std::int64_t at : {v.buf.addr, twin ? v.buf.alt : -1})
+        if (at >= 0)
+          out << ".data global, " << at << "\n    .space " << v.buf.bytes(v.shape) << ", " << (v.buf.fill & 0xff) << "\n";
   // Preloaded maps (a position embedding, a class token): their codes
   // channels-last in their buffers, borders included.
   for (const Value& v : g.values)

@@ -14,6 +14,7 @@
 // otherwise their tokens would interleave.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <tuple>
 
@@ -81,7 +82,7 @@ std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64
 
 SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream,
                    const std::vector<ReuseOrder>& reuse, bool image_releases,
-                   const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings) {
+                   const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings, const std::set<int>& twins) {
   // Writing rows of every (layer, core).
   std::map<int, std::map<int, std::vector<Written>>> written;  // layer -> core -> its writing steps
   for (const auto& [key, list] : steps)
@@ -218,7 +219,7 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
     std::map<std::pair<int, int>, std::set<int>> taken;
     for (const auto& [pq, uses] : used)
       for (const Use& u : uses) taken[pq].insert(u.tag);
-    row_rels = plan_row_releases(steps, taken, rings);
+    row_rels = plan_row_releases(steps, taken, rings, twins);
     for (const RowRelease& r : row_rels)
       for (const auto& [qp, n] : r.pair_tokens) {
         plan.releases += n;
@@ -251,7 +252,7 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
     for (const RowRelease& r : row_rels)
       if (r.writer == W && r.takes.count(q)) {
         tab.pre_tags.push_back(r.tag);
-        tab.pre_cross.push_back(r.cross);
+        tab.pre_cross.push_back(static_cast<char>(r.cross ? r.depth : 0));
       }
     for (std::size_t j = 0; j < list.size(); ++j) {
       for (const Stream* s : mine) put(tab.pre, s->recvs.at(q)[j]);
@@ -278,7 +279,7 @@ SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& s
     for (const RowRelease& r : row_rels)
       if (r.reader == Z && r.gives.count(p)) {
         tab.post_tags.push_back(r.tag);
-        tab.post_cross.push_back(r.cross);
+        tab.post_cross.push_back(static_cast<char>(r.cross ? r.depth : 0));
       }
     int i = 0;  // writing steps so far
     for (std::size_t j = 0; j < list.size(); ++j) {
@@ -307,6 +308,7 @@ void Ctx::sync_rows(int c, std::int64_t first_row, std::int64_t rows, std::int64
   // The loop's columns are the map's own when it walks the layer's output
   // width (share_loop's strips and blocks); a loop over whole rows (one
   // "pixel" a row) writes and reads every column.
+  if (odd) return;  // the second copy of a twin image loop: the first's steps
   const bool columns = w0 >= 0 && width > 1 && width == out_width;
   auto& list = steps[{layer, c}];
   for (std::int64_t i = 0; i < rows; ++i) {
@@ -443,10 +445,15 @@ void Ctx::sync_begin(int c) {
     scratch_next_[c] = 0;
     scratch(c, bytes);
     scratch_floor_[c] = scratch_next_[c];
-    const std::int64_t from = global_data_at;
-    global_data_at = (global_data_at + bytes + 63) / 64 * 64;
-    global_data << ".data global, " << from << "    ; hand-over tables of layer " << layer << ", core " << c << "\n";
-    word_lines(global_data, block);
+    // Both copies of a twin image loop load the same tables.
+    const auto known = memory_tables_.find({layer, c});
+    const std::int64_t from = known != memory_tables_.end() ? known->second : global_data_at;
+    if (known == memory_tables_.end()) {
+      global_data_at = (global_data_at + bytes + 63) / 64 * 64;
+      global_data << ".data global, " << from << "    ; hand-over tables of layer " << layer << ", core " << c << "\n";
+      word_lines(global_data, block);
+      memory_tables_[{layer, c}] = from;
+    }
     li(c, 10, at);
     li(c, 11, from);
     li(c, 12, bytes);
@@ -482,20 +489,28 @@ namespace {
 // core. Indirect: the address of its run-length coded list; the table
 // pointer is saved (word `save`) and walks the list, whose runs left are
 // kept in the word after it while a run's tokens go, and is restored after.
-// With skip_image >= 0 (a row release), the entry is passed over, its
-// messages not sent or taken, while the current image is that one.
-void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, std::int64_t save,
-                int skip_image = -1) {
+// A row release's entry is passed over, its messages not sent or taken,
+// while the current image is below `walk.from` (a writer's first images)
+// or at or past `walk.until` (a reader's last ones).
+struct Walk {
+  int from = 0, until = std::numeric_limits<int>::max();
+};
+void table_loop(Ctx& e, int c, int table_reg, const std::string& op, int tag, std::int64_t save, Walk when = {}) {
   const std::string tr = "r" + std::to_string(table_reg);
   const std::string loop = e.label(c, "tok"), skip = e.label(c, "tokdone");
   std::string end;  // past the entry, the table pointer restored
-  if (skip_image >= 0) {
+  if (when.from > 0 || when.until < std::numeric_limits<int>::max()) {
     const std::string walk = e.label(c, "tokwalk");
     end = e.label(c, "tokend");
     e.li(c, 16, e.image_word(c));
     e.ins(c, "ld r16, r16, 0");
-    e.li(c, 17, skip_image);
-    e.ins(c, "bne r16, r17, " + walk);
+    if (when.from > 0) {
+      e.li(c, 17, when.from);
+      e.ins(c, "bge r16, r17, " + walk);
+    } else {
+      e.li(c, 17, when.until);
+      e.ins(c, "blt r16, r17, " + walk);
+    }
     if (!save) {  // past the count and its cores
       e.ins(c, "ld r16, " + tr + ", 0");
       e.ins(c, "shli r16, r16, 2");
@@ -547,9 +562,12 @@ void Ctx::sync_pre(int c) {
   if (!t) return;
   const std::int64_t save = table_save_.count(c) ? table_save_.at(c).first : 0;
   const std::size_t rows = t->pre_tags.size() - t->pre_cross.size();
-  // The row releases: none to take in the first image.
-  for (std::size_t k = 0; k < t->pre_tags.size(); ++k)
-    table_loop(*this, c, 19, "recv", t->pre_tags[k], save, k < rows || !t->pre_cross[k - rows] ? -1 : 0);
+  // The row releases: none to take in the first image (the first two with two buffers).
+  for (std::size_t k = 0; k < t->pre_tags.size(); ++k) {
+    Walk when;
+    if (k >= rows) when.from = t->pre_cross[k - rows];
+    table_loop(*this, c, 19, "recv", t->pre_tags[k], save, when);
+  }
 }
 
 void Ctx::sync_post(int c) {
@@ -564,14 +582,16 @@ void Ctx::sync_post(int c) {
   const std::int64_t save = table_save_.count(c) ? table_save_.at(c).second : 0;
   for (std::size_t k = 0; k < t->post_tags.size(); ++k) {
     if (k < rows && !writes) continue;
-    // The row releases: none to send after the last image.
-    table_loop(*this, c, 31, "send", t->post_tags[k], save, k < rows || !t->post_cross[k - rows] ? -1 : batch - 1);
+    // The row releases: none to send after the last image (the last two with two buffers).
+    Walk when;
+    if (k >= rows && t->post_cross[k - rows]) when.until = batch - t->post_cross[k - rows];
+    table_loop(*this, c, 31, "send", t->post_tags[k], save, when);
   }
 }
 
 std::int64_t Ctx::image_word(int c) {
   auto it = image_word_.find(c);
-  if (it == image_word_.end()) it = image_word_.emplace(c, words(c, {0})).first;
+  if (it == image_word_.end()) it = image_word_.emplace(c, state_word(c)).first;
   return it->second;
 }
 
@@ -583,7 +603,7 @@ void load_image(Ctx& e, int c) {
 }
 void release_regs(Ctx& e, int c, std::map<int, std::int64_t>& buf) {
   auto it = buf.find(c);
-  if (it == buf.end()) it = buf.emplace(c, e.words(c, {0})).first;
+  if (it == buf.end()) it = buf.emplace(c, e.state_word(c)).first;
   e.li(c, 18, it->second);
   e.li(c, 30, 4);
 }
@@ -633,6 +653,18 @@ void Ctx::image_loop_begin(int c) {
   put_label(c, top);
 }
 
+void Ctx::image_loop_mid(int c) {
+  // After the even image: on to the odd one, unless that was the last.
+  li(c, 16, image_word(c));
+  ins(c, "ld r17, r16, 0");
+  ins(c, "addi r17, r17, 1");
+  ins(c, "st r17, r16, 0");
+  li(c, 16, batch);
+  const std::string done = label(c, "images");
+  image_done_[c] = done;
+  ins(c, "beq r17, r16, " + done);
+}
+
 void Ctx::image_loop_end(int c) {
   if (batch <= 1) return;
   li(c, 16, image_word(c));
@@ -641,6 +673,7 @@ void Ctx::image_loop_end(int c) {
   ins(c, "st r17, r16, 0");
   li(c, 16, batch);
   ins(c, "bne r17, r16, " + image_label_.at(c));
+  if (const auto it = image_done_.find(c); it != image_done_.end()) put_label(c, it->second);
 }
 
 }  // namespace emit

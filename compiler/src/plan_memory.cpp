@@ -387,6 +387,37 @@ void plan_memory(Graph& g, const Target& t) {
     v.buf.ring_rows = ring;
     on_chip += bytes;
   }
+  // A stream's second buffers (Buffer::alt): every value a layer stores,
+  // but rings (their release is within the image) and the outputs of Convs
+  // whose Add computes them (never stored). In the SRAM window, smallest
+  // first, where the window still has room after every first buffer (a
+  // small map has few rows, so its writer and readers are the most tightly
+  // bound by one buffer); a value in global memory has its second there.
+  std::vector<bool> twin(g.values.size(), false);
+  if (g.batch > 1 && g.row_releases && g.twin_buffers) {
+    std::vector<bool> stored(g.values.size(), false);
+    for (int i : g.inputs) stored[static_cast<std::size_t>(i)] = true;
+    for (const Node& n : g.nodes)
+      for (int o : n.out) stored[static_cast<std::size_t>(o)] = true;
+    std::vector<std::pair<std::int64_t, int>> by_size;
+    for (std::size_t id = 0; id < g.values.size(); ++id) {
+      const Value& v = g.values[id];
+      if (!stored[id] || v.is_const || v.preload || v.buf.ring_rows > 0 || in_gmem_only[id]) continue;
+      twin[id] = true;
+      if (v.buf.addr >= 0) by_size.emplace_back(v.buf.bytes(v.shape), static_cast<int>(id));
+    }
+    std::stable_sort(by_size.begin(), by_size.end());
+    for (const auto& [bytes, id] : by_size) {
+      Value& v = g.val(id);
+      const std::int64_t at = placer.place((bytes + 63) / 64 * 64, cluster_cost(g, t, id));
+      if (at < 0) {
+        twin[static_cast<std::size_t>(id)] = false;
+        continue;
+      }
+      v.buf.alt = t.sram_global_base + at;
+      on_chip += (bytes + 63) / 64 * 64;
+    }
+  }
   g.reuse_after.clear();
   if (reuse) {
     std::vector<int> order;
@@ -402,7 +433,10 @@ void plan_memory(Graph& g, const Target& t) {
   };
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     Value& v = g.val(g.inputs[i]);
-    if (v.buf.addr < 0) v.buf.addr = alloc(v.buf.bytes(v.shape));
+    if (v.buf.addr < 0) {
+      v.buf.addr = alloc(v.buf.bytes(v.shape));
+      if (twin[static_cast<std::size_t>(g.inputs[i])]) v.buf.alt = alloc(v.buf.bytes(v.shape));
+    }
     // A stream of images: the host writes them all before the start, and
     // the first layer copies each in when the pipeline is ready for it.
     g.input_plain[i] = v.buf.pad || g.batch > 1 ? alloc(v.shape.numel() * g.batch) : v.buf.addr;
@@ -410,7 +444,9 @@ void plan_memory(Graph& g, const Target& t) {
   for (auto& n : g.nodes)
     for (int o : n.out) {
       Value& v = g.val(o);
-      if (v.buf.addr < 0) v.buf.addr = alloc(v.buf.bytes(v.shape));
+      if (v.buf.addr >= 0) continue;
+      v.buf.addr = alloc(v.buf.bytes(v.shape));
+      if (twin[static_cast<std::size_t>(o)]) v.buf.alt = alloc(v.buf.bytes(v.shape));
     }
   // Preloaded maps: in global memory, where the program's data puts them.
   for (Value& v : g.values)

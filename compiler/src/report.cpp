@@ -351,6 +351,19 @@ std::string layer_report(const Graph& g, const Target& t) {
                   static_cast<long long>(period.floor), period.port_name.empty() ? "-" : period.port_name.c_str(),
                   static_cast<long long>(period.port), period.link.empty() ? "-" : period.link.c_str(), static_cast<long long>(period.mesh));
     o << line;
+    std::int64_t twins = 0, twin_bytes = 0;
+    for (const Value& v : g.values)
+      if (v.buf.alt >= 0) {
+        ++twins;
+        twin_bytes += v.buf.bytes(v.shape);
+      }
+    if (twins > 0) {
+      std::snprintf(line, sizeof line,
+                    "stream buffers: %lld tensors in two buffers (%.1f KB more), images alternating between them; "
+                    "the image loop emitted twice over\n",
+                    static_cast<long long>(twins), static_cast<double>(twin_bytes) / 1024.0);
+      o << line;
+    }
   }
   std::snprintf(line, sizeof line,
                 "analog and digital: %lld MACs on crossbars, %lld on the digital path (MatMuls of two activations); "

@@ -23,6 +23,11 @@
 // no later row of it (1x1 Convs, residual Adds), so those reads wait for
 // nothing past row h - R. A writer is at most one image ahead of its
 // slowest reader, so a mailbox holds at most two images' tokens of a stream.
+// A value in two buffers (Buffer::alt, images alternating between them):
+// a writer step of image i + 1 overwrites image i - 1's rows and waits for
+// their reads (depth 2; none taken in the first two images, none sent after
+// the last two); the waits still go to earlier images. Such a writer is up
+// to two images ahead, and a mailbox holds up to three images' tokens.
 #include "row_release.h"
 
 #include <algorithm>
@@ -74,7 +79,8 @@ Reads reads_of(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps
 
 std::vector<RowRelease> plan_row_releases(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps,
                                           std::map<std::pair<int, int>, std::set<int>>& taken,
-                                          const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings) {
+                                          const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings,
+                                          const std::set<int>& twins) {
   std::vector<RowRelease> out;
   for (const auto& [layers, readers] : reads_of(steps)) {
     const auto [Z, W] = layers;
@@ -84,6 +90,7 @@ std::vector<RowRelease> plan_row_releases(const std::map<std::pair<int, int>, st
       rel[k].writer = Z;
       rel[k].reader = W;
       rel[k].cross = k == 0;
+      rel[k].depth = k == 0 && twins.count(Z) ? 2 : 1;
     }
     for (auto wit = steps.lower_bound({Z, 0}); wit != steps.end() && wit->first.first == Z; ++wit) {
       const int p = wit->first.second;

@@ -24,6 +24,10 @@ struct RowRelease {
   // Reads of the last image (taken from the second image on, sent up to the
   // one before the last), or, in a ring, of this image's row ring_rows up.
   bool cross = true;
+  // Images back whose reads a cross release waits for: 1, or 2 when the
+  // writer's value has two buffers (the writer of image i + 1 overwrites
+  // image i - 1's rows).
+  int depth = 1;
   // Writer core p -> per step of (writer, p): the reader cores to take a
   // token from before it (one entry per token, in order).
   std::map<int, std::vector<std::vector<int>>> takes;
@@ -42,8 +46,10 @@ struct RowRelease {
 // tensors held as rings of rows (Buffer::ring_rows): a writer step of row h
 // waits for the reads of row h - rows of the same image, or, for h < rows,
 // of row h - rows + height of the last image.
+// `twins`: writer layers whose value has two buffers (their releases have depth 2).
 std::vector<RowRelease> plan_row_releases(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps,
                                           std::map<std::pair<int, int>, std::set<int>>& taken,
-                                          const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings = {});
+                                          const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings = {},
+                                          const std::set<int>& twins = {});
 
 }  // namespace vp::cc

@@ -32,6 +32,7 @@ const char* kUsage =
     "             [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]\n"
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
+    "             [--stream-buffers 2|1]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -61,6 +62,10 @@ const char* kUsage =
     "  --stream-release rows|images   with --batch N > 1: a writer overwrites a row of the last image\n"
     "                   once its readers have read that row (rows, the default), or begins a layer's\n"
     "                   next image once they have finished the last (images)\n"
+    "  --stream-buffers 2|1   with --batch N > 1 and row releases: a tensor in two buffers where the\n"
+    "                   memory has room, images alternating between them, so a writer overwrites rows of\n"
+    "                   two images back (2, the default; the program's image loop is emitted twice over),\n"
+    "                   or every tensor in one buffer (1)\n"
     "  --handover-tables auto|memory   where each core keeps its row hand-over tables: among its\n"
     "                   parameters, or (memory, and auto for a core whose scratchpad would overflow)\n"
     "                   in global memory, each layer's loaded into its scratch at the layer's start\n"
@@ -178,6 +183,10 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       if (v != "rows" && v != "images") throw UsageError("--stream-release " + v + ": expected rows or images");
       o.image_releases = v == "images";
+    } else if (a == "--stream-buffers") {
+      const std::string v = next();
+      if (v != "1" && v != "2") throw UsageError("--stream-buffers " + v + ": expected 1 or 2");
+      o.twin_buffers = v == "2";
     } else if (a == "--handover-tables") {
       const std::string v = next();
       if (v != "auto" && v != "memory") throw UsageError("--handover-tables " + v + ": expected auto or memory");

@@ -47,6 +47,7 @@ struct CompileOptions {
   bool ir_drop_compensate = false;  // --ir-drop-compensate (EmitOptions)
   bool tables_in_memory = false;    // --handover-tables memory (EmitOptions)
   bool image_releases = false;      // --stream-release images (EmitOptions)
+  bool twin_buffers = true;         // --stream-buffers 2 (Graph::twin_buffers)
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

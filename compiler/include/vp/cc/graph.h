@@ -45,6 +45,12 @@ struct Buffer {
   // writer overwrites a row once its readers have read the row ring_rows
   // before it (row_release.h). 0: the whole map.
   std::int64_t ring_rows = 0;
+  // A stream's second buffer of the value (plan_memory), -1: none. Images
+  // alternate between the two (even ones in `addr`, odd ones here), so a
+  // writer may write image i + 1 while its readers still read image i, and
+  // waits only for their reads of image i - 1 (row_release.h). The border,
+  // if any, is the same in both.
+  std::int64_t alt = -1;
   std::int64_t wp(const Shape& s) const { return s.w + 2 * pad; }
   std::int64_t hp(const Shape& s) const { return s.h + 2 * pad; }
   std::int64_t bytes(const Shape& s) const { return hp(s) * wp(s) * s.c; }
@@ -269,6 +275,9 @@ struct Graph {
   // A stream's buffers released per row (vp-cc --stream-release rows, the
   // default): only then may plan_memory hold values as rings of rows.
   bool row_releases = true;
+  // A stream's values in two buffers where they fit (vp-cc --stream-buffers
+  // 2, the default; Buffer::alt): plan_memory gives the second ones.
+  bool twin_buffers = true;
   std::vector<std::int64_t> output_area;
   // Where the host finds graph output i: its area, or the value's buffer.
   std::int64_t output_addr(std::size_t i) const {

@@ -227,6 +227,9 @@ struct EmitResult {
   std::int64_t row_tokens = 0;     // row hand-over messages per inference
   // Per node: the messages its busiest core sends and takes (Node::sync_tokens).
   std::vector<std::int64_t> node_tokens;
+  // The program runs a stream's image loop twice over, its tensors' second
+  // buffers (Buffer::alt) holding the odd images.
+  bool twin_buffers = false;
 };
 EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt);
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -45,9 +46,11 @@ struct SyncStep {
 // the destination cores (post). One tag per stream.
 // In a stream with row releases (row_release.h) the last pre streams are
 // the releases a writer takes and the last post streams those a reader
-// sends, one entry of pre_cross / post_cross each: 1 when it releases the
-// last image's rows (none taken in the first image, none sent after the
-// last), 0 for a ring's rows of the same image (never skipped). Post
+// sends, one entry of pre_cross / post_cross each: the images back whose
+// rows it releases, 1 for the last image's (none taken in the first image,
+// none sent after the last), 2 for a value in two buffers (Buffer::alt:
+// none taken in the first two images, none sent after the last two), 0 for
+// a ring's rows of the same image (never skipped). Post
 // entries of a step that writes nothing hold only the releases.
 struct SyncTable {
   std::vector<std::int32_t> pre, post;
@@ -98,9 +101,11 @@ std::pair<std::int64_t, std::int64_t> window_columns(std::int64_t w0, std::int64
 // program order); with `stream` also the releases between images, per row
 // or, with `image_releases`, per layer and image.
 // `rings`: writer layer -> (ring rows, map height) of the tensors held as
-// rings of rows (row_release.h).
+// rings of rows (row_release.h); `twins`: writer layers whose tensor has
+// two buffers (Buffer::alt).
 SyncPlan plan_sync(const std::map<std::pair<int, int>, std::vector<SyncStep>>& steps, bool stream = false,
                    const std::vector<ReuseOrder>& reuse = {}, bool image_releases = false,
-                   const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings = {});
+                   const std::map<int, std::pair<std::int64_t, std::int64_t>>& rings = {},
+                   const std::set<int>& twins = {});
 
 }  // namespace vp::cc
