@@ -1,19 +1,25 @@
 ; The deploy kernel: loaded by the firmware into every CU that owns cells
 ; and started at 0. It programs that CU's cell programs (its entry of the
-; per-core deploy table) row by row through the ISPP write path with
-; program-and-verify (xprog), retrying a row with failed cells up to
-; BB_RETRIES times, and writes its counts to its deploy result record.
-; Partial rows (a rectangle narrower than the crossbar) are read first
-; (xread) so the cells outside the rectangle are programmed to what they
-; hold. Runs from instruction 0 of the CU: position-independent by being
-; the only text of its core.
+; per-core deploy table) through the ISPP write path with program-and-verify,
+; retrying a row with failed cells up to BB_RETRIES times, and writes its
+; counts to its deploy result record. Whole rows go in blocks of up to
+; DEPLOY_BLOCK rows (the record's: as many as the scratchpad holds above
+; K_BUF and below the model's own data there, at most DEPLOY_MAX_BLOCK):
+; each row's levels by a DMA of their own, one after another, then one
+; xprogn for the block, so the write path's sequencer, not the core's
+; issue, steps from row to row. Partial rows (a rectangle narrower than the
+; crossbar) go one at a time: each is read first (xread) so the cells
+; outside the rectangle are programmed to what they hold, then xprog, xstat
+; and the retries. Runs from instruction 0 of the CU: position-independent
+; by being the only text of its core.
 
 ; scratchpad
 .equ K_BOOT,    0x000     ; copy of the boot block
-.equ K_ENTRY,   0x080     ; (first cell, count)
+.equ K_ENTRY,   0x080     ; its deploy table record
 .equ K_REC,     0x0C0     ; one cell record
 .equ K_RES,     0x0E0     ; results
-.equ K_BUF,     0x100     ; one row of levels (xbar.cols bytes)
+.equ K_ENTRY_BYTES, 12     ; (first cell, count, rows per block) of a deploy table record
+.equ K_BUF,     0x100     ; rows of levels (xbar.cols bytes each): a row, or a block of them
 
 .core 0, 0
 kernel:
@@ -22,14 +28,15 @@ kernel:
     li r1, BB_SIZE
     dma.gl r28, r30, r1
     rdsr r2, core
-    shli r3, r2, 3
+    muli r3, r2, DEPLOY_REC
     ld r4, r28, BB_DEPLOY
     add r4, r4, r3
     li r5, K_ENTRY
-    li r6, 8
+    li r6, K_ENTRY_BYTES
     dma.gl r5, r4, r6
-    ld r10, r5, 0                   ; first cell
-    ld r11, r5, 4                   ; cells
+    ld r10, r5, DEPLOY_FIRST        ; first cell
+    ld r11, r5, DEPLOY_COUNT        ; cells
+    ld r30, r5, DEPLOY_BLOCK        ; whole rows per block
     ld r12, r28, BB_CELL
     muli r13, r10, CELL_REC
     add r12, r12, r13               ; its record
@@ -69,16 +76,12 @@ k_partial:
     li r24, 1
 k_rows:
     li r26, 0
+    beq r24, zero, k_blocks         ; whole rows in blocks; partial ones one at a time, each read first
 k_row:
     add r7, r15, r26                ; crossbar row
-    beq r24, zero, k_full
     xread r8, r14, r7
     add r1, r8, r16
     dma.gl r1, r19, r18
-    jmp k_prog
-k_full:
-    dma.gl r8, r19, r18
-k_prog:
     ld r27, r28, BB_RETRIES
 k_again:
     xprog r8, r14, r7
@@ -97,6 +100,38 @@ k_row_ok:
     add r19, r19, r18
     addi r26, r26, 1
     blt r26, r17, k_row
+    jmp k_next
+; Whole rows in blocks of up to r30 rows: each row's levels by a DMA of
+; their own, one at a time (the mesh port of global memory, which every
+; kernel's levels cross, is shared most evenly so: every kernel has one
+; row in flight), then one xprogn for the block.
+k_blocks:
+    sub r1, r17, r26                ; rows of this block
+    add r3, r30, zero
+    bge r1, r30, k_block_rows
+    add r3, r1, zero
+k_block_rows:
+    add r13, r8, zero
+    add r6, r3, zero
+k_fetch:
+    dma.gl r13, r19, r25
+    wait WAIT_DMA
+    add r13, r13, r25
+    add r19, r19, r25
+    dbnz r6, k_fetch
+    add r7, r15, r26                ; its first crossbar row
+    ld r27, r28, BB_RETRIES
+    xprogn r8, r14, r7, r3, r27
+    xstat r1, pulses
+    xstat r2, failed
+    xstat r5, retries
+    add r20, r20, r1
+    add r21, r21, r2
+    add r22, r22, r5
+    add r23, r23, r3
+    add r26, r26, r3
+    blt r26, r17, k_blocks
+k_next:
     addi r12, r12, CELL_REC
     dbnz r11, k_cell
 k_done:

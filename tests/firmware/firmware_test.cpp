@@ -41,9 +41,11 @@ struct XprogEvent {
 
 class Capture : public hw::TraceSink {
  public:
-  std::vector<XprogEvent> xprogs;
+  std::vector<XprogEvent> xprogs, blocks;  // xprog (a partial row), xprogn (whole rows)
   void retire(const hw::CoreIdentity& who, const hw::RetireEvent& ev) override {
-    if (std::string(ev.info->mnemonic) == "xprog") xprogs.push_back({who.cluster, who.cu, ev.start, ev.end});
+    const std::string m = ev.info->mnemonic;
+    if (m == "xprog") xprogs.push_back({who.cluster, who.cu, ev.start, ev.end});
+    if (m == "xprogn") blocks.push_back({who.cluster, who.cu, ev.start, ev.end});
   }
 };
 
@@ -217,14 +219,20 @@ TEST(FirmwareDeploy, RowsWithFailedCellsAreRetried) {
   FwRun run(model_source(rects), sets, opt);
   ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
   // Every row has level-1 cells (random levels over 64 columns), and the
-  // deterministic device never converges them: each row takes all retries.
+  // deterministic device never converges them: each row takes all retries,
+  // inside the one xprogn that programs the 16 whole rows.
   EXPECT_EQ(run.report.retries, 16u * 3u);
-  EXPECT_EQ(run.trace.xprogs.size(), 16u * 4u);
+  EXPECT_EQ(run.trace.blocks.size(), 1u);
+  EXPECT_EQ(run.trace.xprogs.size(), 0u);
+  EXPECT_EQ(run.chip->crossbars().stats().rows_programmed, 16u * 4u);
   EXPECT_EQ(run.report.failed_cells, analytic(rects, run.cfg).failed);
+  EXPECT_EQ(run.report.rows, 16u);
 }
 
 TEST(FirmwareDeploy, EachRowTakesTheAnalyticRowTimeAndDeployIsTheirSum) {
-  // Core 0 programs two crossbars: 64 + 10 full rows, in crossbar order.
+  // Core 0 programs two crossbars: 64 + 10 whole rows, in crossbar order,
+  // in blocks of at most 32 (fw::kKernelBlockRows), each row's levels a DMA
+  // and each block one xprogn: 32 + 32 + 10 rows.
   const auto all = mixed_rects();
   const std::vector<Rect> rects(all.begin(), all.begin() + 2);
   FwRun run(model_source(rects), kDeterministic);
@@ -232,28 +240,64 @@ TEST(FirmwareDeploy, EachRowTakesTheAnalyticRowTimeAndDeployIsTheirSum) {
   const hw::IsppWritePath ispp(run.cfg.ispp);
   const uint64_t per_round = ispp.cycles_per_iteration();
   ASSERT_EQ(per_round, 300u);  // 100 ns pulse + 200 ns verify at 1 GHz
-  std::vector<uint64_t> want;
+  std::vector<uint64_t> want;  // per block, the sum of its rows' times
   for (const auto& r : rects)
     for (uint32_t i = 0; i < r.rows; ++i) {
+      if (i % fw::kKernelBlockRows == 0) want.push_back(0);
       int rounds = 0;
       for (uint32_t j = 0; j < r.cols; ++j)
         rounds = std::max(rounds, ispp.analytic_pulses(0.0, r.levels[i * r.cols + j], run.cfg.device.step_levels_mean, 3).pulses);
-      want.push_back(static_cast<uint64_t>(rounds) * per_round);
+      want.back() += static_cast<uint64_t>(rounds) * per_round;
     }
-  ASSERT_EQ(run.trace.xprogs.size(), want.size());
+  ASSERT_EQ(want.size(), 3u);
+  ASSERT_EQ(run.trace.blocks.size(), want.size());
+  EXPECT_EQ(run.trace.xprogs.size(), 0u);
   uint64_t sum = 0;
   for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(run.trace.xprogs[i].end - run.trace.xprogs[i].start, want[i]) << "row " << i;
-    EXPECT_EQ(run.trace.xprogs[i].cluster, 0);
+    EXPECT_EQ(run.trace.blocks[i].end - run.trace.blocks[i].start, want[i]) << "block " << i;
+    EXPECT_EQ(run.trace.blocks[i].cluster, 0);
     sum += want[i];
   }
-  // The crossbar unit of core 0 is busy exactly for the rows plus two
-  // one-cycle xstat reads per row; deploy adds only the row fetches.
+  // The crossbar unit of core 0 is busy exactly for the rows plus three
+  // one-cycle xstat reads per block; deploy adds only the rows' fetches.
   const auto& st = run.chip->core(0).core().stats();
-  EXPECT_EQ(st.unit_busy[static_cast<size_t>(isa::Unit::Crossbar)], sum + 2 * want.size());
+  EXPECT_EQ(st.unit_busy[static_cast<size_t>(isa::Unit::Crossbar)], sum + 3 * want.size());
   const uint64_t deploy = run.report.t_load - run.report.t_deploy;
   EXPECT_GE(deploy, sum);
-  EXPECT_LE(deploy, sum + 250 * want.size() + 2000) << "deploy " << deploy << " analytic " << sum;
+  EXPECT_LE(deploy, sum + 250 * (64 + 10) + 2000) << "deploy " << deploy << " analytic " << sum;
+}
+
+// The kernel's blocks of whole rows stay below the model's own data in the
+// scratchpad (the host writes it before the firmware runs): a word five
+// rows above the row buffer makes blocks of five rows (16 rows: 5, 5, 5,
+// 1), and the word is there after deployment. A word inside the buffer's
+// first row leaves no room for one row: the model is refused at load,
+// naming the core and the addresses, instead of losing the word. (One chip
+// per test.)
+std::string with_word_at(const std::vector<Rect>& rects, uint64_t at) {
+  return model_source(rects) + ".core 0, 0\n    halt\n.data local, " + std::to_string(at) + "\n    .word 305419896\n";
+}
+TEST(FirmwareDeploy, BlocksStayBelowTheModelsOwnScratchpadData) {
+  const auto rects = make_rects({{0, 0, 0, 0, 0, 16, 64, {}}}, 5);
+  const uint64_t at = fw::kKernelRowBuffer + 5 * 64;
+  FwRun run(with_word_at(rects, at), kDeterministic);
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  EXPECT_EQ(run.trace.blocks.size(), 4u);
+  EXPECT_EQ(run.trace.xprogs.size(), 0u);
+  EXPECT_EQ(run.chip->core(0).core().scratchpad().load32(at), 305419896);
+  EXPECT_EQ(run.report.rows, 16u);
+  EXPECT_EQ(run.report.pulses, analytic(rects, run.cfg).pulses);
+}
+TEST(FirmwareErrors, ScratchpadDataInTheKernelsRowBufferIsRefused) {
+  const auto rects = make_rects({{0, 0, 0, 0, 0, 16, 64, {}}}, 5);
+  try {
+    FwRun run(with_word_at(rects, fw::kKernelRowBuffer + 32), kDeterministic);
+    FAIL() << "loaded";
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("core 0 deploys cell programs"), std::string::npos) << what;
+    EXPECT_NE(what.find("at or above 320"), std::string::npos) << what;
+  }
 }
 
 TEST(FirmwareDeploy, ANoisyDeviceLeavesEveryConvergedCellInsideItsWindow) {
@@ -361,7 +405,8 @@ TEST(FirmwareImage, BootBlockIncludeMatchesTheHostLayout) {
       {"BB_BIN", fw::kBin}, {"BB_BIN_STRIDE", fw::kBinStride}, {"BB_BOUT", fw::kBout},
       {"BB_BOUT_STRIDE", fw::kBoutStride}, {"BB_STATUS", fw::kStatus}, {"BB_TIMES", fw::kTimes},
       {"BB_RESULTS", fw::kResults}, {"BB_RETRIES", fw::kRetries}, {"CELL_REC", fw::kCellRecord},
-      {"PROG_REC", fw::kProgRecord}, {"IO_REC", fw::kIoRecord}, {"RES_REC", fw::kResultRecord},
+      {"PROG_REC", fw::kProgRecord}, {"DEPLOY_REC", fw::kDeployRecord},
+      {"DEPLOY_MAX_BLOCK", fw::kKernelBlockRows}, {"IO_REC", fw::kIoRecord}, {"RES_REC", fw::kResultRecord},
       {"ST_CODE", fw::kCode}, {"ST_PHASE", fw::kPhase}, {"ST_DETAIL0", fw::kDetail0}, {"ST_DETAIL1", fw::kDetail1},
       {"ST_T_BOOT", fw::kTBoot}, {"ST_T_DEPLOY", fw::kTDeploy}, {"ST_T_LOAD", fw::kTLoad},
       {"ST_T_INFER", fw::kTInfer}, {"ST_T_END", fw::kTEnd}, {"ST_PULSES", fw::kPulses}, {"ST_FAILED", fw::kFailed},

@@ -162,7 +162,7 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
   const uint64_t results = w.take(fw::kResultRecord * ncores, "deploy results");
   const uint64_t prog = w.take(fw::kProgRecord * programs.size(), "CU program table");
   const uint64_t cells = w.take(fw::kCellRecord * order.size(), "cell-program table");
-  const uint64_t deploy = w.take(8ull * ncores, "deploy table");
+  const uint64_t deploy = w.take(fw::kDeployRecord * ncores, "deploy table");
   const uint64_t ktext = w.take(kernel->words.size() * 8, "deploy kernel");
   w.put(ktext, kernel->words.data(), kernel->words.size() * 8);
 
@@ -201,9 +201,28 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
       deploy_cores.push_back(core);
     }
   }
+  // The scratchpad a kernel may fill with a block of rows: from K_BUF up to
+  // the first byte of the model's own data on that core (the host wrote it
+  // before the firmware runs, and the kernel must leave it).
+  std::vector<uint64_t> free_end(ncores, cfg.memory.spad_bytes);
+  for (const auto& d : model.data) {
+    if (d.space != obj::DataSegment::Space::Local || d.core.is_control() || d.bytes.size == 0) continue;
+    const uint32_t core = core_on_chip(cfg, d.core.cluster, d.core.cu);
+    if (core == fw::kNotOnChip || d.address + d.bytes.size <= fw::kKernelRowBuffer) continue;
+    free_end[core] = std::min(free_end[core], std::max(d.address, fw::kKernelRowBuffer));
+  }
   for (uint32_t c = 0; c < ncores; ++c) {
-    w.put32(deploy + 8ull * c, first[c]);
-    w.put32(deploy + 8ull * c + 4, count[c]);
+    const uint64_t fit = (free_end[c] - fw::kKernelRowBuffer) / static_cast<uint64_t>(cfg.xbar.cols);
+    if (options.deploy && count[c] > 0 && fit == 0)
+      throw LoadError("core " + std::to_string(c) + " deploys cell programs, but its own scratchpad data at " +
+                      std::to_string(free_end[c]) + " leaves no room for the deploy kernel's row of " +
+                      std::to_string(cfg.xbar.cols) + " levels at " + std::to_string(fw::kKernelRowBuffer) +
+                      " (keep local data at or above " +
+                      std::to_string(fw::kKernelRowBuffer + static_cast<uint64_t>(cfg.xbar.cols)) + ")");
+    w.put32(deploy + fw::kDeployRecord * c, first[c]);
+    w.put32(deploy + fw::kDeployRecord * c + 4, count[c]);
+    w.put32(deploy + fw::kDeployRecord * c + 8, static_cast<uint32_t>(std::min<uint64_t>(fit, fw::kKernelBlockRows)));
+    w.put32(deploy + fw::kDeployRecord * c + 12, 0);
   }
   const uint64_t dcores = w.take(4 * deploy_cores.size(), "deploy core list");
   for (size_t i = 0; i < deploy_cores.size(); ++i) w.put32(dcores + 4 * i, deploy_cores[i]);

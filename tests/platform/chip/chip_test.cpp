@@ -319,6 +319,51 @@ TEST(ChipTiming, CellsThatCannotConvergeAreCountedAndKeepTheirLevel) {
   EXPECT_EQ(xb.read_level(0, 2), 0);
 }
 
+// xprogn: three rows of one crossbar in one instruction, each row written
+// again while cells fail and retries are left (rt = 2), as three xprogs
+// with their retries would: the level-1 cells of the 0.3-level step never
+// converge, so every row takes all three passes; the block's time is the
+// nine passes' rounds, its status their pulses, the failed cells after each
+// row's last pass and the six retries.
+TEST(ChipTiming, AnXprognProgramsItsRowsAndRetriesEachAsXprogsWould) {
+  const std::vector<std::string> sets = {"device.step_levels_sigma=0", "device.start_sigma=0", "device.start_level=0",
+                                         "device.step_levels_mean=0.3", "ispp.tolerance_levels=0.05",
+                                         "ispp.max_pulses=5"};
+  std::string levels = ".data local, 256\n    .byte ";
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 64; ++c) levels += (r || c ? ", " : "") + std::to_string(c == r ? 1 : 0);
+  ChipRun run(".core 0, 0\n    li r1, 256\n    li r2, 4\n    li r3, 10\n    li r4, 3\n    li r5, 2\n"
+              "    xprogn r1, r2, r3, r4, r5\n    xstat r6, pulses\n    xstat r7, failed\n    xstat r8, retries\n"
+              "    xstat r9, rounds\n    li r10, 1024\n    st r6, r10, 0\n    st r7, r10, 4\n    st r8, r10, 8\n"
+              "    st r9, r10, 12\n    halt\n" + levels + "\n",
+              sets);
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  const hw::Scratchpad& sp = run.chip->core(0).core().scratchpad();
+  EXPECT_EQ(sp.load32(1024), 3 * 3 * 5);  // 9 passes of one 5-pulse cell
+  EXPECT_EQ(sp.load32(1028), 3);          // one failed cell per row, after its last pass
+  EXPECT_EQ(sp.load32(1032), 6);          // two retries per row
+  EXPECT_EQ(sp.load32(1036), 9 * 5);      // every pass's rounds
+  const int64_t per_round = run.cycles("ispp.pulse_ns") + run.cycles("ispp.verify_ns");
+  const Retired& x = run.trace.find("xprogn", 0, 0);
+  EXPECT_EQ(static_cast<int64_t>(x.end - x.start), 9 * 5 * per_round);
+  const auto& st = run.chip->crossbars().stats();
+  EXPECT_EQ(st.rows_programmed, 9u);
+  // Each row's level-1 cell is still outside its window; its other cells
+  // stayed at their target 0 (no pulses).
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_GT(std::fabs(run.chip->crossbars().at(4).level(10 + r, r) - 1.0), 0.05);
+    EXPECT_EQ(run.chip->crossbars().at(4).read_level(10 + r, (r + 1) % 64), 0);
+  }
+}
+
+void expect_xprogn_fault(const std::string& rows, const std::string& message) {
+  ChipRun run(".core 0, 0\n    li r1, 256\n    li r2, 0\n    li r4, " + rows + "\n    xprogn r1, r2, r2, r4, r2\n    halt\n");
+  EXPECT_EQ(run.result.status, hw::RunStatus::Fault);
+  EXPECT_NE(run.result.message.find(message), std::string::npos) << run.result.message;
+}
+TEST(ChipErrors, AnXprognOfNoRowsFaults) { expect_xprogn_fault("0", "xprogn of 0 rows"); }
+TEST(ChipErrors, AnXprognPastTheScratchpadFaults) { expect_xprogn_fault("1100", "xprogn reads"); }
+
 // ---- NoC -------------------------------------------------------------------------------
 
 std::string sender_receiver(int bytes) {

@@ -110,6 +110,37 @@ void exec_XPROG(Issue& is, const isa::ops::XPROG& o) {
   is.stats().rows_programmed++;
 }
 
+void exec_XPROGN(Issue& is, const isa::ops::XPROGN& o) {
+  const uint64_t addr = is.reg(o.rs1), rows = is.reg(o.rn), retries = is.reg(o.rt);
+  const uint32_t xbar = is.reg(o.rx), row0 = is.reg(o.rr), cols = is.id().cols;
+  if (rows == 0) return is.fault("xprogn of 0 rows");
+  if (!is.reads(addr, rows * cols, "xprogn reads")) return;
+  is.wait_for_memory();
+  // Row by row, as the deployment kernel's xprog and xstat did: a row with
+  // failed cells is written again while retries are left; each pass is one
+  // program_row, whose status the block sums.
+  ProgramStatus block;
+  uint64_t cycles = 0;
+  for (uint64_t r = 0; r < rows; ++r)
+    for (uint64_t pass = 0;; ++pass) {
+      CoreFault f;
+      cycles += is.env().program_row(xbar, row0 + static_cast<uint32_t>(r), is.spad().at(addr + r * cols),
+                                     is.start() + cycles, f);
+      if (!is.ok(f)) return;
+      is.stats().rows_programmed++;
+      const ProgramStatus st = is.env().last_program_status();
+      block.pulses += st.pulses;
+      block.rounds += st.rounds;
+      if (st.failed == 0 || pass == retries) {
+        block.failed += st.failed;
+        break;
+      }
+      block.retries++;
+    }
+  is.env().set_last_program_status(block);
+  is.set_latency(cycles);
+}
+
 void exec_XREAD(Issue& is, const isa::ops::XREAD& o) {
   const uint64_t addr = is.reg(o.rd);
   if (!is.writes(addr, is.id().cols, "xread writes")) return;
@@ -162,6 +193,7 @@ void exec_XSTAT(Issue& is, const isa::ops::XSTAT& o) {
     case isa::Xstat::pulses: v = st.pulses; break;
     case isa::Xstat::failed: v = st.failed; break;
     case isa::Xstat::rounds: v = st.rounds; break;
+    case isa::Xstat::retries: v = st.retries; break;
   }
   is.write(o.rd, static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX)));
 }

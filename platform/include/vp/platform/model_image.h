@@ -19,7 +19,7 @@ namespace vp::platform {
 namespace fw {
 inline constexpr uint64_t kBootAddress = 0x02000000;  // BOOT
 inline constexpr uint32_t kMagic = 0x31574653;        // "SFW1"
-inline constexpr uint32_t kVersion = 1;
+inline constexpr uint32_t kVersion = 2;
 inline constexpr uint64_t kBootSize = 128, kStatusSize = 128;
 inline constexpr uint64_t kProgRecord = 16, kCellRecord = 32, kIoRecord = 16, kResultRecord = 16, kTimeRecord = 16;
 inline constexpr uint32_t kFlagDeploy = 1;
@@ -28,7 +28,14 @@ inline constexpr uint32_t kFlagDeploy = 1;
 inline constexpr uint32_t kFlagLinkIn = 2, kFlagLinkOut = 4;
 inline constexpr uint32_t kLinkTagIn = 1, kLinkTagOut = 2;  // LINK_TAG_IN, LINK_TAG_OUT
 inline constexpr uint64_t kCpProgramCache = 0x1400;  // D_PROGS: the program table in CP data memory
-inline constexpr uint64_t kKernelRowBuffer = 0x100;  // K_BUF: the deploy kernel's row in the CU scratchpad
+inline constexpr uint64_t kKernelRowBuffer = 0x100;  // K_BUF: the deploy kernel's rows in the CU scratchpad
+// A deploy table record per core: its first cell program, their count, and
+// the whole rows its kernel programs in one block (xprogn): as many rows of
+// levels as its scratchpad holds from K_BUF up to the model's own data
+// there, at most kKernelBlockRows (at least one: a model whose data leaves
+// no room for one row on a deploying core is refused).
+inline constexpr uint64_t kDeployRecord = 16;
+inline constexpr uint32_t kKernelBlockRows = 32;
 inline constexpr uint32_t kNotOnChip = 0xFFFFFFFF;
 
 // Boot block fields (byte offsets of uint32 fields).

@@ -30,6 +30,7 @@ struct ProgramStatus {
   uint64_t pulses = 0;  // summed over the row's cells
   uint64_t failed = 0;  // cells outside tolerance after the pulse cap
   uint64_t rounds = 0;  // pulse-and-verify iterations (the slowest cell's pulses)
+  uint64_t retries = 0;  // an xprogn's passes beyond each row's first
 };
 
 class CoreEnvironment {
@@ -63,6 +64,8 @@ class CoreEnvironment {
   // The status of this core's last program_row; environments that do not
   // model the write path report zeros.
   virtual ProgramStatus last_program_status() const { return {}; }
+  // Sets it to a block's totals (xprogn, after its rows' program_row calls).
+  virtual void set_last_program_status(const ProgramStatus& status) { (void)status; }
   // The ADC range of one crossbar of this CU (xadc); environments without
   // crossbars fault.
   virtual void set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) {

@@ -64,6 +64,7 @@ class CoreModule : public sc_core::sc_module, public CoreEnvironment {
                        CoreFault& fault) override;
   uint64_t read_row(uint32_t xbar_global, uint32_t row, uint8_t* levels, uint64_t ready, CoreFault& fault) override;
   ProgramStatus last_program_status() const override { return last_program_; }
+  void set_last_program_status(const ProgramStatus& status) override { last_program_ = status; }
   void set_adc_range(uint32_t xbar, uint32_t range, CoreFault& fault) override;
   void set_xbar_format(uint32_t xbar, uint32_t wbits, bool differential, CoreFault& fault) override;
   uint32_t xbar_logical_cols(uint32_t xbar) override;
