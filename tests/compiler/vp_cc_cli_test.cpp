@@ -212,6 +212,29 @@ TEST_F(VpCcCli, StreamReleaseIsParsedStrictlyAndChangesOnlyTheProgram) {
   EXPECT_EQ(occurrences(rows, "_first"), 0u);
 }
 
+// --stream-buffers 2|1: a stream's tensors in two buffers (the default: the
+// image loop emitted twice over, the report's `stream buffers` line) or one;
+// the golden bytes do not change.
+TEST_F(VpCcCli, StreamBuffersAreParsedStrictlyAndChangeOnlyTheProgram) {
+  expect_usage_errors("--stream-buffers", {"abc", "", "3", "0", "2x", "two"});
+  EXPECT_TRUE(outputs().empty());
+  const std::string base = "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2 --batch 3 --report";
+  const auto two = cc(base);
+  ASSERT_EQ(two.code, 0) << two.err;
+  const std::string golden = slurp(path("test.golden.bin")), twin = slurp(path("o.asm"));
+  ASSERT_EQ(cc(base + " --stream-buffers 2").code, 0);
+  EXPECT_EQ(slurp(path("o.asm")), twin);
+  const auto one = cc(base + " --stream-buffers 1");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string single = slurp(path("o.asm"));
+  // One image loop per core, or two copies of it with a test between them.
+  EXPECT_GT(occurrences(twin, "_images"), 0u);
+  EXPECT_EQ(occurrences(single, "_images"), 0u);
+  EXPECT_NE(two.out.find("stream buffers: "), std::string::npos) << two.out;
+  EXPECT_EQ(one.out.find("stream buffers: "), std::string::npos) << one.out;
+}
+
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
 // do not change; each MVM stays one instruction (its mask covers every
 // copy's crossbars), the patch is repeated (vmov) and the report shows the
