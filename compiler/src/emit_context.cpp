@@ -51,7 +51,9 @@ std::int64_t Ctx::state_word(int c) {
 }
 
 std::int64_t Ctx::words(int c, const std::vector<std::int32_t>& w) {
-  std::string key = "w" + std::string(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(std::int32_t));
+  // The key only where a twin image loop replays it.
+  std::string key = twin ? "w" + std::string(reinterpret_cast<const char*>(w.data()), w.size() * sizeof(std::int32_t))
+                         : std::string();
   if (const std::int64_t at = replayed(c, key); at >= 0) return at;
   CoreCode& k = core(c);
   k.param_bottom = (k.param_bottom - static_cast<std::int64_t>(w.size()) * 4) / 8 * 8;
@@ -62,7 +64,7 @@ std::int64_t Ctx::words(int c, const std::vector<std::int32_t>& w) {
 }
 
 std::int64_t Ctx::bytes(int c, const std::vector<std::int8_t>& b) {
-  std::string key = "b" + std::string(reinterpret_cast<const char*>(b.data()), b.size());
+  std::string key = twin ? "b" + std::string(reinterpret_cast<const char*>(b.data()), b.size()) : std::string();
   if (const std::int64_t at = replayed(c, key); at >= 0) return at;
   CoreCode& k = core(c);
   k.param_bottom = (k.param_bottom - static_cast<std::int64_t>(b.size())) / 8 * 8;

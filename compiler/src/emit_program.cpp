@@ -243,140 +243,141 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
   // Every layer once: the image loop's body (twice with second buffers,
   // the even image's then the odd one's, under the same layer ids).
   auto body = [&] {
-  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
-    const Value& v = g.val(g.inputs[i]);
-    if (g.input_plain[i] == v.buf.addr) continue;
-    const std::vector<int> cores = copy_cores(v, g.consumers(g.inputs[i]));
-    begin_layer("pad:" + v.name, cores, g.inputs[i], {});
-    emit::emit_input_copy(e, cores, v, g.input_plain[i]);
-    end_layer(cores);
-  }
-  for (const Node& n : g.nodes) {
-    if (n.fused) continue;  // computed by the Conv that feeds it (emit_conv)
-    std::vector<emit::Ctx::Input> in;
-    int out = n.out[0];
-    switch (n.op) {
-      case OpKind::Conv:
-        in = window(n.in[0], n.geom);
-        if (n.fused_add >= 0) {
-          const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
-          out = add.out[0];
-          for (auto& i : rows(add.in[add.in[1] == n.out[0] ? 0 : 1])) in.push_back(i);
-        }
-        break;
-      case OpKind::MaxPool:
-      case OpKind::AveragePool: in = window(n.in[0], n.geom); break;
-      case OpKind::Mul:
-        in = rows(n.in[0]);
-        for (auto& i : rows(n.in[1])) {  // a per-channel gate is its one row
-          if (g.val(n.in[1]).shape.h == 1 && g.val(n.in[0]).shape.h > 1)
-            i.rows = [](std::int64_t) { return std::make_pair(std::int64_t{0}, std::int64_t{0}); };
-          in.push_back(i);
-        }
-        break;
-      case OpKind::MatMul: {  // of two activations: row m of A, every row of B (rows 0..m when causal)
-        in = rows(n.in[0]);
-        const std::int64_t H = g.val(n.in[1]).shape.h;
-        const bool causal = n.causal && emit::matmul_rows_as_needed(g, n);
-        // Inside windows: the block of B's rows of output row h's window.
-        const std::int64_t W = std::max(1, n.windows), per = g.val(n.out[0]).shape.h / W, block = H / W;
-        for (auto& i : rows(n.in[1])) {
-          i.rows = [H, causal, W, per, block](std::int64_t h) {
-            if (W > 1) return std::make_pair(h / per * block, h / per * block + block - 1);
-            return std::make_pair(std::int64_t{0}, causal ? std::min(h, H - 1) : H - 1);
-          };
-          in.push_back(i);
-        }
-        break;
-      }
-      case OpKind::Concat:
-        if (!n.gather.empty()) {  // output row h: the input rows its pixels come from
-          const Value& x = g.val(n.in[0]);
-          const std::int64_t per_row = g.val(n.out[0]).shape.w * (g.val(n.out[0]).shape.c / x.shape.c), XW = x.shape.w;
-          const std::vector<std::int64_t>* table = &n.gather;
-          for (auto& i : rows(n.in[0])) {
-            i.rows = [table, per_row, XW](std::int64_t h) {
-              std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -1;
-              for (std::int64_t k = h * per_row; k < (h + 1) * per_row; ++k) {
-                lo = std::min(lo, (*table)[static_cast<std::size_t>(k)] / XW);
-                hi = std::max(hi, (*table)[static_cast<std::size_t>(k)] / XW);
-              }
-              return std::make_pair(lo, hi);
+    for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+      const Value& v = g.val(g.inputs[i]);
+      if (g.input_plain[i] == v.buf.addr) continue;
+      const std::vector<int> cores = copy_cores(v, g.consumers(g.inputs[i]));
+      begin_layer("pad:" + v.name, cores, g.inputs[i], {});
+      emit::emit_input_copy(e, cores, v, g.input_plain[i]);
+      end_layer(cores);
+    }
+    for (const Node& n : g.nodes) {
+      if (n.fused) continue;  // computed by the Conv that feeds it (emit_conv)
+      std::vector<emit::Ctx::Input> in;
+      int out = n.out[0];
+      switch (n.op) {
+        case OpKind::Conv:
+          in = window(n.in[0], n.geom);
+          if (n.fused_add >= 0) {
+            const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
+            out = add.out[0];
+            for (auto& i : rows(add.in[add.in[1] == n.out[0] ? 0 : 1])) in.push_back(i);
+          }
+          break;
+        case OpKind::MaxPool:
+        case OpKind::AveragePool: in = window(n.in[0], n.geom); break;
+        case OpKind::Mul:
+          in = rows(n.in[0]);
+          for (auto& i : rows(n.in[1])) {  // a per-channel gate is its one row
+            if (g.val(n.in[1]).shape.h == 1 && g.val(n.in[0]).shape.h > 1)
+              i.rows = [](std::int64_t) { return std::make_pair(std::int64_t{0}, std::int64_t{0}); };
+            in.push_back(i);
+          }
+          break;
+        case OpKind::MatMul: {  // of two activations: row m of A, every row of B (rows 0..m when causal)
+          in = rows(n.in[0]);
+          const std::int64_t H = g.val(n.in[1]).shape.h;
+          const bool causal = n.causal && emit::matmul_rows_as_needed(g, n);
+          // Inside windows: the block of B's rows of output row h's window.
+          const std::int64_t W = std::max(1, n.windows), per = g.val(n.out[0]).shape.h / W, block = H / W;
+          for (auto& i : rows(n.in[1])) {
+            i.rows = [H, causal, W, per, block](std::int64_t h) {
+              if (W > 1) return std::make_pair(h / per * block, h / per * block + block - 1);
+              return std::make_pair(std::int64_t{0}, causal ? std::min(h, H - 1) : H - 1);
             };
             in.push_back(i);
           }
           break;
         }
-        if (n.concat_rows) {  // output row h is pixel h - off of the input whose rows hold it
-          std::int64_t off = 0;
-          for (int v : n.in) {
-            const std::int64_t P = g.val(v).shape.h * g.val(v).shape.w, W = g.val(v).shape.w;
-            for (auto& i : rows(v)) {
-              i.rows = [off, P, W](std::int64_t h) {
-                if (h < off || h >= off + P) return std::make_pair(std::int64_t{1}, std::int64_t{0});  // none
-                return std::make_pair((h - off) / W, (h - off) / W);
+        case OpKind::Concat:
+          if (!n.gather.empty()) {  // output row h: the input rows its pixels come from
+            const Value& x = g.val(n.in[0]);
+            const Shape& y = g.val(n.out[0]).shape;
+            const std::int64_t per_row = y.w * (y.c / x.shape.c), XW = x.shape.w;
+            const std::vector<std::int64_t>* table = &n.gather;
+            for (auto& i : rows(n.in[0])) {
+              i.rows = [table, per_row, XW](std::int64_t h) {
+                std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -1;
+                for (std::int64_t k = h * per_row; k < (h + 1) * per_row; ++k) {
+                  lo = std::min(lo, (*table)[static_cast<std::size_t>(k)] / XW);
+                  hi = std::max(hi, (*table)[static_cast<std::size_t>(k)] / XW);
+                }
+                return std::make_pair(lo, hi);
               };
               in.push_back(i);
             }
-            off += P;
+            break;
           }
+          if (n.concat_rows) {  // output row h is pixel h - off of the input whose rows hold it
+            std::int64_t off = 0;
+            for (int v : n.in) {
+              const std::int64_t P = g.val(v).shape.h * g.val(v).shape.w, W = g.val(v).shape.w;
+              for (auto& i : rows(v)) {
+                i.rows = [off, P, W](std::int64_t h) {
+                  if (h < off || h >= off + P) return std::make_pair(std::int64_t{1}, std::int64_t{0});  // none
+                  return std::make_pair((h - off) / W, (h - off) / W);
+                };
+                in.push_back(i);
+              }
+              off += P;
+            }
+            break;
+          }
+          for (int v : n.in)
+            for (auto& i : rows(v)) in.push_back(i);
           break;
-        }
-        for (int v : n.in)
-          for (auto& i : rows(v)) in.push_back(i);
-        break;
-      default:
-        for (int v : n.in)
-          for (auto& i : rows(v)) in.push_back(i);
+        default:
+          for (int v : n.in)
+            for (auto& i : rows(v)) in.push_back(i);
+      }
+      e.node = static_cast<int>(&n - g.nodes.data());
+      begin_layer(n.name, n.cores, out, std::move(in));
+      switch (n.op) {
+        case OpKind::Conv: emit::emit_conv(e, n); break;
+        case OpKind::MaxPool:
+        case OpKind::AveragePool: emit::emit_pool(e, n); break;
+        case OpKind::GlobalAveragePool: emit::emit_global_pool(e, n); break;
+        case OpKind::Add: emit::emit_add(e, n); break;
+        case OpKind::Relu:
+        case OpKind::Clip: emit::emit_unary(e, n); break;
+        case OpKind::Mul:
+          if (!g.val(n.in[1]).is_const) {
+            emit::emit_mul(e, n);
+            break;
+          }
+          emit::emit_rescale(e, n);
+          break;
+        case OpKind::Concat:
+          if (!n.gather.empty()) emit::emit_gather(e, n);
+          else if (n.concat_rows) emit::emit_concat_rows(e, n);
+          else emit::emit_rescale(e, n);
+          break;
+        case OpKind::LayerNormalization: emit::emit_layer_norm(e, n); break;
+        case OpKind::Softmax: emit::emit_softmax(e, n); break;
+        case OpKind::MatMul: emit::emit_matmul(e, n); break;
+        default:
+          if (op_has(n.op, op_table)) {  // a table (operators.def): emit_unary's vlut
+            emit::emit_unary(e, n);
+            break;
+          }
+          // not a chip operator (operators.def): canonicalize removes it
+          throw CompileError("emit: node '" + n.name + "' has op " + op_name(n.op));
+      }
+      end_layer(n.cores);
     }
-    e.node = static_cast<int>(&n - g.nodes.data());
-    begin_layer(n.name, n.cores, out, std::move(in));
-    switch (n.op) {
-      case OpKind::Conv: emit::emit_conv(e, n); break;
-      case OpKind::MaxPool:
-      case OpKind::AveragePool: emit::emit_pool(e, n); break;
-      case OpKind::GlobalAveragePool: emit::emit_global_pool(e, n); break;
-      case OpKind::Add: emit::emit_add(e, n); break;
-      case OpKind::Relu:
-      case OpKind::Clip: emit::emit_unary(e, n); break;
-      case OpKind::Mul:
-        if (!g.val(n.in[1]).is_const) {
-          emit::emit_mul(e, n);
-          break;
-        }
-        emit::emit_rescale(e, n);
-        break;
-      case OpKind::Concat:
-        if (!n.gather.empty()) emit::emit_gather(e, n);
-        else if (n.concat_rows) emit::emit_concat_rows(e, n);
-        else emit::emit_rescale(e, n);
-        break;
-      case OpKind::LayerNormalization: emit::emit_layer_norm(e, n); break;
-      case OpKind::Softmax: emit::emit_softmax(e, n); break;
-      case OpKind::MatMul: emit::emit_matmul(e, n); break;
-      default:
-        if (op_has(n.op, op_table)) {  // a table (operators.def): emit_unary's vlut
-          emit::emit_unary(e, n);
-          break;
-        }
-        // not a chip operator (operators.def): canonicalize removes it
-        throw CompileError("emit: node '" + n.name + "' has op " + op_name(n.op));
+    for (std::size_t i = 0; i < g.output_area.size(); ++i) {
+      const Value& v = g.val(g.outputs[i]);
+      // The node that stores it (the Conv that computes a fused Add).
+      int writer_node = g.producer(g.outputs[i]);
+      for (std::size_t k = 0; k < g.nodes.size(); ++k)
+        if (g.nodes[k].fused_add == writer_node) writer_node = static_cast<int>(k);
+      std::vector<int> near;
+      if (writer_node >= 0) near.push_back(writer_node);
+      const std::vector<int> cores = copy_cores(v, near);
+      begin_layer("out:" + v.name, cores, -1, rows(g.outputs[i]));
+      emit::emit_output_copy(e, cores, v, g.output_area[i]);
+      end_layer(cores);
     }
-    end_layer(n.cores);
-  }
-  for (std::size_t i = 0; i < g.output_area.size(); ++i) {
-    const Value& v = g.val(g.outputs[i]);
-    // The node that stores it (the Conv that computes a fused Add).
-    int writer_node = g.producer(g.outputs[i]);
-    for (std::size_t k = 0; k < g.nodes.size(); ++k)
-      if (g.nodes[k].fused_add == writer_node) writer_node = static_cast<int>(k);
-    std::vector<int> near;
-    if (writer_node >= 0) near.push_back(writer_node);
-    const std::vector<int> cores = copy_cores(v, near);
-    begin_layer("out:" + v.name, cores, -1, rows(g.outputs[i]));
-    emit::emit_output_copy(e, cores, v, g.output_area[i]);
-    end_layer(cores);
-  }
   };
   body();
   if (e.twin) {
@@ -531,14 +532,16 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     if (!overflow.empty() && !opt.tables_in_memory) made = pass(overflow);
     return made;
   };
+  // A core's crossbar settings (weight formats, ADC ranges) lead its text.
+  auto settings = [&](int c) { return format_lines(g, t, c) + adc_range_lines(opt.adc_ranges, t, c); };
+  auto instructions = [](const emit::CoreCode& code, const std::string& lines) {
+    return code.instructions + static_cast<std::int64_t>(std::count(lines.begin(), lines.end(), '\n'));
+  };
   auto [ctx, layers] = emit_all();
   if (twin) {
     bool fits = true;
-    for (const auto& [c, code] : ctx->cores) {
-      const std::string ranges = format_lines(g, t, c) + adc_range_lines(opt.adc_ranges, t, c);
-      fits = fits && code.scratch_top <= code.param_bottom &&
-             code.instructions + std::count(ranges.begin(), ranges.end(), '\n') <= t.imem_instructions;
-    }
+    for (const auto& [c, code] : ctx->cores)
+      fits = fits && code.scratch_top <= code.param_bottom && instructions(code, settings(c)) <= t.imem_instructions;
     if (!fits) {
       twin = false;
       plan = plan_for(false);
@@ -615,13 +618,13 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     if (code.instructions > t.imem_instructions)
       throw CompileError("core " + std::to_string(c) + ": " + std::to_string(code.instructions) +
                          " instructions exceed the instruction memory (" + std::to_string(t.imem_instructions) + ")");
-    const std::string ranges = format_lines(g, t, c) + adc_range_lines(opt.adc_ranges, t, c);
-    const int range_instructions = static_cast<int>(std::count(ranges.begin(), ranges.end(), '\n'));
-    if (code.instructions + range_instructions > t.imem_instructions)
-      throw CompileError("core " + std::to_string(c) + ": " + std::to_string(code.instructions + range_instructions) +
+    const std::string ranges = settings(c);
+    const std::int64_t total = instructions(code, ranges);
+    if (total > t.imem_instructions)
+      throw CompileError("core " + std::to_string(c) + ": " + std::to_string(total) +
                          " instructions exceed the instruction memory (" + std::to_string(t.imem_instructions) + ")");
     out << "\n.core " << t.cluster_of(c) << ", " << t.cu_of(c) << "\n" << ranges << code.text.str() << code.data.str();
-    res.instructions += code.instructions + range_instructions;
+    res.instructions += total;
   }
   out << "\n; cell programs\n" << cells.str();
   if (!out) throw CompileError("error writing '" + opt.asm_path + "'");
