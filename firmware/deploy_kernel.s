@@ -5,10 +5,11 @@
 ; counts to its deploy result record. Whole rows go in blocks of up to
 ; DEPLOY_BLOCK rows (the record's: as many as the scratchpad holds above
 ; K_BUF and below the model's own data there, at most DEPLOY_MAX_BLOCK):
-; each row's levels by a DMA of their own, one after another, then one
-; xprogn for the block, so the write path's sequencer, not the core's
-; issue, steps from row to row. Partial rows (a rectangle narrower than the
-; crossbar) go one at a time: each is read first (xread) so the cells
+; each row's levels, packed xbar.cell_bits bits each as the image holds
+; them (CELL_PACKED bytes a row), by a DMA of their own, one after
+; another, then one xprogn for the block, so the write path's sequencer,
+; not the core's issue, steps from row to row. Partial rows (a rectangle
+; narrower than the crossbar, its levels a byte each) go one at a time: each is read first (xread) so the cells
 ; outside the rectangle are programmed to what they hold, then xprog, xstat
 ; and the retries. Runs from instruction 0 of the CU: position-independent
 ; by being the only text of its core.
@@ -19,7 +20,7 @@
 .equ K_REC,     0x0C0     ; one cell record
 .equ K_RES,     0x0E0     ; results
 .equ K_ENTRY_BYTES, 12     ; (first cell, count, rows per block) of a deploy table record
-.equ K_BUF,     0x100     ; rows of levels (xbar.cols bytes each): a row, or a block of them
+.equ K_BUF,     0x100     ; rows of levels: a partial row (xbar.cols bytes), or a block of packed rows
 
 .core 0, 0
 kernel:
@@ -61,6 +62,7 @@ k_cell:
     ld r17, r5, CELL_ROWS
     ld r18, r5, CELL_COLS
     ld r19, r5, CELL_LEVELS
+    ld r4, r5, CELL_PACKED          ; bytes of a packed row, 0: levels a byte each
     blt r14, zero, k_bad            ; 0xFFFFFFFF: not on this chip
     bge r14, r29, k_bad
     bge zero, r17, k_bad            ; rows > 0
@@ -71,7 +73,8 @@ k_cell:
     blt r25, r1, k_bad              ; col0 + cols <= chip cols
     li r24, 0                       ; partial row?
     bne r16, zero, k_partial
-    beq r18, r25, k_rows
+    bne r18, r25, k_partial
+    bne r4, zero, k_rows
 k_partial:
     li r24, 1
 k_rows:
@@ -114,10 +117,10 @@ k_block_rows:
     add r13, r8, zero
     add r6, r3, zero
 k_fetch:
-    dma.gl r13, r19, r25
+    dma.gl r13, r19, r4
     wait WAIT_DMA
-    add r13, r13, r25
-    add r19, r19, r25
+    add r13, r13, r4
+    add r19, r19, r4
     dbnz r6, k_fetch
     add r7, r15, r26                ; its first crossbar row
     ld r27, r28, BB_RETRIES

@@ -269,17 +269,18 @@ TEST(FirmwareDeploy, EachRowTakesTheAnalyticRowTimeAndDeployIsTheirSum) {
 
 // The kernel's blocks of whole rows stay below the model's own data in the
 // scratchpad (the host writes it before the firmware runs): a word five
-// rows above the row buffer makes blocks of five rows (16 rows: 5, 5, 5,
-// 1), and the word is there after deployment. A word inside the buffer's
-// first row leaves no room for one row: the model is refused at load,
-// naming the core and the addresses, instead of losing the word. (One chip
-// per test.)
+// packed rows above the row buffer (64 cells of 2 bits: 16 bytes a row)
+// makes blocks of five rows (16 rows: 5, 5, 5, 1), and the word is there
+// after deployment. A word inside the first row of byte levels (what a
+// partial row needs) leaves no room: the model is refused at load, naming
+// the core and the addresses, instead of losing the word. (One chip per
+// test.)
 std::string with_word_at(const std::vector<Rect>& rects, uint64_t at) {
   return model_source(rects) + ".core 0, 0\n    halt\n.data local, " + std::to_string(at) + "\n    .word 305419896\n";
 }
 TEST(FirmwareDeploy, BlocksStayBelowTheModelsOwnScratchpadData) {
   const auto rects = make_rects({{0, 0, 0, 0, 0, 16, 64, {}}}, 5);
-  const uint64_t at = fw::kKernelRowBuffer + 5 * 64;
+  const uint64_t at = fw::kKernelRowBuffer + 5 * 64 * 2 / 8;
   FwRun run(with_word_at(rects, at), kDeterministic);
   ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
   EXPECT_EQ(run.trace.blocks.size(), 4u);
@@ -405,7 +406,7 @@ TEST(FirmwareImage, BootBlockIncludeMatchesTheHostLayout) {
       {"BB_BIN", fw::kBin}, {"BB_BIN_STRIDE", fw::kBinStride}, {"BB_BOUT", fw::kBout},
       {"BB_BOUT_STRIDE", fw::kBoutStride}, {"BB_STATUS", fw::kStatus}, {"BB_TIMES", fw::kTimes},
       {"BB_RESULTS", fw::kResults}, {"BB_RETRIES", fw::kRetries}, {"CELL_REC", fw::kCellRecord},
-      {"PROG_REC", fw::kProgRecord}, {"DEPLOY_REC", fw::kDeployRecord},
+      {"CELL_PACKED", fw::kCellPackedField}, {"PROG_REC", fw::kProgRecord}, {"DEPLOY_REC", fw::kDeployRecord},
       {"DEPLOY_MAX_BLOCK", fw::kKernelBlockRows}, {"IO_REC", fw::kIoRecord}, {"RES_REC", fw::kResultRecord},
       {"ST_CODE", fw::kCode}, {"ST_PHASE", fw::kPhase}, {"ST_DETAIL0", fw::kDetail0}, {"ST_DETAIL1", fw::kDetail1},
       {"ST_T_BOOT", fw::kTBoot}, {"ST_T_DEPLOY", fw::kTDeploy}, {"ST_T_LOAD", fw::kTLoad},

@@ -17,6 +17,7 @@ CoreIdentity core_identity(const ChipConfig& cfg, int32_t cluster, int32_t cu) {
   id.xbars = cfg.xbars_per_cu;
   id.rows = static_cast<uint32_t>(cfg.xbar.rows);
   id.cols = static_cast<uint32_t>(cfg.xbar.cols);
+  id.cell_bits = static_cast<uint32_t>(cfg.xbar.cell_bits);
   id.lcols = static_cast<uint32_t>(WeightEncoding(cfg.xbar).logical_cols(cfg.xbar.cols));
   return id;
 }

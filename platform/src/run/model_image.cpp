@@ -32,6 +32,7 @@ class ImageWriter {
     return at;
   }
   void put32(uint64_t at, uint32_t v) { std::memcpy(mem_ + at, &v, 4); }
+  uint8_t* at(uint64_t a) { return mem_ + a; }
   void put(uint64_t at, const void* p, uint64_t n) {
     if (n) std::memcpy(mem_ + at, p, n);
   }
@@ -42,6 +43,20 @@ class ImageWriter {
   uint64_t size_;
   uint64_t next_ = fw::kBootAddress;
 };
+
+// A whole-row cell program's levels, row_bytes a row: level k of a row at
+// bit (k x bits) mod 8 of byte (k x bits) / 8, as xprogn unpacks them. The
+// levels were checked against the cells' bits at load (check_levels).
+void pack_levels(ImageWriter& w, uint64_t at, const obj::CellProgram& c, uint64_t row_bytes) {
+  const uint64_t bits = row_bytes * 8 / c.cols;
+  uint8_t* out = w.at(at);
+  std::memset(out, 0, c.rows * row_bytes);
+  for (uint64_t r = 0; r < c.rows; ++r) {
+    const uint8_t* in = c.levels.data + r * c.cols;
+    uint8_t* row = out + r * row_bytes;
+    for (uint64_t k = 0; k < c.cols; ++k) row[k * bits / 8] |= static_cast<uint8_t>(in[k] << (k * bits % 8));
+  }
+}
 
 bool exceeds_chip(const obj::ChipRequirements& r, const hw::ChipConfig& c) {
   return r.clusters > c.clusters || r.cus_per_cluster > c.cus_per_cluster || r.xbars_per_cu > c.xbars_per_cu ||
@@ -156,6 +171,9 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
 
   ImageWriter w(chip);
   const uint32_t ncores = cfg.cores();
+  // Bytes of a whole row's levels packed (0: a row of them is not whole bytes).
+  const uint64_t row_bits = static_cast<uint64_t>(cfg.xbar.cols) * static_cast<uint64_t>(cfg.xbar.cell_bits);
+  const uint64_t packed_row = row_bits % 8 == 0 ? row_bits / 8 : 0;
   const uint64_t boot = w.take(fw::kBootSize, "boot block");
   img.status = w.take(fw::kStatusSize, "status block");
   img.times = w.take(fw::kTimeRecord * io.batch, "inference times");
@@ -181,8 +199,15 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
   std::vector<uint32_t> first(ncores, 0), count(ncores, 0);
   for (size_t i = 0; i < order.size(); ++i) {
     const obj::CellProgram& c = model.cells[order[i]];
-    const uint64_t levels = w.take(c.levels.size, "cell levels");
-    w.put(levels, c.levels.data, c.levels.size);
+    // Whole rows go packed (xprogn), cell_bits a level: a 2-bit cell in a
+    // quarter of a byte, so the deployment moves a quarter of the bytes
+    // through global memory's one mesh port, which bounded it.
+    const bool whole = c.col0 == 0 && c.cols == static_cast<uint32_t>(cfg.xbar.cols) && packed_row > 0;
+    const uint64_t levels = w.take(whole ? uint64_t{c.rows} * packed_row : c.levels.size, "cell levels");
+    if (whole)
+      pack_levels(w, levels, c, packed_row);
+    else
+      w.put(levels, c.levels.data, c.levels.size);
     const uint32_t id = xbar_on_chip(cfg, c);
     const uint64_t r = cells + i * fw::kCellRecord;
     w.put32(r + 0, id);
@@ -191,6 +216,7 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
     w.put32(r + 12, c.rows);
     w.put32(r + 16, c.cols);
     w.put32(r + 20, static_cast<uint32_t>(levels));
+    w.put32(r + fw::kCellPackedField, whole ? static_cast<uint32_t>(packed_row) : 0u);
     img.cell_programs++;
     img.cells += uint64_t{c.rows} * c.cols;
     // A program for a crossbar the chip lacks goes to core 0's kernel, which
@@ -212,8 +238,11 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
     free_end[core] = std::min(free_end[core], std::max(d.address, fw::kKernelRowBuffer));
   }
   for (uint32_t c = 0; c < ncores; ++c) {
-    const uint64_t fit = (free_end[c] - fw::kKernelRowBuffer) / static_cast<uint64_t>(cfg.xbar.cols);
-    if (options.deploy && count[c] > 0 && fit == 0)
+    // One row of byte levels must fit (a partial row is read back there);
+    // blocks of whole rows hold packed ones.
+    const uint64_t room = free_end[c] - fw::kKernelRowBuffer;
+    const uint64_t fit = room / (packed_row > 0 ? packed_row : static_cast<uint64_t>(cfg.xbar.cols));
+    if (options.deploy && count[c] > 0 && room < static_cast<uint64_t>(cfg.xbar.cols))
       throw LoadError("core " + std::to_string(c) + " deploys cell programs, but its own scratchpad data at " +
                       std::to_string(free_end[c]) + " leaves no room for the deploy kernel's row of " +
                       std::to_string(cfg.xbar.cols) + " levels at " + std::to_string(fw::kKernelRowBuffer) +

@@ -329,9 +329,11 @@ TEST(ChipTiming, AnXprognProgramsItsRowsAndRetriesEachAsXprogsWould) {
   const std::vector<std::string> sets = {"device.step_levels_sigma=0", "device.start_sigma=0", "device.start_level=0",
                                          "device.step_levels_mean=0.3", "ispp.tolerance_levels=0.05",
                                          "ispp.max_pulses=5"};
+  // Rows of 64 levels of 2 bits packed in 16 bytes: row r's level 1 at
+  // column r, bits 2r..2r+1 of its first byte.
   std::string levels = ".data local, 256\n    .byte ";
   for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 64; ++c) levels += (r || c ? ", " : "") + std::to_string(c == r ? 1 : 0);
+    for (int k = 0; k < 16; ++k) levels += (r || k ? ", " : "") + std::to_string(k == 0 ? 1 << (2 * r) : 0);
   ChipRun run(".core 0, 0\n    li r1, 256\n    li r2, 4\n    li r3, 10\n    li r4, 3\n    li r5, 2\n"
               "    xprogn r1, r2, r3, r4, r5\n    xstat r6, pulses\n    xstat r7, failed\n    xstat r8, retries\n"
               "    xstat r9, rounds\n    li r10, 1024\n    st r6, r10, 0\n    st r7, r10, 4\n    st r8, r10, 8\n"
@@ -356,13 +358,43 @@ TEST(ChipTiming, AnXprognProgramsItsRowsAndRetriesEachAsXprogsWould) {
   }
 }
 
-void expect_xprogn_fault(const std::string& rows, const std::string& message) {
-  ChipRun run(".core 0, 0\n    li r1, 256\n    li r2, 0\n    li r4, " + rows + "\n    xprogn r1, r2, r2, r4, r2\n    halt\n");
+// xprogn unpacks each row's levels, xbar.cell_bits each from the low bits
+// of a byte up: on an ideal device (0.25 a pulse, no spread) every cell of
+// two rows reads back its own level, of 2-bit cells (64 to a row of 16
+// bytes) and of 4-bit cells (64 to a row of 32).
+void expect_xprogn_unpacks(int bits) {
+  const int top = (1 << bits) - 1, per_byte = 8 / bits;
+  auto level = [&](int r, int c) { return (c * 7 + r * 3) % (top + 1); };
+  std::string levels = ".data local, 256\n    .byte ";
+  for (int r = 0; r < 2; ++r)
+    for (int k = 0; k < 64 / per_byte; ++k) {
+      int byte = 0;
+      for (int j = 0; j < per_byte; ++j) byte |= level(r, k * per_byte + j) << (j * bits);
+      levels += (r || k ? ", " : "") + std::to_string(byte);
+    }
+  ChipRun run(".core 0, 0\n    li r1, 256\n    li r2, 1\n    li r3, 5\n    li r4, 2\n    li r5, 0\n"
+              "    xprogn r1, r2, r3, r4, r5\n    halt\n" + levels + "\n",
+              {"device.step_levels_sigma=0", "device.start_sigma=0", "device.start_level=0",
+               "device.step_levels_mean=0.25", "ispp.max_pulses=80", "xbar.cell_bits=" + std::to_string(bits)});
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  const hw::Crossbar& xb = run.chip->crossbars().at(1);
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 64; ++c) EXPECT_EQ(xb.read_level(5 + r, c), level(r, c)) << "row " << r << " col " << c;
+}
+TEST(ChipTiming, AnXprognUnpacksTwoBitLevels) { expect_xprogn_unpacks(2); }
+TEST(ChipTiming, AnXprognUnpacksFourBitLevels) { expect_xprogn_unpacks(4); }
+
+void expect_xprogn_fault(const std::string& rows, const std::string& message, const std::vector<std::string>& sets = {}) {
+  ChipRun run(".core 0, 0\n    li r1, 256\n    li r2, 0\n    li r4, " + rows + "\n    xprogn r1, r2, r2, r4, r2\n    halt\n",
+              sets);
   EXPECT_EQ(run.result.status, hw::RunStatus::Fault);
   EXPECT_NE(run.result.message.find(message), std::string::npos) << run.result.message;
 }
 TEST(ChipErrors, AnXprognOfNoRowsFaults) { expect_xprogn_fault("0", "xprogn of 0 rows"); }
-TEST(ChipErrors, AnXprognPastTheScratchpadFaults) { expect_xprogn_fault("1100", "xprogn reads"); }
+TEST(ChipErrors, AnXprognPastTheScratchpadFaults) { expect_xprogn_fault("4100", "xprogn reads"); }
+TEST(ChipErrors, AnXprognOfRowsNotWholeBytesFaults) {
+  expect_xprogn_fault("1", "xprogn takes rows of whole bytes, but 60 levels of 3 bits", {"xbar.cell_bits=3", "xbar.cols=60"});
+}
 
 // ---- NoC -------------------------------------------------------------------------------
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "executors/issue.h"
 
@@ -112,20 +114,34 @@ void exec_XPROG(Issue& is, const isa::ops::XPROG& o) {
 
 void exec_XPROGN(Issue& is, const isa::ops::XPROGN& o) {
   const uint64_t addr = is.reg(o.rs1), rows = is.reg(o.rn), retries = is.reg(o.rt);
-  const uint32_t xbar = is.reg(o.rx), row0 = is.reg(o.rr), cols = is.id().cols;
+  const uint32_t xbar = is.reg(o.rx), row0 = is.reg(o.rr), cols = is.id().cols, bits = is.id().cell_bits;
   if (rows == 0) return is.fault("xprogn of 0 rows");
-  if (!is.reads(addr, rows * cols, "xprogn reads")) return;
+  // Levels come packed, xbar.cell_bits each (a 2-bit cell's row of 256 in
+  // 64 bytes), as a deployment image stores them: a row is whole bytes.
+  if (uint64_t{cols} * bits % 8 != 0)
+    return is.fault("xprogn takes rows of whole bytes, but " + std::to_string(cols) + " levels of " +
+                    std::to_string(bits) + " bits are not");
+  const uint64_t row_bytes = uint64_t{cols} * bits / 8;
+  if (!is.reads(addr, rows * row_bytes, "xprogn reads")) return;
   is.wait_for_memory();
+  thread_local std::vector<uint8_t> levels;
+  levels.resize(cols);
+  const uint32_t mask = (1u << bits) - 1u;
   // Row by row, as the deployment kernel's xprog and xstat did: a row with
   // failed cells is written again while retries are left; each pass is one
   // program_row, whose status the block sums.
   ProgramStatus block;
   uint64_t cycles = 0;
-  for (uint64_t r = 0; r < rows; ++r)
+  for (uint64_t r = 0; r < rows; ++r) {
+    // Level c of the row at bit (c x bits) mod 8 of byte (c x bits) / 8.
+    const uint8_t* packed = is.spad().at(addr + r * row_bytes);
+    for (uint32_t c = 0; c < cols; ++c) {
+      const uint64_t bit = uint64_t{c} * bits;
+      levels[c] = static_cast<uint8_t>((packed[bit / 8] >> (bit % 8)) & mask);
+    }
     for (uint64_t pass = 0;; ++pass) {
       CoreFault f;
-      cycles += is.env().program_row(xbar, row0 + static_cast<uint32_t>(r), is.spad().at(addr + r * cols),
-                                     is.start() + cycles, f);
+      cycles += is.env().program_row(xbar, row0 + static_cast<uint32_t>(r), levels.data(), is.start() + cycles, f);
       if (!is.ok(f)) return;
       is.stats().rows_programmed++;
       const ProgramStatus st = is.env().last_program_status();
@@ -137,6 +153,7 @@ void exec_XPROGN(Issue& is, const isa::ops::XPROGN& o) {
       }
       block.retries++;
     }
+  }
   is.env().set_last_program_status(block);
   is.set_latency(cycles);
 }

@@ -19,7 +19,7 @@ namespace vp::platform {
 namespace fw {
 inline constexpr uint64_t kBootAddress = 0x02000000;  // BOOT
 inline constexpr uint32_t kMagic = 0x31574653;        // "SFW1"
-inline constexpr uint32_t kVersion = 2;
+inline constexpr uint32_t kVersion = 3;
 inline constexpr uint64_t kBootSize = 128, kStatusSize = 128;
 inline constexpr uint64_t kProgRecord = 16, kCellRecord = 32, kIoRecord = 16, kResultRecord = 16, kTimeRecord = 16;
 inline constexpr uint32_t kFlagDeploy = 1;
@@ -35,6 +35,12 @@ inline constexpr uint64_t kKernelRowBuffer = 0x100;  // K_BUF: the deploy kernel
 // there, at most kKernelBlockRows (at least one: a model whose data leaves
 // no room for one row on a deploying core is refused).
 inline constexpr uint64_t kDeployRecord = 16;
+// A cell-program record's field (CELL_PACKED) that gives the bytes of one
+// row of its levels packed xbar.cell_bits bits each, as xprogn takes them,
+// for a program of whole rows whose levels the image holds packed; 0 for a
+// partial one (a rectangle narrower than the crossbar), whose levels are one
+// byte each because its rows are read back first and programmed by xprog.
+inline constexpr uint64_t kCellPackedField = 24;
 inline constexpr uint32_t kKernelBlockRows = 32;
 inline constexpr uint32_t kNotOnChip = 0xFFFFFFFF;
 

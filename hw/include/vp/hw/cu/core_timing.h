@@ -46,6 +46,7 @@ struct CoreIdentity {
   uint32_t core = 0;     // chip-wide index cluster * cus + cu
   uint32_t ncores = 0;
   uint32_t clusters = 0, cus = 0, xbars = 0, rows = 0, cols = 0, lcols = 0;
+  uint32_t cell_bits = 8;  // xbar.cell_bits: the width of a level xprogn takes packed
   bool is_control() const { return cluster < 0; }
 };
 
