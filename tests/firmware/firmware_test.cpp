@@ -128,9 +128,10 @@ std::vector<Rect> mixed_rects() {
                     7);
 }
 
-TEST(FirmwareDeploy, EveryCrossbarReadsBackItsTargetsWithAnIdealDevice) {
-  const auto rects = mixed_rects();
-  FwRun run(model_source(rects), kDeterministic);
+// An ideal device: every cell of the rectangles reads back its level, the
+// cells outside them the reset level 0.
+void expect_targets_read_back(const std::vector<Rect>& rects, const std::vector<std::string>& sets) {
+  FwRun run(model_source(rects), sets);
   ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
   EXPECT_EQ(run.report.code, fw::kStatusDone);
   EXPECT_EQ(run.report.phase, fw::kPhaseDone);
@@ -154,6 +155,26 @@ TEST(FirmwareDeploy, EveryCrossbarReadsBackItsTargetsWithAnIdealDevice) {
   EXPECT_EQ(run.report.rows, rows);
   EXPECT_EQ(run.report.retries, 0u);
 }
+TEST(FirmwareDeploy, EveryCrossbarReadsBackItsTargetsWithAnIdealDevice) {
+  expect_targets_read_back(mixed_rects(), kDeterministic);
+}
+// Whole rows reach xprogn packed, xbar.cell_bits a level (model_image.cpp
+// packs 1, 2, 4 and 8 bits a byte at a time and other widths bit by bit):
+// 1-, 3- and 4-bit cells, the same rectangles with levels over each width.
+// (One chip per test.)
+void expect_packed_read_back(int bits) {
+  auto rects = mixed_rects();
+  std::mt19937 rng(11);
+  for (auto& r : rects)
+    for (auto& l : r.levels) l = static_cast<uint8_t>(rng() % (1u << bits));
+  auto sets = kDeterministic;
+  sets.push_back("xbar.cell_bits=" + std::to_string(bits));
+  sets.push_back("ispp.max_pulses=80");  // 15 levels at 0.25 a pulse
+  expect_targets_read_back(rects, sets);
+}
+TEST(FirmwareDeploy, PackedLevelsOfOneBitCellsReadBackTheirTargets) { expect_packed_read_back(1); }
+TEST(FirmwareDeploy, PackedLevelsOfThreeBitCellsReadBackTheirTargets) { expect_packed_read_back(3); }
+TEST(FirmwareDeploy, PackedLevelsOfFourBitCellsReadBackTheirTargets) { expect_packed_read_back(4); }
 
 // Pulses and failed cells of the deterministic device in closed form:
 // cells start at level 0, cells outside the rectangles keep target 0 (no

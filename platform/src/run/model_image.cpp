@@ -44,17 +44,59 @@ class ImageWriter {
   uint64_t next_ = fw::kBootAddress;
 };
 
-// A whole-row cell program's levels, row_bytes a row: level k of a row at
-// bit (k x bits) mod 8 of byte (k x bits) / 8, as xprogn unpacks them. The
+// A whole-row cell program's levels, row_bytes a row: level k of a row from
+// bit (k x bits) mod 8 of byte (k x bits) / 8 up, as xprogn unpacks them. The
 // levels were checked against the cells' bits at load (check_levels).
+// Whole levels to a byte, Bits each: every byte from its own 8 / Bits
+// levels, a loop the compiler unrolls and vectorizes (ResNet-50's 340 M
+// cells in a few hundredths of a second).
+template <unsigned Bits>
+void pack_whole(uint8_t* out, const uint8_t* in, uint64_t bytes) {
+  constexpr unsigned per = 8 / Bits;
+  for (uint64_t k = 0; k < bytes; ++k) {
+    unsigned v = 0;
+    for (unsigned j = 0; j < per; ++j) v |= static_cast<unsigned>(in[k * per + j]) << (j * Bits);
+    out[k] = static_cast<uint8_t>(v);
+  }
+}
+
 void pack_levels(ImageWriter& w, uint64_t at, const obj::CellProgram& c, uint64_t row_bytes) {
   const uint64_t bits = row_bytes * 8 / c.cols;
   uint8_t* out = w.at(at);
+  const uint64_t bytes = uint64_t{c.rows} * row_bytes;
+  if (bits == 2 && bytes % 2 == 0) {
+    // Eight 2-bit levels (a byte each, below 4) to two bytes at once: the
+    // pairs first (l0 l1 into bits 0-3, l2 l3 into 16-19, ...), then the
+    // pairs of pairs into bits 0-7 and 32-39.
+    const uint8_t* in = c.levels.data;
+    for (uint64_t k = 0; k < bytes; k += 2) {
+      uint64_t v;
+      std::memcpy(&v, in + 4 * k, 8);
+      v |= v >> 6;
+      v |= v >> 12;
+      out[k] = static_cast<uint8_t>(v);
+      out[k + 1] = static_cast<uint8_t>(v >> 32);
+    }
+    return;
+  }
+  switch (bits) {
+    case 1: return pack_whole<1>(out, c.levels.data, bytes);
+    case 2: return pack_whole<2>(out, c.levels.data, bytes);
+    case 4: return pack_whole<4>(out, c.levels.data, bytes);
+    case 8: return pack_whole<8>(out, c.levels.data, bytes);
+    default: break;
+  }
   std::memset(out, 0, c.rows * row_bytes);
   for (uint64_t r = 0; r < c.rows; ++r) {
     const uint8_t* in = c.levels.data + r * c.cols;
     uint8_t* row = out + r * row_bytes;
-    for (uint64_t k = 0; k < c.cols; ++k) row[k * bits / 8] |= static_cast<uint8_t>(in[k] << (k * bits % 8));
+    for (uint64_t k = 0; k < c.cols; ++k) {
+      // A level may straddle two bytes (3 bits at bit 6: two in this byte,
+      // one in the next).
+      const uint64_t at_bit = k * bits, off = at_bit % 8;
+      row[at_bit / 8] |= static_cast<uint8_t>(in[k] << off);
+      if (off + bits > 8) row[at_bit / 8 + 1] |= static_cast<uint8_t>(in[k] >> (8 - off));
+    }
   }
 }
 

@@ -133,11 +133,14 @@ void exec_XPROGN(Issue& is, const isa::ops::XPROGN& o) {
   ProgramStatus block;
   uint64_t cycles = 0;
   for (uint64_t r = 0; r < rows; ++r) {
-    // Level c of the row at bit (c x bits) mod 8 of byte (c x bits) / 8.
+    // Level c of the row from bit (c x bits) mod 8 of byte (c x bits) / 8
+    // up, into the next byte when it straddles two (3-bit levels).
     const uint8_t* packed = is.spad().at(addr + r * row_bytes);
     for (uint32_t c = 0; c < cols; ++c) {
-      const uint64_t bit = uint64_t{c} * bits;
-      levels[c] = static_cast<uint8_t>((packed[bit / 8] >> (bit % 8)) & mask);
+      const uint64_t bit = uint64_t{c} * bits, off = bit % 8;
+      unsigned v = packed[bit / 8];
+      if (off + bits > 8) v |= static_cast<unsigned>(packed[bit / 8 + 1]) << 8;
+      levels[c] = static_cast<uint8_t>((v >> off) & mask);
     }
     for (uint64_t pass = 0;; ++pass) {
       CoreFault f;
