@@ -9,10 +9,11 @@
 ; them (CELL_PACKED bytes a row), by a DMA of their own, one after
 ; another, then one xprogn for the block, so the write path's sequencer,
 ; not the core's issue, steps from row to row. Partial rows (a rectangle
-; narrower than the crossbar, its levels a byte each) go one at a time: each is read first (xread) so the cells
-; outside the rectangle are programmed to what they hold, then xprog, xstat
-; and the retries. Runs from instruction 0 of the CU: position-independent
-; by being the only text of its core.
+; narrower than the crossbar, its levels a byte each) go one at a time:
+; each is read first (xread) so the cells outside the rectangle are
+; programmed to what they hold, then xprog, xstat and the retries. Runs
+; from instruction 0 of the CU: position-independent by being the only
+; text of its core.
 
 ; scratchpad
 .equ K_BOOT,    0x000     ; copy of the boot block
