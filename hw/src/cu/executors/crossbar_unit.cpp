@@ -135,12 +135,20 @@ void exec_XPROGN(Issue& is, const isa::ops::XPROGN& o) {
   for (uint64_t r = 0; r < rows; ++r) {
     // Level c of the row from bit (c x bits) mod 8 of byte (c x bits) / 8
     // up, into the next byte when it straddles two (3-bit levels).
+    // Widths that divide 8 never straddle: a byte's levels at once (every
+    // cell of a deployment goes through here, 340 M for ResNet-50).
     const uint8_t* packed = is.spad().at(addr + r * row_bytes);
-    for (uint32_t c = 0; c < cols; ++c) {
-      const uint64_t bit = uint64_t{c} * bits, off = bit % 8;
-      unsigned v = packed[bit / 8];
-      if (off + bits > 8) v |= static_cast<unsigned>(packed[bit / 8 + 1]) << 8;
-      levels[c] = static_cast<uint8_t>((v >> off) & mask);
+    if (8 % bits == 0) {
+      const uint32_t per = 8 / bits;
+      for (uint64_t k = 0; k < row_bytes; ++k)
+        for (uint32_t j = 0; j < per; ++j) levels[k * per + j] = static_cast<uint8_t>((packed[k] >> (j * bits)) & mask);
+    } else {
+      for (uint32_t c = 0; c < cols; ++c) {
+        const uint64_t bit = uint64_t{c} * bits, off = bit % 8;
+        unsigned v = packed[bit / 8];
+        if (off + bits > 8) v |= static_cast<unsigned>(packed[bit / 8 + 1]) << 8;
+        levels[c] = static_cast<uint8_t>((v >> off) & mask);
+      }
     }
     for (uint64_t pass = 0;; ++pass) {
       CoreFault f;
