@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The bytes each layer moves between its CUs and memory: what vp-cc's cost
 model counts (--dump-ir's memory_bytes, the report's memory floor and mesh
-terms) beside what the platform's DMA engines moved (vp-run --stats, each
-core's dma_bytes, summed over the layer's cores), per inference.
+terms) beside what the platform's DMA engines moved to and from memory
+(vp-run --stats, each core's dma_bytes less its dma_cluster_bytes, the
+copies between its scratchpad and its own cluster's SRAM that shared loads
+make off the mesh; summed over the layer's cores), per inference.
 
     bench/compiler/memory_bytes.py MODEL --models DIR [--bin BUILD/bin]
         [--batch N] [--work DIR] [--top K] [--max-error E]
@@ -58,7 +60,8 @@ def main():
 
     images = a.batch
     st = json.load(open(stats))
-    by_core = {c["core"]: c.get("dma_bytes", 0) for c in st["cores"] if c["core"] != "cp"}
+    by_core = {c["core"]: c.get("dma_bytes", 0) - c.get("dma_cluster_bytes", 0) for c in st["cores"]
+               if c["core"] != "cp"}
     nodes = [n for n in json.load(open(os.path.join(work, "ir", "6-emitted.json")))["nodes"] if n.get("cores")]
     owners = {}
     for n in nodes:
@@ -78,8 +81,8 @@ def main():
         ratio = f"{mb / meas:6.2f}" if meas else "     -"
         shown = f"{meas:12.0f}" if meas is not None else "      shared"
         print(f"{name[-40:]:40s} {rep:6d} {cores:5d} {mb:12d} {shown} {ratio}")
-    print(f"total: model {model_total:.0f}, measured {measured_total:.0f} (every CU's DMA bytes, the graph input's "
-          f"copy and the row hand-over tables included), model / measured {model_total / measured_total:.2f}")
+    print(f"total: model {model_total:.0f}, measured {measured_total:.0f} (every CU's DMA bytes to and from memory, "
+          f"the graph input's copy and the row hand-over tables included), model / measured {model_total / measured_total:.2f}")
     if a.max_error is not None and abs(model_total / measured_total - 1) > a.max_error:
         sys.exit(f"{a.model}: the cost model's bytes are {model_total / measured_total:.3f} of the measured, "
                  f"more than {a.max_error} off")

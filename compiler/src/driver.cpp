@@ -383,7 +383,7 @@ CompileResult compile_model(const CompileOptions& o) {
   for (std::size_t k = 0; k < chip_graphs.size(); ++k) {
     Graph& cg = *chip_graphs[k];
     const std::string tag = o.chips > 1 ? ".chip" + std::to_string(k) : "";
-    map_crossbars(cg, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch, !o.image_releases});
+    map_crossbars(cg, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch, !o.image_releases, o.shared_loads});
     dump(o.dump_dir, 4, "mapped" + tag, cg);
     cg.batch = o.batch;
     cg.row_releases = !o.image_releases;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "emit_loops.h"
+#include "shared_loads.h"
 
 namespace vp::cc::emit {
 
@@ -130,8 +131,9 @@ void emit_conv(Ctx& e, const Node& n) {
     const int lb_reg = kCur[ptrs.size()];
     if (lb.at >= 0) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
-      rows_in = line_rows(e, c, n, lb, wp);
+      rows_in = shares_loads(n, c) ? shared_line_rows(e, c, n, lb, wp) : line_rows(e, c, n, lb, wp);
     }
+    shared_loads_begin(e, c, n);
     // Lane q's window is q pixels to the right of the current pixel; `slot`
     // picks the patch buffer (set x lanes + lane when software-pipelined).
     auto fill_patch = [&](std::size_t i, int q, std::size_t slot) {
@@ -156,6 +158,7 @@ void emit_conv(Ctx& e, const Node& n) {
                                 std::to_string(mask_of(helper->row_tiles)) + ", " + std::to_string(n.input_bits) + ", 32, sum");
         e.ins(c, "send r1, r6, r8, " + std::to_string(e.tag()));
       }, rows_in);
+      shared_loads_end(e, c, n);
       e.writes = true;
       continue;
     }
@@ -355,6 +358,7 @@ void emit_conv(Ctx& e, const Node& n) {
                        store_group(k, st, moved ? back : 0);
                      }},
                  rows_in, lanes);
+      shared_loads_end(e, c, n);
       continue;
     }
     share_loop(
@@ -365,6 +369,7 @@ void emit_conv(Ctx& e, const Node& n) {
           store_group(k, 0, 0);
         },
         rows_in, lanes);
+    shared_loads_end(e, c, n);
   }
 }
 

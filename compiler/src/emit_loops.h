@@ -284,24 +284,18 @@ inline LineBuffer line_buffer(Ctx& e, int c, const Node& n, const Value& in, con
   return lb;
 }
 
-// The row hook that fills the line buffer: kh DMAs from the row of the
-// current output row's first window (register r21). When the loop walks
-// consecutive output rows (hstep 1) and windows overlap (sh < kh, no
+// The row hook that fills the line buffer: `load(cols, y0)` brings rows
+// y0 .. kh - 1 of the current output row's windows (their first row at
+// register r21, the span `cols` pixels read) into the buffer. When the loop
+// walks consecutive output rows (hstep 1) and windows overlap (sh < kh, no
 // dilation), every row after the first keeps the kh - sh rows it shares
 // with the previous one: one vmov moves them to the top of the buffer and
-// only sh rows come in by DMA.
-inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
-  return [&e, c, &n, lb, wp](std::int64_t cols, std::int64_t rows, std::int64_t hstep) {
+// only sh rows are loaded.
+using RowLoad = std::function<void(std::int64_t cols, int y0)>;
+inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, RowLoad load) {
+  return [&e, c, &n, lb, load](std::int64_t cols, std::int64_t rows, std::int64_t hstep) {
     const int kh = n.geom.kh, sh = n.geom.sh;
-    auto load = [&](int y0) {
-      e.li(c, 12, lb.span(cols));
-      for (int y = y0; y < kh; ++y) {
-        e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
-        e.li(c, 11, lb.at + y * lb.stride);
-        e.ins(c, "dma.gl r11, r10, r12");
-      }
-    };
-    if (hstep != 1 || rows < 2 || sh >= kh || n.geom.dh != 1) return load(0);
+    if (hstep != 1 || rows < 2 || sh >= kh || n.geom.dh != 1) return load(cols, 0);
     const std::string full = e.label(c, "lbfull"), done = e.label(c, "lbdone");
     e.li(c, 10, rows);
     e.ins(c, "beq r20, r10, " + full);
@@ -310,12 +304,23 @@ inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
     e.li(c, 11, lb.at);
     e.li(c, 12, keep * lb.stride);
     e.ins(c, "vmov r11, r10, r12, i8");
-    load(keep);
+    load(cols, keep);
     e.ins(c, "jmp " + done);
     e.put_label(c, full);
-    load(0);
+    load(cols, 0);
     e.put_label(c, done);
   };
+}
+// Each row by its own DMA from memory.
+inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
+  return line_rows(e, c, n, lb, [&e, c, &n, lb, wp](std::int64_t cols, int y0) {
+    e.li(c, 12, lb.span(cols));
+    for (int y = y0; y < n.geom.kh; ++y) {
+      e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+      e.li(c, 11, lb.at + y * lb.stride);
+      e.ins(c, "dma.gl r11, r10, r12");
+    }
+  });
 }
 
 // The current pixel's window from the line buffer (walked by register

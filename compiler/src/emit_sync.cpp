@@ -25,7 +25,8 @@
 namespace vp::cc {
 namespace {
 
-constexpr int kFirstTag = 1, kLastTag = 255;
+// Tag 255 is the shared loads' (shared_loads.h).
+constexpr int kFirstTag = 1, kLastTag = 254;
 
 // Writing steps of one core of a layer: for rows [lo, hi] and columns
 // [clo, chi], how many of its steps must be done before every pixel it

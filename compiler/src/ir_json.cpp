@@ -1,6 +1,7 @@
 // --dump-ir: the graph after a stage as JSON, like the Gemini flow's
 // Frontend IR (layers, ops, types, quantization) and Scheduler IR
 // (placements, addresses). Weights are summarized, never dumped.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -111,6 +112,13 @@ std::string ir_json(const Graph& g, const std::string& stage) {
       if (n.reads > 1) o["reads"] = n.reads;
       if (n.redundancy > 1) o["redundancy"] = n.redundancy;
       if (n.input_bits < 8) o["input_bits"] = n.input_bits;
+      // Copies sharing their row loads (shared_loads.h): from 4-mapped on,
+      // which copies will; from 5-planned on, each one's slot in its
+      // cluster's SRAM (-1: none, its CUs load their own rows).
+      if (std::find(n.share_copy.begin(), n.share_copy.end(), true) != n.share_copy.end()) {
+        o["shared_loads"] = std::vector<bool>(n.share_copy.begin(), n.share_copy.end());
+        if (!n.staging.empty()) o["staging_offsets"] = n.staging;
+      }
       o["stage_cycles"] = n.stage_cycles;
       // Bytes its cores move to and from memory per inference, as the cost
       // model counts them (the report's memory floor and mesh terms).

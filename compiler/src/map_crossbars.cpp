@@ -18,12 +18,14 @@
 // of many layers, a layer's bins on distinct CUs near its home CU, copies
 // by the cycles they save per crossbar).
 #include <algorithm>
+#include <map>
 #include <queue>
 #include <stdexcept>
 #include <string>
 
 #include "handover_estimate.h"
 #include "schedule_cost.h"
+#include "shared_loads.h"
 #include "vp/common/parse_number.h"
 #include "vp/cc/passes.h"
 
@@ -399,13 +401,38 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       const int row = mrow < rows / 2 ? rows - 1 - i : i, col = mcol < t.mesh_cols / 2 ? t.mesh_cols - 1 - j : j;
       order.push_back(row * t.mesh_cols + col);
     }
+  // A copy whose loads are shared needs all its CUs in one cluster. Spread,
+  // those groups are placed first, largest first, each in the cluster with
+  // the most CUs still free (the first such in `order`); the other CUs are
+  // then dealt to the clusters in turn, passing over full ones. With no
+  // groups that is the k-th CU taken = the (k / clusters)-th of cluster
+  // k mod clusters, as above. Not spread, a copy's CUs are consecutive and
+  // share their loads when they happen to sit in one cluster.
+  std::vector<int> taken_in(static_cast<std::size_t>(t.clusters), 0);
+  std::map<std::pair<std::size_t, int>, std::vector<int>> grouped;  // (stage, copy) -> its CUs
+  if (spread && opt.shared_loads) {
+    std::vector<CopyGroup> groups;
+    for (std::size_t i = 0; i < stages.size(); ++i)
+      if (stages[i].layer >= 0 && wants_shared_loads(g, g.nodes[static_cast<std::size_t>(stages[i].node)],
+                                                     static_cast<int>(layers[static_cast<std::size_t>(stages[i].layer)].bins.size()), t))
+        for (int r = 0; r < stages[i].copies; ++r) groups.push_back({i, r, stages[i].cus_per_copy});
+    grouped = place_copy_groups(groups, order, t, taken_in);
+  }
   int next_cu = 0;
+  std::size_t turn = 0;
   auto take = [&] {
-    const int k0 = next_cu++;
-    const int k = spread ? (k0 % t.clusters) * t.cus_per_cluster + k0 / t.clusters : k0;
-    return order[static_cast<std::size_t>(k / t.cus_per_cluster)] * t.cus_per_cluster + k % t.cus_per_cluster;
+    if (!spread) {
+      const int k0 = next_cu++;
+      return order[static_cast<std::size_t>(k0 / t.cus_per_cluster)] * t.cus_per_cluster + k0 % t.cus_per_cluster;
+    }
+    for (std::size_t tries = 0; tries < order.size(); ++tries) {
+      const int cl = order[turn++ % order.size()];
+      if (taken_in[static_cast<std::size_t>(cl)] < t.cus_per_cluster) return cl * t.cus_per_cluster + taken_in[static_cast<std::size_t>(cl)]++;
+    }
+    throw CompileError("map: more CUs taken than the chip has");
   };
-  for (const Stage& s : stages) {
+  for (std::size_t si = 0; si < stages.size(); ++si) {
+    const Stage& s = stages[si];
     Node& n = g.nodes[static_cast<std::size_t>(s.node)];
     n.tiles.clear();
     n.cores.clear();
@@ -425,8 +452,10 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     for (int r = 0; r < s.copies; ++r) {
       std::vector<ColumnTile> copy = L.tiles;
       for (ColumnTile& ct : copy) ct.copy = r;
-      for (const Bin& bin : L.bins) {
-        const int core = take();
+      const auto group = grouped.find({si, r});
+      for (std::size_t bi = 0; bi < L.bins.size(); ++bi) {
+        const Bin& bin = L.bins[bi];
+        const int core = group != grouped.end() ? group->second[bi] : take();
         n.cores.push_back(core);
         int xb = 0;
         for (const Slot& sl : bin.slots) {
@@ -438,6 +467,14 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       n.tiles.insert(n.tiles.end(), copy.begin(), copy.end());
     }
     n.bound_cycles = cm.bound(L.cost, L.copies);
+    mark_shared_loads(g, n, static_cast<int>(L.bins.size()), t, opt.shared_loads);
+    // Copies that share their loads bring each row over the mesh once; the
+    // copies out of their cluster's SRAM (dma.sl) stay off it.
+    if (!n.share_copy.empty() && std::all_of(n.share_copy.begin(), n.share_copy.end(), [](bool b) { return b; })) {
+      LayerCost once = s.cost;
+      once.line_readers = std::min<std::int64_t>(once.line_readers, 1);
+      n.memory_bytes = cm.memory(once, s.copies);
+    }
   }
   for (Node& n : g.nodes)
     if (n.fused) {
@@ -475,38 +512,6 @@ int parse_lanes(const std::string& text) {
   return parse_count(text, "--lanes", "auto or a count of lanes", 1024);
 }
 
-namespace {
-
-// Residual Adds computed by the Conv that produces one of their inputs:
-// the Conv's output has no other reader and is no graph output, so it need
-// not go to global memory and come back.
-void fuse_adds(Graph& g) {
-  for (Node& n : g.nodes) {
-    n.fused_add = -1;
-    n.fused = false;
-  }
-  for (std::size_t ai = 0; ai < g.nodes.size(); ++ai) {
-    Node& add = g.nodes[ai];
-    if (add.op != OpKind::Add || add.in.size() != 2) continue;
-    for (int k = 0; k < 2; ++k) {
-      const int v = add.in[static_cast<std::size_t>(k)];
-      const int p = g.producer(v);
-      if (p < 0) continue;
-      Node& conv = g.nodes[static_cast<std::size_t>(p)];
-      if (!op_has(conv.op, op_crossbar) || conv.fused_add >= 0) continue;
-      if (g.consumers(v).size() != 1 || !(g.val(v).shape == g.val(add.out[0]).shape)) continue;
-      if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
-      // The other input must exist when the Conv runs (a projection
-      // shortcut after the Conv in node order takes the Add instead).
-      if (g.producer(add.in[static_cast<std::size_t>(1 - k)]) > p) continue;
-      conv.fused_add = static_cast<int>(ai);
-      add.fused = true;
-      break;
-    }
-  }
-}
-
-}  // namespace
 
 std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t) {
   const CostModel cm(t);
@@ -541,6 +546,8 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     n.cores.clear();
     n.replicas = 1;
     n.lanes = 1;
+    n.share_copy.clear();
+    n.staging.clear();
     if (!op_has(n.op, op_crossbar)) continue;
     const Shape out = g.val(n.out[0]).shape;
     Layer lay;

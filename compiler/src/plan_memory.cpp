@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "schedule_cost.h"
+#include "shared_loads.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -153,7 +154,29 @@ class SramPlacer {
     return -1;
   }
 
+  // Local offset in cluster `cl`'s SRAM of `bytes` on consecutive granules
+  // of that SRAM, from its top down (the values placed after it fill the
+  // window from the bottom), or -1 when no such run is free.
+  std::int64_t place_local(int cl, std::int64_t bytes) {
+    const std::int64_t G = std::max<std::int64_t>(64, t_.sram_interleave_bytes);
+    const std::int64_t k = (bytes + G - 1) / G, per = t_.sram_bytes / G;
+    auto window_at = [&](std::int64_t local) { return (local * t_.clusters + cl) * G; };
+    for (std::int64_t j = per - k; j >= 0; --j) {
+      bool free = true;
+      for (std::int64_t i = 0; i < k && free; ++i) free = is_free(window_at(j + i), window_at(j + i) + G);
+      if (!free) continue;
+      for (std::int64_t i = 0; i < k; ++i) take(window_at(j + i), window_at(j + i) + G);
+      return j * G;
+    }
+    return -1;
+  }
+
  private:
+  bool is_free(std::int64_t lo, std::int64_t hi) const {
+    for (const auto& [a, b] : free_)
+      if (a <= lo && hi <= b) return true;
+    return false;
+  }
   void take(std::int64_t lo, std::int64_t hi) {
     for (std::size_t i = 0; i < free_.size(); ++i) {
       const auto [a, b] = free_[i];
@@ -213,8 +236,9 @@ std::vector<int> users_of(const Graph& g, int id) {
 // border's zeros) take a range, and only ranges without a border are taken,
 // with one layer per CU. Values left without a range stay
 // in global memory.
+// `held`: window ranges kept by others (the shared loads' slots).
 void reuse_sram(Graph& g, const Target& t, const std::vector<int>& order, std::int64_t window_bytes,
-                std::int64_t& on_chip) {
+                const std::vector<std::pair<std::int64_t, std::int64_t>>& held, std::int64_t& on_chip) {
   const RowTimes rt = overlapped_times(g);
   constexpr double kNever = std::numeric_limits<double>::infinity();
   struct Range {
@@ -242,6 +266,7 @@ void reuse_sram(Graph& g, const Target& t, const std::vector<int>& order, std::i
       const std::int64_t lo = v.buf.addr - t.sram_global_base;
       placed.push_back(range_of(static_cast<int>(id), lo, lo + (v.buf.bytes(v.shape) + 63) / 64 * 64));
     }
+    for (const auto& [lo, hi] : held) placed.push_back({lo, hi, kNever, {}});
     std::sort(placed.begin(), placed.end(), [](const Range& a, const Range& b) { return a.lo < b.lo; });
     std::int64_t at = 0;
     for (Range& r : placed) {
@@ -351,6 +376,30 @@ void plan_memory(Graph& g, const Target& t) {
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   SramPlacer placer(t, window_bytes);
   std::int64_t on_chip = 0;
+  // The shared loads' slots (shared_loads.h), before the values: each in
+  // the SRAM of its copy's cluster; without the window every SRAM is theirs.
+  std::vector<std::int64_t> local_top(static_cast<std::size_t>(t.clusters), 0);
+  std::vector<std::pair<std::int64_t, std::int64_t>> slots;  // their window ranges
+  for (Node& n : g.nodes) {
+    n.staging.assign(n.share_copy.size(), -1);
+    for (std::size_t r = 0; r < n.share_copy.size(); ++r) {
+      if (!n.share_copy[r]) continue;
+      const int cl = t.cluster_of(copy_cores(n, static_cast<int>(r)).front());
+      const std::int64_t bytes = staging_bytes(g, n, t);
+      if (window) {
+        n.staging[r] = placer.place_local(cl, bytes);
+        const std::int64_t G = std::max<std::int64_t>(64, t.sram_interleave_bytes);
+        for (std::int64_t at = n.staging[r]; n.staging[r] >= 0 && at < n.staging[r] + bytes; at += G) {
+          const std::int64_t lo = (at / G * t.clusters + cl) * G;
+          slots.emplace_back(lo, lo + G);
+          on_chip += G;
+        }
+      } else if (local_top[static_cast<std::size_t>(cl)] + bytes <= t.sram_bytes) {
+        n.staging[r] = local_top[static_cast<std::size_t>(cl)];
+        local_top[static_cast<std::size_t>(cl)] += (bytes + 63) / 64 * 64;
+      }
+    }
+  }
   // For one image with one layer per CU: values without a border whose
   // writer starts after the first values are finished are left to
   // reuse_sram (below), so the window goes first to the values born before
@@ -422,7 +471,7 @@ void plan_memory(Graph& g, const Target& t) {
   if (reuse) {
     std::vector<int> order;
     for (const auto& [reads, id] : candidates) order.push_back(id);
-    reuse_sram(g, t, order, window_bytes, on_chip);
+    reuse_sram(g, t, order, window_bytes, slots, on_chip);
   }
   g.sram_used = on_chip;
   std::int64_t top = 0;

@@ -38,7 +38,8 @@
 namespace vp::cc {
 namespace {
 
-constexpr int kFirstTag = 1, kLastTag = 255;
+// Tag 255 is the shared loads' (shared_loads.h).
+constexpr int kFirstTag = 1, kLastTag = 254;
 
 // A reader step's use of one written tensor: its step index and columns.
 struct Use {

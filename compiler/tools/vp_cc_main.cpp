@@ -32,7 +32,7 @@ const char* kUsage =
     "             [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]\n"
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
-    "             [--stream-buffers 2|1]\n"
+    "             [--stream-buffers 2|1] [--shared-loads on|off]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -66,6 +66,10 @@ const char* kUsage =
     "                   memory has room, images alternating between them, so a writer overwrites rows of\n"
     "                   two images back (2, the default; the program's image loop is emitted twice over),\n"
     "                   or every tensor in one buffer (1)\n"
+    "  --shared-loads on|off   pipeline placement: a line-buffered Conv whose copies span several CUs\n"
+    "                   puts each copy's CUs in one cluster; the first brings each row step's input rows\n"
+    "                   into a slot of that cluster's SRAM and the others copy them from there (on, the\n"
+    "                   default), or every CU loads its own rows over the mesh (off)\n"
     "  --handover-tables auto|memory   where each core keeps its row hand-over tables: among its\n"
     "                   parameters, or (memory, and auto for a core whose scratchpad would overflow)\n"
     "                   in global memory, each layer's loaded into its scratch at the layer's start\n"
@@ -187,6 +191,10 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       if (v != "1" && v != "2") throw UsageError("--stream-buffers " + v + ": expected 1 or 2");
       o.twin_buffers = v == "2";
+    } else if (a == "--shared-loads") {
+      const std::string v = next();
+      if (v != "on" && v != "off") throw UsageError("--shared-loads " + v + ": expected on or off");
+      o.shared_loads = v == "on";
     } else if (a == "--handover-tables") {
       const std::string v = next();
       if (v != "auto" && v != "memory") throw UsageError("--handover-tables " + v + ": expected auto or memory");

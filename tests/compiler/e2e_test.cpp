@@ -52,6 +52,8 @@ struct RunResult {
   int rings = 0;  // values held as rings of rows (Buffer::ring_rows)
   int twins = 0;  // values with a second buffer (Buffer::alt)
   bool twin_code = false;  // the program's image loop emitted twice over (EmitResult::twin_buffers)
+  int shared_copies = 0;   // copies whose CUs share their row loads (Node::staging)
+  bool shared_in_one_cluster = true;  // every such copy's CUs in one cluster
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -106,6 +108,16 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     }
   }
   for (const Node& n : g.nodes) {
+    std::map<int, std::set<int>> copy_clusters;
+    for (const auto& ct : n.tiles)
+      for (const auto& p : ct.parts) copy_clusters[ct.copy].insert(t.cluster_of(p.core));
+    for (std::size_t k = 0; k < n.staging.size(); ++k) {
+      if (n.staging[k] < 0) continue;
+      ++r.shared_copies;
+      r.shared_in_one_cluster = r.shared_in_one_cluster && copy_clusters[static_cast<int>(k)].size() == 1;
+    }
+    // A copy sharing its loads keeps its CUs together.
+    if (std::any_of(n.staging.begin(), n.staging.end(), [](std::int64_t a) { return a >= 0; })) continue;
     std::set<int> clusters;
     for (int c : n.cores) clusters.insert(t.cluster_of(c));
     r.layers_spread = r.layers_spread &&
@@ -395,6 +407,35 @@ TEST(EndToEnd, ReplicatedSplitTilesAcrossCus) {
     EXPECT_TRUE(r.split_tile);
     EXPECT_GT(r.max_replicas, 1);
   }
+}
+// Shared loads: with two crossbars per CU the 3x3 Convs' column tiles span
+// two CUs, so each copy's CUs sit in one cluster and its first CU brings
+// every row step's input rows into a slot of that cluster's SRAM, from
+// which both copy them. One image and a stream of three, with the
+// activations in the SRAMs' window and in global memory, equal the golden
+// model, and vp-run --check-races finds every access to a slot ordered by
+// the copy's messages. Off, no copy shares and each CU loads its own rows.
+TEST(EndToEnd, CopiesSpanningCusShareTheirRowLoadsThroughTheirClusterSram) {
+  for (bool window : {true, false})
+    for (int batch : {1, 3})
+      for (bool on : {true, false}) {
+        SCOPED_TRACE(std::string(window ? "sram" : "gmem") + " batch " + std::to_string(batch) +
+                     (on ? " shared" : " own loads"));
+        std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4", "chip.xbars_per_cu=2"};
+        if (!window) sets.push_back("cluster.sram.global_base_mib=0");
+        MapOptions mo{2, true};
+        mo.batch = batch;
+        mo.shared_loads = on;
+        const RunResult r = compile_and_run(residual_model(), "small", sets, 5, mo, batch);
+        expect_exact(r);
+        EXPECT_TRUE(r.split_tile);
+        if (on) {
+          EXPECT_GT(r.shared_copies, 1);
+          EXPECT_TRUE(r.shared_in_one_cluster);
+        } else {
+          EXPECT_EQ(r.shared_copies, 0);
+        }
+      }
 }
 // Both placements (one layer per CU, all at once; CUs shared by layers),
 // with the activations in the cluster SRAMs' global window or all in global

@@ -68,6 +68,7 @@ json run_statistics(const hw::Chip& chip, const hw::RunResult& result, const Loa
                         {"first_cycle", s.first_cycle},
                         {"last_cycle", s.last_cycle},
                         {"dma_bytes", s.dma_bytes},
+                        {"dma_cluster_bytes", s.dma_cluster_bytes},
                         {"units", units}});
   };
   for (uint32_t i = 0; i < chip.cores(); ++i) add_core(chip.core(i).core());

@@ -48,6 +48,7 @@ struct CompileOptions {
   bool tables_in_memory = false;    // --handover-tables memory (EmitOptions)
   bool image_releases = false;      // --stream-release images (EmitOptions)
   bool twin_buffers = true;         // --stream-buffers 2 (Graph::twin_buffers)
+  bool shared_loads = true;         // --shared-loads on (MapOptions::shared_loads)
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

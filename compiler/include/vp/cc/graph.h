@@ -197,6 +197,15 @@ struct Node {
   // time and the analytic bound (MVMs per crossbar x MVM cycles).
   int replicas = 1;
   int lanes = 1;
+  // Shared loads (map_crossbars.cpp, plan_memory.cpp, emit_shared_loads.cpp):
+  // a line-buffered Conv whose copy r spans several CUs of one cluster has
+  // share_copy[r] set; its first CU brings each step's input rows into a
+  // slot of that cluster's SRAM (dma.gs) and every CU of the copy takes them
+  // from there (dma.sl), so the rows cross the mesh once per copy instead of
+  // once per CU. staging[r] is the slot's byte offset in the cluster's SRAM
+  // (plan_memory; -1: none, each CU loads its own rows).
+  std::vector<bool> share_copy;
+  std::vector<std::int64_t> staging;
   // MVM reads averaged per pixel (vp-cc --average-reads, a Conv): every
   // group fires `reads` times into the same sums (a power of two), bias
   // and requantization shift scaled to match, so an exact crossbar gives

@@ -134,8 +134,14 @@ struct MapOptions {
   // A stream's buffers released per row (--stream-release rows): it may
   // hold values as rings of rows (plan_memory).
   bool row_releases = true;
+  // The copies of a line-buffered Conv that span several CUs in one
+  // cluster each, sharing their row loads (--shared-loads on, Node::share_copy).
+  bool shared_loads = true;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
+// Residual Adds computed by the Conv that produces one of their inputs
+// (Node::fused_add), which map_crossbars does first.
+void fuse_adds(Graph& g);
 // What each node asks of a chip before replication (map_crossbars' tiles
 // and CU loads of one copy): crossbars, and the cost model's stage time
 // with that one copy. Zero for nodes without crossbar weights.

@@ -20,6 +20,8 @@ void transfer(Issue& is, DmaDirection dir, uint32_t dst, uint32_t src, uint32_t 
   if (!is.ok(f)) return;
   is.end_at(end);
   is.stats().dma_bytes += n;
+  // Between the scratchpad and its own cluster's SRAM: off the mesh.
+  if (dir == DmaDirection::SramToLocal || dir == DmaDirection::LocalToSram) is.stats().dma_cluster_bytes += n;
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ struct CoreStats {
   uint64_t mvm_instructions = 0, xbar_activations = 0, mvm_macs = 0;
   uint64_t vector_elements = 0;
   uint64_t dma_bytes = 0, noc_bytes_sent = 0;
+  uint64_t dma_cluster_bytes = 0;  // of dma_bytes, those of dma.sl and dma.ls (the cluster's own SRAM)
   uint64_t rows_programmed = 0, rows_read = 0;
   uint64_t scalar_ops = 0;
   uint64_t first_cycle = 0, last_cycle = 0;
