@@ -235,6 +235,29 @@ TEST_F(VpCcCli, StreamBuffersAreParsedStrictlyAndChangeOnlyTheProgram) {
   EXPECT_EQ(one.out.find("stream buffers: "), std::string::npos) << one.out;
 }
 
+// --shared-loads on|off: with 16-column crossbars, one per CU, each copy of
+// the Conv spans two CUs, whose row loads go through their cluster's SRAM
+// (on, the default: dma.gs and dma.sl) or each over the mesh (off); the
+// golden bytes do not change.
+TEST_F(VpCcCli, SharedLoadsAreParsedStrictlyAndChangeOnlyTheProgram) {
+  expect_usage_errors("--shared-loads", {"abc", "", "On", "1", "yes"});
+  EXPECT_TRUE(outputs().empty());
+  const std::string base = "net.onnx -o o.asm --calib calib.npy --test test.npy --set xbar.cols=16 --set chip.xbars_per_cu=1";
+  const auto on = cc(base);
+  ASSERT_EQ(on.code, 0) << on.err;
+  const std::string golden = slurp(path("test.golden.bin")), shared = slurp(path("o.asm"));
+  ASSERT_EQ(cc(base + " --shared-loads on").code, 0);
+  EXPECT_EQ(slurp(path("o.asm")), shared);
+  const auto off = cc(base + " --shared-loads off");
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+  const std::string own = slurp(path("o.asm"));
+  EXPECT_GT(occurrences(shared, "dma.gs "), 0u);
+  EXPECT_GT(occurrences(shared, "dma.sl "), 0u);
+  EXPECT_EQ(occurrences(own, "dma.gs "), 0u);
+  EXPECT_EQ(occurrences(own, "dma.sl "), 0u);
+}
+
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
 // do not change; each MVM stays one instruction (its mask covers every
 // copy's crossbars), the patch is repeated (vmov) and the report shows the
