@@ -437,6 +437,29 @@ TEST(EndToEnd, CopiesSpanningCusShareTheirRowLoadsThroughTheirClusterSram) {
         }
       }
 }
+// The same with whole tiles: 32 output channels take two column tiles of
+// two crossbars each, a CU apiece, so a copy's second CU is no helper and
+// only the slot's marks order its copies out of the slot before the first
+// CU fills it again (the wait before each mark is what the race check
+// holds to).
+TEST(EndToEnd, CopiesOfWholeTilesShareTheirRowLoads) {
+  OnnxBuilder b("wide", 13, 16);
+  auto x = b.input("x", {1, 8, 8, 8});
+  x = b.relu(b.conv(x, 8, 32, 3, 1, 1));
+  b.output(b.relu(b.conv(x, 32, 8, 1)));
+  const TestModel wide{"wide", b.serialize()};
+  for (int batch : {1, 3}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    MapOptions mo{2, true};
+    mo.batch = batch;
+    const RunResult r =
+        compile_and_run(wide, "small", {"chip.clusters=16", "chip.mesh_cols=4", "chip.xbars_per_cu=2"}, 5, mo, batch);
+    expect_exact(r);
+    EXPECT_FALSE(r.split_tile);
+    EXPECT_GT(r.shared_copies, 1);
+    EXPECT_TRUE(r.shared_in_one_cluster);
+  }
+}
 // Both placements (one layer per CU, all at once; CUs shared by layers),
 // with the activations in the cluster SRAMs' global window or all in global
 // memory, fixed and chosen copies: the row hand-over keeps every schedule
