@@ -18,12 +18,18 @@
 
 namespace vp::cc {
 
+namespace {
+// Whether the Conv reads its windows through a line buffer (emit::line_buffer
+// decides so), and the bytes of one buffered row of the widest output row.
+bool line_buffered(const Graph& g, const Node& n, const Target& t, std::int64_t* span) {
+  const Node* add = n.fused_add >= 0 ? &g.nodes[static_cast<std::size_t>(n.fused_add)] : nullptr;
+  return use_line_buffer(n.geom, g.val(n.in[0]).shape, g.val(add ? add->out[0] : n.out[0]).shape, t.spad_bytes, span);
+}
+}  // namespace
+
 bool wants_shared_loads(const Graph& g, const Node& n, int cus_per_copy, const Target& t) {
   if (n.op != OpKind::Conv || n.fused || cus_per_copy < 2 || cus_per_copy > t.cus_per_cluster) return false;
-  const Value& in = g.val(n.in[0]);
-  const Node* add = n.fused_add >= 0 ? &g.nodes[static_cast<std::size_t>(n.fused_add)] : nullptr;
-  const Value& out = g.val(add ? add->out[0] : n.out[0]);
-  return use_line_buffer(n.geom, in.shape, out.shape, t.spad_bytes, nullptr);
+  return line_buffered(g, n, t, nullptr);
 }
 
 std::map<std::pair<std::size_t, int>, std::vector<int>> place_copy_groups(std::vector<CopyGroup> groups,
@@ -66,13 +72,9 @@ void mark_shared_loads(const Graph& g, Node& n, int cus_per_copy, const Target& 
 }
 
 std::int64_t staging_bytes(const Graph& g, const Node& n, const Target& t) {
-  (void)t;
-  const Value& in = g.val(n.in[0]);
-  const Node* add = n.fused_add >= 0 ? &g.nodes[static_cast<std::size_t>(n.fused_add)] : nullptr;
-  const Value& out = g.val(add ? add->out[0] : n.out[0]);
-  // As emit::line_buffer sizes the line buffer.
-  const std::int64_t span = ((out.shape.w - 1) * n.geom.sw + std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * in.shape.c;
-  return (span + 7) / 8 * 8 * n.geom.kh;
+  std::int64_t span = 0;
+  line_buffered(g, n, t, &span);
+  return (span + 7) / 8 * 8 * n.geom.kh;  // emit::line_buffer's stride
 }
 
 namespace emit {
@@ -85,12 +87,17 @@ int copy_of(const Node& n, int c) {
   return -1;
 }
 
-// A mark or token of one word (its value unused) between c and `peer`.
-void message(Ctx& e, int c, const char* op, int peer, std::int64_t word) {
+// A mark or token of one word (its value unused) between c and each of
+// `peers`: the word's address and size set once, then one li and one
+// send or recv a peer.
+void messages(Ctx& e, int c, const char* op, const std::vector<int>& peers, std::int64_t word) {
+  if (peers.empty()) return;
   e.li(c, 13, word);
   e.li(c, 14, 4);
-  e.li(c, 12, peer);
-  e.ins(c, std::string(op) + " r13, r14, r12, " + std::to_string(kSharedLoadTag));
+  for (int peer : peers) {
+    e.li(c, 12, peer);
+    e.ins(c, std::string(op) + " r13, r14, r12, " + std::to_string(kSharedLoadTag));
+  }
 }
 
 }  // namespace
@@ -103,27 +110,26 @@ bool shares_loads(const Node& n, int c) {
 void shared_loads_begin(Ctx& e, int c, const Node& n) {
   if (!shares_loads(n, c)) return;
   const std::vector<int> cores = copy_cores(n, copy_of(n, c));
-  if (cores[0] != c) message(e, c, "send", cores[0], e.words(c, {0}));
+  if (cores[0] != c) messages(e, c, "send", {cores[0]}, e.words(c, {0}));
 }
 
 void shared_loads_end(Ctx& e, int c, const Node& n) {
   if (!shares_loads(n, c)) return;
   const std::vector<int> cores = copy_cores(n, copy_of(n, c));
-  if (cores[0] != c) return;
-  const std::int64_t word = e.words(c, {0});
-  for (std::size_t k = 1; k < cores.size(); ++k) message(e, c, "recv", cores[k], word);
+  if (cores[0] == c) messages(e, c, "recv", {cores.begin() + 1, cores.end()}, e.words(c, {0}));
 }
 
 RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
   const std::vector<int> cores = copy_cores(n, copy_of(n, c));
+  const std::vector<int> others(cores.begin() + 1, cores.end());
   const std::int64_t slot = n.staging[static_cast<std::size_t>(copy_of(n, c))];
   const std::int64_t word = e.words(c, {0});
   const std::string wait_dma = "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma));
-  return line_rows(e, c, n, lb, [&e, c, &n, lb, wp, cores, slot, word, wait_dma](std::int64_t cols, int y0) {
+  return line_rows(e, c, n, lb, [&e, c, &n, lb, wp, cores, others, slot, word, wait_dma](std::int64_t cols, int y0) {
     const int kh = n.geom.kh;
     const bool first = cores[0] == c;
     if (first) {
-      for (std::size_t k = 1; k < cores.size(); ++k) message(e, c, "recv", cores[k], word);
+      messages(e, c, "recv", others, word);
       e.li(c, 12, lb.span(cols));
       for (int y = y0; y < kh; ++y) {
         e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
@@ -132,9 +138,9 @@ RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
       }
       // The slot's rows must be there before the others hear of them.
       e.ins(c, wait_dma);
-      for (std::size_t k = 1; k < cores.size(); ++k) message(e, c, "send", cores[k], word);
+      messages(e, c, "send", others, word);
     } else {
-      message(e, c, "recv", cores[0], word);
+      messages(e, c, "recv", {cores[0]}, word);
     }
     e.li(c, 12, lb.span(cols));
     for (int y = y0; y < kh; ++y) {
@@ -146,7 +152,7 @@ RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
       // The copy out of the slot must be done before the first CU may
       // fill it again.
       e.ins(c, wait_dma);
-      message(e, c, "send", cores[0], word);
+      messages(e, c, "send", {cores[0]}, word);
     }
   });
 }

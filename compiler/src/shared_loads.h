@@ -41,7 +41,7 @@ std::map<std::pair<std::size_t, int>, std::vector<int>> place_copy_groups(std::v
 // fills the slot.
 std::vector<int> copy_cores(const Node& n, int copy);
 
-// Bytes of copy r's slot: the line buffer's kh rows at its stride.
+// Bytes of a copy's slot: the line buffer's kh rows at its stride.
 std::int64_t staging_bytes(const Graph& g, const Node& n, const Target& t);
 
 // The tag of the slot's messages (the row hand-over's and the row
