@@ -188,10 +188,10 @@ bool assembler_has_io() {
   return r.ok();
 }
 
-void dump(const std::string& dir, int i, const std::string& stage, const Graph& g) {
+void dump(const std::string& dir, int i, const std::string& stage, const Graph& g, const Target* t = nullptr) {
   if (dir.empty()) return;
   std::filesystem::create_directories(dir);
-  vp::common::write_file_atomically(dir + "/" + std::to_string(i) + "-" + stage + ".json", ir_json(g, stage) + "\n");
+  vp::common::write_file_atomically(dir + "/" + std::to_string(i) + "-" + stage + ".json", ir_json(g, stage, t) + "\n");
 }
 
 // --layer-error: where INT8 loses accuracy, each layer's golden-model
@@ -384,12 +384,12 @@ CompileResult compile_model(const CompileOptions& o) {
     Graph& cg = *chip_graphs[k];
     const std::string tag = o.chips > 1 ? ".chip" + std::to_string(k) : "";
     map_crossbars(cg, target, MapOptions{o.replicate, o.pipeline, o.lanes, o.batch, !o.image_releases, o.shared_loads});
-    dump(o.dump_dir, 4, "mapped" + tag, cg);
+    dump(o.dump_dir, 4, "mapped" + tag, cg, &target);
     cg.batch = o.batch;
     cg.row_releases = !o.image_releases;
     cg.twin_buffers = o.twin_buffers;
     plan_memory(cg, target);
-    dump(o.dump_dir, 5, "planned" + tag, cg);
+    dump(o.dump_dir, 5, "planned" + tag, cg, &target);
     // The emitter writes the program and the weight image by path: into a
     // private folder, under the final names (the program names its image).
     ChipOutput c;
@@ -411,7 +411,7 @@ CompileResult compile_model(const CompileOptions& o) {
     if (!c.r.twin_buffers)
       for (Value& v : cg.values) v.buf.alt = -1;
     for (std::size_t i = 0; i < cg.nodes.size(); ++i) cg.nodes[i].sync_tokens = c.r.node_tokens[i];
-    dump(o.dump_dir, 6, "emitted" + tag, cg);
+    dump(o.dump_dir, 6, "emitted" + tag, cg, &target);
     c.io_text = io_json(cg);
     c.directives = io_directives ? vp::cc::io_directives(cg) : std::string();
     emitted.push_back(std::move(c));

@@ -11,13 +11,13 @@
 
 namespace vp::cc {
 
-std::string ir_json(const Graph& g, const std::string& stage) {
+std::string ir_json(const Graph& g, const std::string& stage, const Target* target) {
   using nlohmann::json;
   json j;
   // The cost model's times per layer, once the map has set the stages.
   bool mapped = false;
   for (const Node& n : g.nodes) mapped = mapped || n.stage_cycles > 0;
-  const RowTimes rt = mapped ? estimated_times(g) : RowTimes{};
+  const RowTimes rt = mapped ? estimated_times(g, target) : RowTimes{};
   j["stage"] = stage;
   j["model"] = g.name;
   j["opset"] = g.opset;

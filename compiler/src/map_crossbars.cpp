@@ -437,10 +437,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     n.tiles.clear();
     n.cores.clear();
     n.replicas = s.copies;
-    n.stage_cycles = cm.stage(s.cost, s.copies);
-    n.memory_bytes = cm.memory(s.cost, s.copies);
-    n.step_cycles = cm.step(s.cost, s.copies);
-    n.bound_cycles = 0;
+    cm.price(n, s.cost, s.copies, false);
     if (s.layer < 0) {
       for (int r = 0; r < s.copies; ++r) n.cores.push_back(take());
       continue;
@@ -480,7 +477,8 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     if (n.fused) {
       n.cores.clear();
       n.replicas = 1;
-      n.stage_cycles = n.bound_cycles = n.step_cycles = n.memory_bytes = 0;
+      n.stage_cycles = n.bound_cycles = n.step_cycles = n.memory_bytes = n.loaded_stage_cycles = n.loaded_step_cycles = 0;
+      n.dma_packets = 0;
     }
   return true;
 }
@@ -637,10 +635,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   }
   for (const Layer& lay : layers) {
     Node& n = g.nodes[static_cast<std::size_t>(lay.node)];
-    n.stage_cycles = cm.stage(lay.cost, lay.copies);
-    n.memory_bytes = cm.memory(lay.cost, lay.copies);
-    n.step_cycles = cm.step(lay.cost, lay.copies);
-    n.bound_cycles = cm.bound(lay.cost, lay.copies);
+    cm.price(n, lay.cost, lay.copies, true);
   }
   // Operators without weights run on the CUs of the layer that feeds them
   // (their input is freshest there), or from CU 0, as many as the cost
@@ -650,7 +645,8 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     if (n.fused) {  // runs inside its Conv
       n.cores.clear();
       n.replicas = 1;
-      n.stage_cycles = n.bound_cycles = n.step_cycles = n.memory_bytes = 0;
+      n.stage_cycles = n.bound_cycles = n.step_cycles = n.memory_bytes = n.loaded_stage_cycles = n.loaded_step_cycles = 0;
+      n.dma_packets = 0;
       continue;
     }
     const LayerCost c = cm.other(g, n);
@@ -682,10 +678,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
       if (std::find(n.cores.begin(), n.cores.end(), core) == n.cores.end()) n.cores.push_back(core);
     }
     n.replicas = k;
-    n.stage_cycles = cm.stage(c, k);
-    n.memory_bytes = cm.memory(c, k);
-    n.step_cycles = cm.step(c, k);
-    n.bound_cycles = 0;
+    cm.price(n, c, k, false);
   }
 }
 

@@ -53,6 +53,13 @@ class LinkBytes {
     }
   }
 
+  // Every link, then every port, in one vector (NodeTraffic's order).
+  std::vector<double> all() const {
+    std::vector<double> v(links_);
+    v.insert(v.end(), ports_.begin(), ports_.end());
+    return v;
+  }
+
   MeshLoad load(double link_bytes) const {
     MeshLoad m;
     for (std::size_t i = 0; i < links_.size(); ++i) {
@@ -126,29 +133,35 @@ namespace {
 // spreads evenly and a small one sits in the few clusters its granules fall
 // in (tiny_cnn's 3 KB input: two SRAMs, whose ports every reader shares).
 // Before plan_memory (no address) every value counts as spread evenly.
+// A value in two buffers (a stream's images alternating between them)
+// counts half in each.
 std::vector<double> cluster_shares(const Value& v, const Target& t) {
   std::vector<double> share(static_cast<std::size_t>(t.clusters), 1.0 / t.clusters);
   const std::int64_t held = v.buf.ring_rows > 0 ? v.buf.ring_rows * v.buf.wp(v.shape) * v.shape.c : v.buf.bytes(v.shape);
   const std::int64_t granule = t.sram_interleave_bytes;
   if (v.buf.addr < t.sram_global_base || held <= 0 || granule <= 0) return share;
   std::fill(share.begin(), share.end(), 0.0);
-  const std::int64_t lo = v.buf.addr - t.sram_global_base, hi = lo + held;
-  for (std::int64_t at = lo; at < hi;) {
-    const std::int64_t g = at / granule, end = std::min(hi, (g + 1) * granule);
-    share[static_cast<std::size_t>(g % t.clusters)] += static_cast<double>(end - at) / static_cast<double>(held);
-    at = end;
+  const bool twin = v.buf.alt >= t.sram_global_base;
+  for (const std::int64_t base : {v.buf.addr, twin ? v.buf.alt : std::int64_t{-1}}) {
+    if (base < 0) continue;
+    const double part = twin ? 0.5 : 1.0;
+    const std::int64_t lo = base - t.sram_global_base, hi = lo + held;
+    for (std::int64_t at = lo; at < hi;) {
+      const std::int64_t g = at / granule, end = std::min(hi, (g + 1) * granule);
+      share[static_cast<std::size_t>(g % t.clusters)] += part * static_cast<double>(end - at) / static_cast<double>(held);
+      at = end;
+    }
   }
   return share;
 }
 
 }  // namespace
 
-MeshLoad mesh_load(const Graph& g, const Target& t) {
-  if (t.mesh_cols <= 0 || t.clusters <= 0) return {};
-  LinkBytes links(t);
-  for (const Node& n : g.nodes) {
-    if (n.fused || n.cores.empty()) continue;
-    const double per_core = 1.0 / static_cast<double>(n.cores.size());
+namespace {
+
+// One node's bytes added to `links`, as mesh_load routes them.
+void route_node(const Graph& g, const Node& n, const Target& t, LinkBytes& links) {
+  const double per_core = 1.0 / static_cast<double>(n.cores.size());
     for (const ValueBytes& v : memory_bytes_by_value(g, n, t)) {
       const double bytes = static_cast<double>(v.bytes) * per_core;
       const std::vector<double> share = v.window ? cluster_shares(*v.value, t) : std::vector<double>{};
@@ -161,8 +174,31 @@ MeshLoad mesh_load(const Graph& g, const Target& t) {
         for (int s = 0; s < t.clusters; ++s) links.window(k, s, bytes * share[static_cast<std::size_t>(s)], v.written);
       }
     }
-  }
+}
+
+}  // namespace
+
+MeshLoad mesh_load(const Graph& g, const Target& t) {
+  if (t.mesh_cols <= 0 || t.clusters <= 0) return {};
+  LinkBytes links(t);
+  for (const Node& n : g.nodes)
+    if (!n.fused && !n.cores.empty()) route_node(g, n, t, links);
   return links.load(config::param_default::noc_link_bits / 8.0);
+}
+
+std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t) {
+  std::vector<std::vector<double>> out(g.nodes.size());
+  if (t.mesh_cols <= 0 || t.clusters <= 0) return out;
+  const double link_bytes = config::param_default::noc_link_bits / 8.0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.fused || n.cores.empty()) continue;
+    LinkBytes links(t);
+    route_node(g, n, t, links);
+    out[i] = links.all();
+    for (double& f : out[i]) f /= link_bytes;
+  }
+  return out;
 }
 
 }  // namespace vp::cc

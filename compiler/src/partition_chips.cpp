@@ -113,7 +113,7 @@ std::int64_t part_estimate(const Graph& g, const Target& t, const MapOptions& mo
   } catch (const CompileError&) {
     return std::numeric_limits<std::int64_t>::max() / 4;  // does not fit: never chosen
   }
-  return estimate_cycles(cg, t);
+  return estimate_cycles(cg, t, false);
 }
 
 // The cuts moved one at a time, each to the allowed position within

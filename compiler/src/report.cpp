@@ -6,7 +6,8 @@
 // (MVMs per crossbar x MVM cycles), and the layer's share of the sum of the
 // stage times. The whole-model estimate, plus the
 // firmware's start of the cores: with one layer per CU (the layers
-// overlap) the critical path of the row hand-over (overlapped_estimate);
+// overlap) the critical path of the row hand-over with the waits at busy
+// links and ports (contended_times.h);
 // with CUs shared by layers (each CU runs its parts in turn) the sum of the
 // stages. vp-run gives the real figure.
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "energy_estimate.h"
+#include "contended_times.h"
 #include "schedule_cost.h"
 #include "vp/cc/mesh_load.h"
 #include "vp/cc/passes.h"
@@ -25,17 +27,6 @@
 namespace vp::cc {
 
 namespace {
-
-// Rows an operator computes at once: with strips (share_of_map), each
-// strip's rows are dealt to R / S copies in turn, so R / S rows progress
-// together; with blocks, one.
-std::int64_t rows_at_once(const Graph& g, const Node& n) {
-  const Shape& o = g.val(n.out[0]).shape;
-  const std::int64_t R = n.replicas;
-  if (o.h * o.w < kStripRows * o.w * R) return 1;
-  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, o.w / g.min_strip));
-  return std::max<std::int64_t>(1, std::min(o.h, R / S));
-}
 
 // The layers overlapped (one layer per CU): the critical path of the row
 // hand-over. A layer's first output row is done one step after the rows
@@ -56,36 +47,29 @@ double step_with_tokens(const Node& n) {
   return static_cast<double>(n.step_cycles) * stage_with_tokens(n) / static_cast<double>(n.stage_cycles);
 }
 
-RowTimes overlapped_times(const Graph& g) {
+StagePrices choice_prices(const Graph& g) {
+  StagePrices p;
+  for (const Node& n : g.nodes) {
+    p.stage.push_back(stage_with_tokens(n));
+    p.step.push_back(step_with_tokens(n));
+  }
+  return p;
+}
+
+RowTimes overlapped_times(const Graph& g, const StagePrices& p) {
   const std::size_t N = g.nodes.size();
-  RowTimes rt;
-  rt.first.assign(N, 0);
-  rt.last.assign(N, 0);
-  rt.step.assign(N, 0);
+  RowTimes rt(N);
   std::vector<double>& first = rt.first;
   std::vector<double>& last = rt.last;
   std::vector<double> interval(N, 0);
-  std::vector<int> storer(g.values.size(), -1);  // value -> node whose cores store it
-  for (std::size_t i = 0; i < N; ++i) {
-    const Node& n = g.nodes[i];
-    if (n.fused) continue;
-    storer[static_cast<std::size_t>(n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)].out[0]
-                                                      : n.out[0])] = static_cast<int>(i);
-  }
+  const std::vector<int> storer = storers(g);
   for (std::size_t i = 0; i < N; ++i) {
     const Node& n = g.nodes[i];
     if (n.fused) continue;
     const Shape& o = g.val(n.out[0]).shape;
-    const double step = step_with_tokens(n), stage = stage_with_tokens(n);
+    const double step = p.step[i], stage = p.stage[i];
     const double G = static_cast<double>(rows_at_once(g, n));
-    std::vector<std::pair<int, bool>> ins;  // (value, read through windows)
-    ins.emplace_back(n.in[0], op_has(n.op, op_window));
-    if (n.op != OpKind::Conv)
-      for (std::size_t k = 1; k < n.in.size(); ++k) ins.emplace_back(n.in[k], false);
-    if (n.fused_add >= 0) {
-      const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
-      ins.emplace_back(add.in[add.in[0] == n.out[0] ? 1 : 0], false);
-    }
+    const std::vector<std::pair<int, bool>> ins = row_inputs(g, n);
     double ready_first = 0, ready_last = 0, in_interval = 0;
     std::vector<std::pair<std::size_t, double>> paced;  // (writer, its rows per output row)
     for (const auto& [v, window] : ins) {
@@ -142,8 +126,8 @@ bool layers_overlap(const Graph& g) {
   return overlapped;
 }
 
-RowTimes estimated_times(const Graph& g) {
-  if (layers_overlap(g)) return overlapped_times(g);
+RowTimes estimated_times(const Graph& g, const Target* t) {
+  if (layers_overlap(g)) return t ? contended_times(g, *t).rt : overlapped_times(g);
   // Shared CUs run their parts of each layer in turn: one layer after the
   // other.
   RowTimes rt;
@@ -157,8 +141,6 @@ RowTimes estimated_times(const Graph& g) {
 }
 
 namespace {
-
-std::int64_t overlapped_estimate(const Graph& g) { return static_cast<std::int64_t>(overlapped_times(g).total); }
 
 // The firmware's part of an image: its copies of the inputs and outputs,
 // and the start of every core with a program.
@@ -209,22 +191,25 @@ struct StreamPeriod {
 };
 static StreamPeriod stream_period(const Graph& g, const Target& t) {
   StreamPeriod p;
-  for (const Node& n : g.nodes)
-    if (!n.fused) p.stage = std::max(p.stage, static_cast<std::int64_t>(stage_with_tokens(n)));
   p.floor = memory_floor(g, t);
   const MeshLoad mesh = mesh_load(g, t);
   p.mesh = static_cast<std::int64_t>(std::ceil(mesh.busiest_flits));
   p.link = mesh.busiest;
   p.port = static_cast<std::int64_t>(std::ceil(mesh.busiest_port_flits));
   p.port_name = mesh.busiest_port;
-  p.cycles = std::max({p.stage, p.floor, p.port, p.mesh});
+  double stage = 0;
+  p.cycles = static_cast<std::int64_t>(
+      std::ceil(contended_period(g, t, static_cast<double>(std::max({p.floor, p.port, p.mesh})), &stage)));
+  p.stage = static_cast<std::int64_t>(std::ceil(stage));
   return p;
 }
 
-std::int64_t estimate_cycles(const Graph& g, const Target& t) {
+std::int64_t estimate_cycles(const Graph& g, const Target& t, bool waits) {
   std::int64_t sum = 0, cores = 0;
   for (const Node& n : g.nodes) sum += static_cast<std::int64_t>(stage_with_tokens(n));
-  const std::int64_t layers = layers_overlap(g) ? std::max(overlapped_estimate(g), memory_floor(g, t)) : sum;
+  const std::int64_t path = waits ? static_cast<std::int64_t>(contended_times(g, t).rt.total)
+                                  : static_cast<std::int64_t>(overlapped_times(g).total);
+  const std::int64_t layers = layers_overlap(g) ? std::max(path, memory_floor(g, t)) : sum;
   return layers + firmware_cycles(g, t, cores);
 }
 
@@ -237,11 +222,20 @@ std::string layer_report(const Graph& g, const Target& t) {
   o << line;
   std::int64_t tot_macs = 0, tot_x = 0, tot_bound = 0, slowest = 0, digital_macs = 0, stage_sum = 0,
                digital_stage = 0;
-  for (const Node& n : g.nodes) {
-    stage_sum += n.stage_cycles;
-    if (!op_has(n.op, op_crossbar)) digital_stage += n.stage_cycles;
-  }
   const bool overlapped = layers_overlap(g);
+  // When each layer's first and last output rows are done, cycles after the
+  // layers start, and each one's stage: with the layers overlapped, the
+  // estimate's (the waits at busy links and ports included), else the copy
+  // choice's one after the other (estimated_times).
+  const Contended est = overlapped ? contended_times(g, t) : Contended{};
+  const RowTimes rt = overlapped ? est.rt : estimated_times(g);
+  std::vector<std::int64_t> stage_of;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    stage_of.push_back(overlapped && !n.fused ? std::llround(est.prices.stage[i]) : n.stage_cycles);
+    stage_sum += stage_of.back();
+    if (!op_has(n.op, op_crossbar)) digital_stage += stage_of.back();
+  }
   double used_cells = 0;
   // Energy per layer (energy_estimate.h) and its share of the model's.
   std::vector<LayerEnergy> energy;
@@ -254,9 +248,6 @@ std::string layer_report(const Graph& g, const Target& t) {
   }
   double digital_pj = 0;
   std::size_t ni = 0;
-  // When each layer's first and last output rows are done, cycles after the
-  // layers start (estimated_times).
-  const RowTimes rt = estimated_times(g);
   for (const Node& n : g.nodes) {
     const Shape& s = g.val(n.out[0]).shape;
     std::int64_t macs = 0, xbars = 0;
@@ -277,7 +268,7 @@ std::string layer_report(const Graph& g, const Target& t) {
     tot_macs += macs;
     tot_x += xbars;
     tot_bound = overlapped ? std::max(tot_bound, n.bound_cycles) : tot_bound + n.bound_cycles;
-    slowest = std::max(slowest, n.stage_cycles);
+    slowest = std::max(slowest, stage_of[ni]);
     char shape[64];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", static_cast<long long>(s.c), static_cast<long long>(s.h),
                   static_cast<long long>(s.w));
@@ -307,8 +298,8 @@ std::string layer_report(const Graph& g, const Target& t) {
                   "%5.1f%%\n",
                   n.name.c_str(), op_name(n.op).c_str(), kind.c_str(), shape,
                   static_cast<long long>(macs), static_cast<long long>(xbars), util * 100, copies.c_str(),
-                  static_cast<long long>(n.stage_cycles),
-                  stage_sum ? 100.0 * double(n.stage_cycles) / double(stage_sum) : 0.0, first_row, last_row,
+                  static_cast<long long>(stage_of[ni - 1]),
+                  stage_sum ? 100.0 * double(stage_of[ni - 1]) / double(stage_sum) : 0.0, first_row, last_row,
                   static_cast<long long>(n.bound_cycles), static_cast<double>(n.memory_bytes) * 1e-3, layer_pj * 1e-6,
                   total_energy.total() > 0 ? 100.0 * layer_pj / total_energy.total() : 0.0);
     o << line;

@@ -115,6 +115,14 @@ std::int64_t CostModel::dram_port(std::int64_t bytes) const {
                                    (pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks));
 }
 
+std::int64_t rows_at_once(const Graph& g, const Node& n) {
+  const Shape& o = g.val(n.out[0]).shape;
+  const std::int64_t R = n.replicas;
+  if (o.h * o.w < kStripRows * o.w * R) return 1;
+  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, o.w / g.min_strip));
+  return std::max<std::int64_t>(1, std::min(o.h, R / S));
+}
+
 Share share_of_map(std::int64_t OH, std::int64_t OW, int R, std::int64_t min_strip) {
   Share s;
   if (OH * OW < kStripRows * OW * R) {
@@ -198,7 +206,7 @@ std::vector<ShareRun> share_runs(std::int64_t OH, std::int64_t OW, int r, int R,
 }
 
 std::int64_t CostModel::memory(const LayerCost& c, int copies) const {
-  if (c.line_kh <= 0 || c.line_readers <= 0) return c.gmem_bytes;
+  if (c.line_kh <= 0 || c.line_readers <= 0) return c.moved_bytes >= 0 ? c.moved_bytes : c.gmem_bytes;
   // Each copy's runs as share_loop walks them; line_rows loads kh rows of a
   // run's span for its first row and sh for each next one when the rows
   // are consecutive and windows overlap.
@@ -212,6 +220,47 @@ std::int64_t CostModel::memory(const LayerCost& c, int copies) const {
       rows_bytes += (c.line_kh + (run.rows - 1) * (keep ? c.line_sh : c.line_kh)) * span;
     }
   return c.line_readers * rows_bytes + c.other_bytes;
+}
+
+Packets CostModel::packets(const LayerCost& c, int copies) const {
+  const Share sh = share_of_map(c.units / c.row_units, c.row_units, copies, min_strip_);
+  const std::int64_t groups = c.lanes == 1 ? sh.pixels : sh.rows * ((sh.width + c.lanes - 1) / c.lanes);
+  Packets p;
+  const auto add = [&](double count, std::int64_t bytes) {
+    if (count <= 0 || bytes <= 0) return;
+    const double f = static_cast<double>(pd::noc_packet_header_flits + (bytes * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits);
+    p.count += count;
+    p.bytes += count * static_cast<double>(bytes);
+    p.flits += count * f;
+    p.flits_sq += count * f * f;
+  };
+  for (std::int64_t b : c.unit_dmas) add(static_cast<double>(sh.pixels), b);
+  if (c.lanes > 1 && c.all_channels)  // emit_conv's grouped lanes: one DMA a group
+    add(static_cast<double>(groups * c.stores_per_pixel), c.lanes * c.store_cols);
+  else
+    add(static_cast<double>(sh.pixels * c.stores_per_pixel), c.store_cols);
+  if (c.line_kh > 0)
+    add(static_cast<double>(line_rows_loaded(c, copies, sh)), (sh.width - 1) * c.span_per_pixel + c.span_fixed);
+  if (p.count > 0) {
+    p.flits /= p.count;
+    p.flits_sq /= p.count;
+    p.bytes /= p.count;
+  }
+  return p;
+}
+
+void CostModel::price(Node& n, const LayerCost& c, int copies, bool with_bound) const {
+  n.stage_cycles = stage(c, copies);
+  n.memory_bytes = memory(c, copies);
+  n.step_cycles = step(c, copies);
+  n.bound_cycles = with_bound ? bound(c, copies) : 0;
+  n.loaded_stage_cycles = loaded_stage(c, copies);
+  n.loaded_step_cycles = loaded_step(c, copies);
+  const Packets p = packets(c, copies);
+  n.dma_packets = p.count;
+  n.packet_flits = p.flits;
+  n.packet_flits_sq = p.flits_sq;
+  n.packet_bytes = p.bytes;
 }
 
 std::int64_t CostModel::step(const LayerCost& c, int copies) const {
@@ -253,9 +302,15 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     c.line_in_stage = false;
     c.line_readers = gathering_cus;
   } else {
-    for (const auto& s : segs) fill += dma(s.len);
+    for (const auto& s : segs) {
+      fill += dma(s.len);
+      c.unit_dmas.push_back(s.len);
+    }
     bytes_per_unit = window;
   }
+  c.store_cols = cols;
+  c.stores_per_pixel = n.fused_add >= 0 ? 2 : 1;
+  c.all_channels = cols == out.shape.c;
   // Redundant copies of the rows (redundancy.cpp): the patch repeated, one
   // vmov each; their MVMs fire with the first copy's.
   const std::int64_t once = (window + t_.rows - 1) / t_.rows * t_.rows;
@@ -276,6 +331,13 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
   // Every CU of a copy reads its window (or rows); the output is written once.
   c.other_bytes = c.units * out.shape.c * (n.fused_add >= 0 ? 2 : 1);
   c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) + c.other_bytes;
+  // A grouped Conv's gathers read only the input channels of the CU's own
+  // output columns (ConvNeXt's 7x7 depthwise Convs on 2x2 maps: 12 CUs, each
+  // 64 of the 768 channels; counted whole, 1.8 MB where 154 KB move).
+  if (!line && n.geom.group > 1 && out.shape.c > 0) {
+    const std::int64_t own = std::int64_t{n.geom.kh} * n.geom.kw * std::min(C, (cols * C + out.shape.c - 1) / out.shape.c);
+    c.moved_bytes = gathering_cus * c.units * std::min(own, bytes_per_unit) + c.other_bytes;
+  }
   return c;
 }
 
@@ -298,10 +360,13 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         c.span_fixed = (std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
         c.span_per_pixel = std::int64_t{n.geom.sw} * C;
         c.line_readers = 1;
+        c.unit_dmas = {C};
         c.other_bytes = c.units * C;
         c.gmem_bytes = out.shape.h * n.geom.kh * span + c.other_bytes;
       } else {
         c.pixel_cycles = n.geom.kh * dma(n.geom.kw * C) + vec(k * C) + vec(C) + kPixelFixed;
+        c.unit_dmas.assign(static_cast<std::size_t>(n.geom.kh), n.geom.kw * C);
+        c.unit_dmas.push_back(C);
         c.gmem_bytes = c.units * (k * C + C);
       }
       break;
@@ -309,26 +374,31 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
     case OpKind::GlobalAveragePool:
       c.units = in.shape.h;
       c.pixel_cycles = dma(in.shape.w * in.shape.c) + vec(in.shape.w * in.shape.c) + vec(in.shape.c) + kPixelFixed;
+      c.unit_dmas = {in.shape.w * in.shape.c};
       c.gmem_bytes = in.shape.numel() + C;
       break;
     case OpKind::Add:
       c.units = out.shape.h;
       c.pixel_cycles = 3 * dma(W * C) + 6 * vec(W * C) + kPixelFixed;
+      c.unit_dmas.assign(3, W * C);
       c.gmem_bytes = 3 * out.shape.numel();
       break;
     case OpKind::Mul:
       c.units = out.shape.h * W;
       if (!g.val(n.in[1]).is_const) {  // of two activations (emit_mul)
         c.pixel_cycles = 3 * dma(C) + 4 * vec(C) + kPixelFixed;
+        c.unit_dmas.assign(3, C);
         c.gmem_bytes = 3 * out.shape.numel();
         break;
       }
       c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
+      c.unit_dmas.assign(2, C);
       c.gmem_bytes = 2 * out.shape.numel();
       break;
     case OpKind::LayerNormalization:  // emit_norm.cpp: 9 vector operations over C, 8 scalar and rsqrt
       c.units = out.shape.h * W;
       c.pixel_cycles = 2 * dma(C) + 9 * vec(C) + kNormScalarCycles + kPixelFixed;
+      c.unit_dmas.assign(2, C);
       c.gmem_bytes = 2 * out.shape.numel();
       break;
     case OpKind::MatMul: {  // emit_matmul.cpp: per row, N x (1 + heads) or heads x K x 2 vector operations
@@ -341,6 +411,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
                        (n.trans_b ? vec(CA) + keys * (vec(CA) + h * (vec(K) + 4) + 4)
                                   : vec(C) + h * values * (2 * vec(N) + 8));
       c.row_cycles = 0;
+      c.unit_dmas.assign(2, C);
       c.gmem_bytes = 2 * out.shape.numel() + g.val(n.in[1]).shape.numel();
       // Inside windows B is held as codes, widened at each use (emit_matmul_head_groups).
       if (n.windows > 1) c.pixel_cycles += n.trans_b ? keys * vec(CA) : h * values * vec(N);
@@ -352,6 +423,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       const bool mask_in = n.in.size() > 1;  // a mask map read beside the scores
       c.pixel_cycles = (mask_in ? 3 : 2) * dma(C) + (n.causal || mask_in ? 6 : 4) * vec(C) +
                        runs * (3 * vec(G) + kSoftmaxRunCycles) + kPixelFixed;
+      c.unit_dmas.assign(mask_in ? 3 : 2, C);
       c.gmem_bytes = (mask_in ? 3 : 2) * out.shape.numel();
       break;
     }
@@ -359,6 +431,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       if (!n.gather.empty()) {  // emit_gather: DMAs in and out, per run of pixels
         c.units = out.shape.h;
         c.pixel_cycles = 2 * dma(W * C) + kPixelFixed;
+        c.unit_dmas.assign(2, W * C);
         c.gmem_bytes = 2 * out.shape.numel();
         break;
       }
@@ -369,15 +442,19 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         for (int v : n.in) {
           widest = std::max(widest, g.val(v).shape.c);
           each += kConcatInputSetup + 2 * vec(g.val(v).shape.c);
+          c.unit_dmas.push_back(g.val(v).shape.c);
         }
+        c.unit_dmas.push_back(C);
         c.pixel_cycles = dma(widest) + each + kPixelFixed;
         break;
       }
       c.pixel_cycles = 2 * dma(C) + 2 * vec(C) + kPixelFixed;
+      c.unit_dmas.assign(2, C);
       break;
     default:  // Relu, Clip, LeakyRelu
       c.units = out.shape.h;
       c.pixel_cycles = 2 * dma(W * C) + vec(W * C) + kPixelFixed;
+      c.unit_dmas.assign(2, W * C);
       c.gmem_bytes = 2 * out.shape.numel();
       break;
   }

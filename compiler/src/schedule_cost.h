@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "vp/cc/graph.h"
@@ -49,6 +50,10 @@ struct Share {
   std::int64_t pixels = 0;  // pixels of the largest share
 };
 Share share_of_map(std::int64_t OH, std::int64_t OW, int R, std::int64_t min_strip = kMinStrip);
+// Rows a mapped node computes at once: with strips, each strip's rows are
+// dealt to R / S copies in turn, so R / S rows progress together; with
+// blocks, one.
+std::int64_t rows_at_once(const Graph& g, const Node& n);
 
 // The runs of output rows copy r of R walks (emit_loops.h's share_loop, and
 // CostModel::memory's bytes): `rows` rows from row h, `hstep` apart, `cols`
@@ -81,6 +86,7 @@ struct LayerCost {
   std::int64_t row_units = 1;      // units per output row
   std::int64_t units = 0;          // pixels (or rows) the layer computes
   std::int64_t gmem_bytes = 0;     // bytes read and written in memory, each output row's kh line rows charged whole (stage())
+  std::int64_t moved_bytes = -1;   // memory()'s bytes where they differ from gmem_bytes and no line buffer counts them
   std::int64_t mvms_per_unit = 0;  // MVM groups per pixel per copy (the slowest CU's)
   std::int64_t mvm = 0;            // one MVM at the layer's input bits (0: at 8 bits)
   // Software pipelining (emit_conv, a CU of its own): a group's windows and
@@ -91,6 +97,21 @@ struct LayerCost {
   bool overlap = false;
   std::int64_t fill_cycles = 0;    // the window's part of pixel_cycles
   std::int64_t vector_cycles = 0;  // the part after the MVM (requantization, Add, store)
+  // The DMAs a core issues, each one packet on the mesh (packets()): per
+  // unit (pixel, or row for row-wise operators), and per output channel
+  // group stored (a Conv's stores and fused residuals: one per pixel, or
+  // one per group of lanes when the core holds every channel).
+  std::vector<std::int64_t> unit_dmas;
+  std::int64_t store_cols = 0;
+  int stores_per_pixel = 0;
+  bool all_channels = false;
+};
+
+// A core's DMA packets per inference (the largest share's): how many, and
+// the mean of their flits and of their flits squared, as the mesh counts
+// flits (a header and noc.link_bits per flit).
+struct Packets {
+  double count = 0, flits = 0, flits_sq = 0, bytes = 0;
 };
 
 // The critical path of the row hand-over with one layer per CU (report.cpp):
@@ -106,15 +127,36 @@ double stage_with_tokens(const Node& n);
 double step_with_tokens(const Node& n);
 
 struct RowTimes {
+  RowTimes() = default;
+  explicit RowTimes(std::size_t nodes) : first(nodes, 0), last(nodes, 0), step(nodes, 0) {}
   std::vector<double> first, last, step;
   double total = 0;
 };
-RowTimes overlapped_times(const Graph& g);
+// Per node, the stage and row step a critical path is taken with.
+struct StagePrices {
+  std::vector<double> stage, step;
+};
+// The copy choice's prices with the messages (stage_with_tokens): what
+// plan_memory's liveness reads.
+StagePrices choice_prices(const Graph& g);
+RowTimes overlapped_times(const Graph& g, const StagePrices& p);
+inline RowTimes overlapped_times(const Graph& g) { return overlapped_times(g, choice_prices(g)); }
+// The same path row by row (row_times.cpp): every output row done one step
+// after the later of the input rows it reads and its copy's row before.
+RowTimes row_times(const Graph& g, const StagePrices& p);
+// Per value, the node whose cores store it (a fused Add's output: its
+// Conv's), -1 for graph inputs and constants.
+std::vector<int> storers(const Graph& g);
+// The values a node's rows wait for: its first input (through windows when
+// the operator has them), the others of a non-Conv, a fused Add's residual.
+std::vector<std::pair<int, bool>> row_inputs(const Graph& g, const Node& n);
 // One layer per CU (the pipeline placement): no CU holds two layers.
 bool layers_overlap(const Graph& g);
-// The report's times per layer: overlapped_times when the layers overlap,
-// else the stages one after the other (CUs shared by layers).
-RowTimes estimated_times(const Graph& g);
+// The report's times per layer: with the layers overlapped, the critical
+// path with the waits at busy links and ports (contended_times.h; without a
+// target, overlapped_times at the copy choice's prices); else the stages one
+// after the other (CUs shared by layers).
+RowTimes estimated_times(const Graph& g, const Target* t = nullptr);
 
 class CostModel {
  public:
@@ -128,10 +170,26 @@ class CostModel {
   // overlapped an inference takes about the slowest stage plus one step of
   // every other layer.
   std::int64_t step(const LayerCost& c, int copies) const;
+  // The same with a Conv's line buffer priced as line_rows loads it, the
+  // bytes memory() counts (line_in_stage), for the report's estimate: the
+  // copy choice keeps the whole-row charge, which stands in for the
+  // contention the estimate prices apart (contended_times).
+  std::int64_t loaded_stage(LayerCost c, int copies) const {
+    c.line_in_stage = true;
+    return stage(c, copies);
+  }
+  std::int64_t loaded_step(LayerCost c, int copies) const {
+    c.line_in_stage = true;
+    return step(c, copies);
+  }
   // Bytes the layer's cores move to and from memory per inference with
   // `copies` copies (Node::memory_bytes): gmem_bytes, with a line buffer's
   // rows counted as they are loaded.
   std::int64_t memory(const LayerCost& c, int copies) const;
+  Packets packets(const LayerCost& c, int copies) const;
+  // Sets n's prices with `copies` copies: stage, step, memory bytes, the
+  // loaded stage and step, the packets, and (with_bound) the MVM bound.
+  void price(Node& n, const LayerCost& c, int copies, bool with_bound) const;
   // The analytic floor: MVMs per crossbar x MVM cycles, all copies at once.
   std::int64_t bound(const LayerCost& c, int copies) const;
   // Per inference outside the layers: the firmware copies the inputs in

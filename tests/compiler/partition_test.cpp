@@ -86,7 +86,7 @@ std::int64_t slowest_part(const Graph& g, const Partition& p, const Target& t, c
   for (std::size_t k = 0; k < p.parts.size(); ++k) {
     Graph c = chip_graph(g, p, static_cast<int>(k));
     map_crossbars(c, t, mo);
-    worst = std::max(worst, estimate_cycles(c, t));
+    worst = std::max(worst, estimate_cycles(c, t, false));
   }
   return worst;
 }

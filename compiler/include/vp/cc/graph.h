@@ -235,6 +235,14 @@ struct Node {
   // with every layer at once they share the memory's ports (report.cpp).
   std::int64_t memory_bytes = 0;
   std::int64_t step_cycles = 0;  // one row step of the largest share (CostModel::step)
+  // The stage and step with every line buffer priced as it is loaded
+  // (CostModel::loaded_stage): the report's estimate starts from them.
+  std::int64_t loaded_stage_cycles = 0, loaded_step_cycles = 0;
+  // The DMAs one core of the node issues per inference, each a packet on
+  // the mesh (CostModel::packets): how many, their mean flits and mean
+  // squared flits and mean bytes, for the waits behind other packets
+  // (contended_times.h).
+  double dma_packets = 0, packet_flits = 0, packet_flits_sq = 0, packet_bytes = 0;
   // Row hand-over messages the node's busiest core sends and takes per
   // inference, known once the program is emitted (EmitResult::node_tokens):
   // each costs that core a pass of its table loop (report.cpp).

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "vp/cc/graph.h"
 #include "vp/cc/target.h"
@@ -37,5 +38,10 @@ struct MeshLoad {
 // noc.link_bits, as the rest of the cost model (schedule_cost.cpp) counts
 // them; packet headers are not counted.
 MeshLoad mesh_load(const Graph& g, const Target& t);
+
+// The same flits node by node: for each node, one entry per directed link
+// between routers, then per port between a router and what hangs on it
+// (mesh_load's order); empty for nodes without CUs.
+std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t);
 
 }  // namespace vp::cc

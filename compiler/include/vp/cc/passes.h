@@ -297,13 +297,16 @@ std::map<int, int> adc_ranges_from_profile_text(const std::string& text, const s
                                                 double headroom);
 
 // ---- reports ----------------------------------------------------------------------
-std::string ir_json(const Graph& g, const std::string& stage);
+std::string ir_json(const Graph& g, const std::string& stage, const Target* t = nullptr);
 std::string layer_report(const Graph& g, const Target& t);
 // The report's estimate of one inference of a mapped graph: the critical
-// path of the row hand-over, or the memory floor when every layer's traffic
-// at once takes longer (or the sum of the stages on shared CUs), plus the
-// firmware's copies and starts.
-std::int64_t estimate_cycles(const Graph& g, const Target& t);
+// path of the row hand-over with the waits at busy links and ports, or the
+// memory floor when every layer's traffic at once takes longer (or the sum
+// of the stages on shared CUs), plus the firmware's copies and starts.
+// `waits` false: the path at the copy choice's prices, without the waits
+// (what partition_chips weighs cuts with, before addresses and messages
+// are known).
+std::int64_t estimate_cycles(const Graph& g, const Target& t, bool waits = true);
 
 // Bytes of a channels-last tensor as the chip stores it (no border) and back.
 std::vector<std::int8_t> to_hwc(const QTensor& t);

@@ -1,0 +1,238 @@
+// Waits at busy links and ports in the report's estimate (contended_times.h).
+#include "contended_times.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "energy_estimate.h"
+#include "vp/cc/mesh_load.h"
+#include "vp/config/cycles.h"
+#include "vp/config/param_defaults.h"
+
+namespace vp::cc {
+namespace {
+
+// A resource's load is held below kMaxBusy: past it the period is bounded
+// by the resource's flits (report.cpp's mesh and port terms), not by waits.
+constexpr double kMaxBusy = 0.9;
+// Passes of the one-inference iteration: the prices move by under 0.1 %
+// after about ten on the tested models.
+constexpr int kPasses = 16;
+// A row hand-over token: a header and its 4-byte word. About half of a
+// core's messages (Node::sync_tokens counts both) are its sends.
+constexpr double kTokenFlits = 2, kSendShare = 0.5;
+// A link takes each packet into the first gap that holds it, so a short
+// packet slips in where a long one waits. The waits of all packets still
+// add up to the queue's (the conservation law: the flits-weighted mean
+// wait is the first-come one's); how they split by size is fitted: on
+// ConvNeXt's stream 13-flit packets waited 80 cycles and 769-flit ones 350,
+// about the cube root of the size.
+constexpr double kSizeExponent = 1.0 / 3;
+// Arrivals burstier than random (a layer's CUs start their row loads at
+// the same token) wait longer than Pollaczek-Khinchine's: Kingman's factor
+// (c_a^2 + c_s^2) / 2 over (1 + c_s^2) / 2. Fitted on the tested models'
+// runs (docs/compiler.md, "Cost model"): 1.5, an arrival variance about
+// twice the random one's.
+constexpr double kBurst = 1.5;
+
+// What every node's flits add at one resource: their sum, the sum weighted
+// by packet size (E[S^2] / E[S] per node: the residual's numerator) and by
+// the size's power (the split of the waits by size).
+struct Load {
+  double flits = 0, sized = 0, powered = 0;
+};
+
+class Waits {
+ public:
+  Waits(const Graph& g, const Target& t) : g_(g), flits_(node_traffic(g, t)) {
+    for (const auto& f : flits_) resources_ = std::max(resources_, f.size());
+    // The stages price every DMA at the SRAMs' latency when activations
+    // live in their window (schedule_cost.cpp); a value plan_memory left in
+    // global memory proper (swin_layout's 3 KB input, read by 64 copies of
+    // its patch embedding in 12-byte rows) answers after gmem.latency_ns.
+    namespace pd = config::param_default;
+    const double dram_more = t.sram_global_base > 0 ? config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz) -
+                                                          pd::cluster_sram_latency_cycles
+                                                    : 0.0;
+    for (const Node& n : g.nodes) {
+      const MemoryBytes b = n.fused ? MemoryBytes{} : memory_bytes_of(g, n, t);
+      const double all = static_cast<double>(b.window + b.dram);
+      dram_.push_back(all > 0 ? n.dma_packets * dram_more * static_cast<double>(b.dram) / all : 0.0);
+      const bool known = n.dma_packets > 0 && n.packet_flits > 0;
+      one_step_.push_back(n.loaded_step_cycles > 0 && 3 * n.loaded_step_cycles > n.loaded_stage_cycles);
+      // mesh_load counts a node's bytes in flits of noc.link_bits; its
+      // packets also carry their headers and round up (12-byte rows: 3
+      // flits for 1.5).
+      const std::size_t i = own_.size();
+      if (known && n.packet_bytes > 0 && i < flits_.size())
+        for (double& f : flits_[i]) f *= n.packet_flits * (pd::noc_link_bits / 8.0) / n.packet_bytes;
+      own_.push_back(known ? n.packet_flits : 1.0);
+      sized_.push_back(known ? n.packet_flits_sq / n.packet_flits : 1.0);
+      powered_.push_back(std::pow(own_.back(), kSizeExponent));
+    }
+  }
+
+  std::size_t resources() const { return resources_; }
+  bool moves(std::size_t i) const { return !flits_[i].empty() && !g_.nodes[i].cores.empty(); }
+  double flits(std::size_t j, std::size_t r) const { return flits_[j].empty() ? 0.0 : flits_[j][r]; }
+
+  // Node j's flits on r, scaled by `part`, added to `l`.
+  void add(Load& l, std::size_t j, std::size_t r, double part) const {
+    const double f = flits(j, r) * part;
+    l.flits += f;
+    l.sized += f * sized_[j];
+    l.powered += f * powered_[j];
+  }
+
+  // What one core of node i waits when resource r carries `at(r)` over
+  // `span` cycles: each of its packets and tokens on r waits
+  // rho / (1 - rho) residuals, the residual E[S^2] / (2 E[S]) of the
+  // flits there, shared out by size. A resource loaded past kMaxBusy in
+  // that time stretches it until it is not (tiny_cnn's stem: 147 copies
+  // reading one small input through the few SRAM ports that hold it).
+  template <class At>
+  double of(std::size_t i, double span, At at) const {
+    if (!moves(i) || span <= 0) return 0;
+    const Node& n = g_.nodes[i];
+    const double tokens_per_packet =
+        n.dma_packets > 0 ? kSendShare * static_cast<double>(n.sync_tokens) / n.dma_packets : 0.0;
+    double wait = 0, stretch = 0;
+    for (std::size_t r = 0; r < flits_[i].size(); ++r) {
+      if (flits_[i][r] <= 0) continue;
+      const Load& l = at(r);
+      if (l.flits <= 0) continue;
+      // A layer whose copies each compute a row step or two (a block of a
+      // few pixels) issue all their
+      // loads at once: the last copy's data arrives after the busiest
+      // resource has carried the whole burst.
+      stretch = std::max(stretch, one_step_[i] ? flits_[i][r] : l.flits / kMaxBusy - span);
+      const double rho = std::min(l.flits / span, kMaxBusy);
+      const double residual = l.sized / (2 * l.flits), mean_power = l.powered / l.flits;
+      const auto by_size = [&](double s) { return residual * std::pow(s, kSizeExponent) / mean_power; };
+      const double packets = flits_[i][r] / own_[i] / static_cast<double>(n.cores.size());
+      wait += kBurst * rho / (1 - rho) * packets * (by_size(own_[i]) + tokens_per_packet * by_size(kTokenFlits));
+    }
+    return wait + stretch + dram_[i];
+  }
+
+ private:
+  const Graph& g_;
+  std::vector<std::vector<double>> flits_;
+  std::vector<double> own_, sized_, powered_, dram_;
+  std::vector<bool> one_step_;
+  std::size_t resources_ = 0;
+};
+
+}  // namespace
+
+StagePrices loaded_prices(const Graph& g) {
+  StagePrices p;
+  for (const Node& n : g.nodes) {
+    const double tokens = static_cast<double>(kTokenCycles * n.sync_tokens);
+    const bool loaded = n.loaded_stage_cycles > 0;
+    const double stage = static_cast<double>(loaded ? n.loaded_stage_cycles : n.stage_cycles);
+    const double step = static_cast<double>(loaded ? n.loaded_step_cycles : n.step_cycles);
+    p.stage.push_back(stage + tokens);
+    p.step.push_back(stage > 0 ? step * (stage + tokens) / stage : step);
+  }
+  return p;
+}
+
+Contended contended_times(const Graph& g, const Target& t) {
+  Contended c;
+  const StagePrices base = loaded_prices(g);
+  c.prices = base;
+  const Waits waits(g, t);
+  const std::size_t N = g.nodes.size(), Rn = waits.resources();
+  for (int pass = 0; pass < kPasses; ++pass) {
+    c.rt = row_times(g, c.prices);
+    // Each node's flits spread evenly over its busy time, [first row - step,
+    // last row]; what falls inside another node's is the difference of the
+    // cumulative loads at its ends, swept once per resource over the ends
+    // in time order.
+    std::vector<double> from(N), to(N);
+    std::vector<std::pair<double, std::size_t>> ends;  // (time, node * 2 + 0 for its start, 1 for its end)
+    for (std::size_t j = 0; j < N; ++j) {
+      from[j] = c.rt.first[j] - c.prices.step[j];
+      to[j] = std::max(c.rt.last[j], from[j] + 1);
+      if (!waits.moves(j)) continue;
+      ends.emplace_back(from[j], 2 * j);
+      ends.emplace_back(to[j], 2 * j + 1);
+    }
+    std::sort(ends.begin(), ends.end());
+    std::vector<std::vector<Load>> at_start(N, std::vector<Load>(Rn)), at_end = at_start;
+    for (std::size_t r = 0; r < Rn; ++r) {
+      Load cum, rate;  // the cumulative load so far and its rate per cycle
+      double now = ends.empty() ? 0.0 : ends.front().first;
+      for (const auto& [time, e] : ends) {
+        const double dt = time - now;
+        cum.flits += rate.flits * dt;
+        cum.sized += rate.sized * dt;
+        cum.powered += rate.powered * dt;
+        now = time;
+        const std::size_t j = e / 2;
+        (e % 2 ? at_end : at_start)[j][r] = cum;
+        Load per_cycle;
+        waits.add(per_cycle, j, r, 1.0 / (to[j] - from[j]));
+        const double sign = e % 2 ? -1.0 : 1.0;
+        rate.flits += sign * per_cycle.flits;
+        rate.sized += sign * per_cycle.sized;
+        rate.powered += sign * per_cycle.powered;
+      }
+    }
+    StagePrices next = base;
+    for (std::size_t i = 0; i < N; ++i) {
+      if (!waits.moves(i)) continue;
+      Load in;
+      const double wait = waits.of(i, to[i] - from[i], [&](std::size_t r) -> const Load& {
+        const Load &a = at_start[i][r], &b = at_end[i][r];
+        in = Load{b.flits - a.flits, b.sized - a.sized, b.powered - a.powered};
+        return in;
+      });
+      next.stage[i] = base.stage[i] + wait;
+      if (base.stage[i] > 0) next.step[i] = base.step[i] * next.stage[i] / base.stage[i];
+    }
+    // Halfway to the new prices: longer stages spread the same flits over
+    // longer times, which shortens the waits again.
+    for (std::size_t i = 0; i < N; ++i) {
+      c.prices.stage[i] = 0.5 * (c.prices.stage[i] + next.stage[i]);
+      c.prices.step[i] = 0.5 * (c.prices.step[i] + next.step[i]);
+    }
+  }
+  c.rt = row_times(g, c.prices);
+  return c;
+}
+
+double contended_period(const Graph& g, const Target& t, double floor, double* stage_at) {
+  const StagePrices base = loaded_prices(g);
+  const Waits waits(g, t);
+  // Every layer busy all the time: all its flits of an image in each period.
+  std::vector<Load> total(waits.resources());
+  for (std::size_t r = 0; r < total.size(); ++r)
+    for (std::size_t j = 0; j < g.nodes.size(); ++j)
+      if (waits.moves(j)) waits.add(total[r], j, r, 1.0);
+  const auto slowest = [&](double P) {
+    double s = 0;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+      if (!g.nodes[i].fused)
+        s = std::max(s, base.stage[i] + waits.of(i, P, [&](std::size_t r) -> const Load& { return total[r]; }));
+    return s;
+  };
+  // The slowest stage falls as the period grows (the same flits over more
+  // time): bisect for the period it meets.
+  double lo = std::max(floor, 1.0), hi = lo;
+  if (slowest(lo) <= lo) {
+    if (stage_at) *stage_at = slowest(lo);
+    return lo;
+  }
+  while (slowest(hi) > hi) hi *= 2;
+  for (int k = 0; k < 60 && hi - lo > 0.5; ++k) {
+    const double mid = 0.5 * (lo + hi);
+    (slowest(mid) > mid ? lo : hi) = mid;
+  }
+  if (stage_at) *stage_at = slowest(hi);
+  return hi;
+}
+
+}  // namespace vp::cc

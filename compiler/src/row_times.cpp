@@ -1,0 +1,116 @@
+// The row hand-over's critical path row by row (schedule_cost.h, row_times).
+//
+// overlapped_times follows each layer by its first and last row and a pace
+// it inherits from its writers, as if every writer delivered its rows
+// evenly; a layer whose writers speed up once the layers before them are
+// done (ResNet-50's layer3 and layer4 after conv1 and layer1: 13 k cycles a
+// row at layer3's end against 22 k at its start) was then estimated up to
+// 15 % late. Here every output row has its own time: it is done one row
+// step after the later of the input rows its windows read and the row its
+// copy computed before it.
+#include <algorithm>
+
+#include "schedule_cost.h"
+
+namespace vp::cc {
+namespace {
+
+// The last row of input v (H rows) that output row k of n (OH rows) reads.
+std::int64_t row_needed(const Graph& g, const Node& n, int v, bool window, std::int64_t k, std::int64_t OH) {
+  const Value& x = g.val(v);
+  const std::int64_t H = std::max<std::int64_t>(1, x.shape.h);
+  std::int64_t need = 0;
+  if (window) {
+    need = k * n.geom.sh - n.geom.pt + std::int64_t{n.geom.kh - 1} * n.geom.dh;
+  } else if (n.op == OpKind::MatMul && v == n.in[1] && n.windows > 1) {
+    const std::int64_t block = k * n.windows / OH;  // the window's block of B
+    need = (block + 1) * H / n.windows - 1;
+  } else if (n.op == OpKind::GlobalAveragePool || (n.op == OpKind::MatMul && v == n.in[1] && !n.causal)) {
+    need = H - 1;                  // every row
+  } else if (!n.gather.empty()) {  // a pixel gather: the input rows its row's pixels come from
+    const Shape& o = g.val(n.out[0]).shape;
+    const std::int64_t per_row = o.w * (o.c / std::max<std::int64_t>(1, x.shape.c));
+    const std::int64_t XW = std::max<std::int64_t>(1, x.shape.w), end = static_cast<std::int64_t>(n.gather.size());
+    for (std::int64_t p = k * per_row; p < std::min(end, (k + 1) * per_row); ++p)
+      need = std::max(need, n.gather[static_cast<std::size_t>(p)] / XW);
+  } else {  // the rows under this one, in proportion
+    need = ((k + 1) * H + OH - 1) / OH - 1;
+  }
+  return std::clamp<std::int64_t>(need, 0, H - 1);
+}
+
+// The row a copy of n computed before output row k (-1: none), as
+// share_loop deals rows (share_runs): with strips, each strip's rows go to
+// its row groups in turn, rows_at_once apart; with contiguous blocks of
+// pixels, the row before when the copy that ends row k began before it.
+std::int64_t row_before(const Graph& g, const Node& n, std::int64_t k) {
+  const Shape& o = g.val(n.out[0]).shape;
+  const std::int64_t OW = std::max<std::int64_t>(1, o.w), R = std::max(1, n.replicas);
+  if (o.h * OW >= kStripRows * OW * R) return k - rows_at_once(g, n);
+  const std::int64_t P = o.h * OW, last = (k + 1) * OW - 1;
+  std::int64_t r = last * R / P;
+  while (r + 1 < R && P * (r + 1) / R <= last) ++r;
+  while (r > 0 && P * r / R > last) --r;
+  return P * r / R < k * OW ? k - 1 : -1;
+}
+
+}  // namespace
+
+std::vector<int> storers(const Graph& g) {
+  std::vector<int> storer(g.values.size(), -1);
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.fused) continue;
+    storer[static_cast<std::size_t>(n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)].out[0]
+                                                     : n.out[0])] = static_cast<int>(i);
+  }
+  return storer;
+}
+
+std::vector<std::pair<int, bool>> row_inputs(const Graph& g, const Node& n) {
+  std::vector<std::pair<int, bool>> ins;
+  ins.emplace_back(n.in[0], op_has(n.op, op_window));
+  if (n.op != OpKind::Conv)
+    for (std::size_t k = 1; k < n.in.size(); ++k) ins.emplace_back(n.in[k], false);
+  if (n.fused_add >= 0) {
+    const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
+    ins.emplace_back(add.in[add.in[0] == n.out[0] ? 1 : 0], false);
+  }
+  return ins;
+}
+
+RowTimes row_times(const Graph& g, const StagePrices& p) {
+  const std::size_t N = g.nodes.size();
+  RowTimes rt(N);
+  std::vector<std::vector<double>> done(N);  // per node, when each output row is done
+  const std::vector<int> storer = storers(g);
+  for (std::size_t i = 0; i < N; ++i) {
+    const Node& n = g.nodes[i];
+    if (n.fused) continue;
+    const std::int64_t OH = std::max<std::int64_t>(1, g.val(n.out[0]).shape.h);
+    const std::vector<std::pair<int, bool>> ins = row_inputs(g, n);
+    std::vector<double>& rows = done[i];
+    rows.assign(static_cast<std::size_t>(OH), 0.0);
+    for (std::int64_t k = 0; k < OH; ++k) {
+      const std::int64_t before = row_before(g, n, k);
+      double ready = before >= 0 ? rows[static_cast<std::size_t>(before)] : 0.0;
+      for (const auto& [v, window] : ins) {
+        if (v < 0) continue;  // an optional input left out
+        const int w = storer[static_cast<std::size_t>(v)];
+        if (w < 0) continue;  // a constant or a graph input
+        const std::vector<double>& in = done[static_cast<std::size_t>(w)];
+        const std::int64_t r =
+            std::min<std::int64_t>(row_needed(g, n, v, window, k, OH), static_cast<std::int64_t>(in.size()) - 1);
+        ready = std::max(ready, in[static_cast<std::size_t>(r)]);
+      }
+      rows[static_cast<std::size_t>(k)] = ready + p.step[i];
+    }
+    rt.step[i] = p.step[i];
+    rt.first[i] = rows.front();
+    rt.last[i] = *std::max_element(rows.begin(), rows.end());
+    rt.total = std::max(rt.total, rt.last[i]);
+  }
+  return rt;
+}
+
+}  // namespace vp::cc

@@ -1,0 +1,150 @@
+// The report's estimate row by row and with the waits at busy links and
+// ports (row_times.cpp, contended_times.cpp), on graphs small enough to
+// count by hand on sidra-y1's 4x4 mesh.
+#include <gtest/gtest.h>
+
+#include "contended_times.h"
+#include "schedule_cost.h"
+#include "vp/cc/graph.h"
+#include "vp/cc/target.h"
+
+namespace vp::cc {
+namespace {
+
+int add_map(Graph& g, const std::string& name, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t addr) {
+  Value v;
+  v.name = name;
+  v.shape = {c, h, w};
+  v.buf.addr = addr;
+  return g.add_value(v);
+}
+
+// A row-wise operator (a ReLU) on `cores`, one copy per core, priced at
+// `stage` cycles over its share and moving `bytes` to and from memory in
+// packets of `packet_bytes`.
+Node& add_relu(Graph& g, const std::string& name, int in, int out, std::vector<int> cores, std::int64_t stage,
+               std::int64_t step, std::int64_t bytes, double packets, double packet_bytes) {
+  Node n;
+  n.name = name;
+  n.op = OpKind::Relu;
+  n.in = {in};
+  n.out = {out};
+  n.replicas = static_cast<int>(cores.size());
+  n.cores = std::move(cores);
+  n.stage_cycles = n.loaded_stage_cycles = stage;
+  n.step_cycles = n.loaded_step_cycles = step;
+  n.memory_bytes = bytes;
+  n.dma_packets = packets;
+  n.packet_bytes = packet_bytes;
+  n.packet_flits = 1 + packet_bytes / 8;
+  n.packet_flits_sq = n.packet_flits * n.packet_flits;
+  g.nodes.push_back(n);
+  return g.nodes.back();
+}
+
+TEST(RowTimes, EachRowWaitsForTheRowsItReadsAndItsCopysRowBefore) {
+  Graph g;
+  g.min_strip = kMinStrip;
+  const int x = add_map(g, "x", 8, 8, 8, -1), y = add_map(g, "y", 8, 8, 8, -1), z = add_map(g, "z", 8, 8, 8, -1);
+  g.inputs = {x};
+  add_relu(g, "slow", x, y, {0}, 80, 10, 0, 0, 0);
+  add_relu(g, "fast", y, z, {1}, 8, 1, 0, 0, 0);
+  StagePrices p;
+  p.stage = {80, 8};
+  p.step = {10, 1};
+  const RowTimes rt = row_times(g, p);
+  // One copy each: the slow one's rows at 10, 20 .. 80; each of the fast
+  // one's a step after the same row of its input.
+  EXPECT_DOUBLE_EQ(rt.first[0], 10);
+  EXPECT_DOUBLE_EQ(rt.last[0], 80);
+  EXPECT_DOUBLE_EQ(rt.first[1], 11);
+  EXPECT_DOUBLE_EQ(rt.last[1], 81);
+  EXPECT_DOUBLE_EQ(rt.total, 81);
+  // The reader's pace is its writer's, not its own: a faster writer, and
+  // the rows come back to its own step.
+  p.step[0] = 1;
+  const RowTimes quick = row_times(g, p);
+  EXPECT_DOUBLE_EQ(quick.last[0], 8);
+  EXPECT_DOUBLE_EQ(quick.last[1], 9);
+}
+
+TEST(RowTimes, RowsOfSeveralCopiesRunSideBySide) {
+  // Four copies of an 8-row map of 8 pixels: strips of 2 pixels (kMinStrip)
+  // take one copy each, so each copy walks all 8 rows in turn; with 32
+  // copies (fewer than 2 rows each) contiguous blocks of 2 pixels: every
+  // row's copies start at once.
+  for (const auto& [copies, last] : std::vector<std::pair<int, double>>{{4, 8}, {32, 1}}) {
+    Graph g;
+    g.min_strip = kMinStrip;
+    const int x = add_map(g, "x", 8, 8, 8, -1), y = add_map(g, "y", 8, 8, 8, -1);
+    g.inputs = {x};
+    std::vector<int> cores;
+    for (int c = 0; c < copies; ++c) cores.push_back(c);
+    add_relu(g, "relu", x, y, cores, 8, 1, 0, 0, 0);
+    const RowTimes rt = row_times(g, StagePrices{{8}, {1}});
+    EXPECT_DOUBLE_EQ(rt.first[0], 1) << copies;
+    EXPECT_DOUBLE_EQ(rt.last[0], last) << copies;
+  }
+}
+
+// Two layers on one cluster's CUs reading the same SRAMs at the same time
+// wait for each other's packets; apart in time, or with no other traffic,
+// they do not.
+TEST(ContendedTimes, LayersSharingLinksAtOnceWaitForEachOther) {
+  const Target t = load_target("sidra-y1");
+  const std::int64_t window = t.sram_global_base;
+  auto graph = [&](bool second_reads) {
+    Graph g;
+    g.min_strip = kMinStrip;
+    const int x = add_map(g, "x", 256, 64, 64, window), y = add_map(g, "y", 256, 64, 64, window + (1 << 21));
+    const int u = add_map(g, "u", 256, 64, 64, window + (2 << 21)), v = add_map(g, "v", 256, 64, 64, window + (3 << 21));
+    g.inputs = {x, u};
+    // 2 MB read and written each, in 4 KiB packets, by 16 CUs of cluster 0.
+    std::vector<int> a, b;
+    for (int c = 0; c < 8; ++c) a.push_back(c);
+    for (int c = 8; c < 16; ++c) b.push_back(c);
+    add_relu(g, "a", x, y, a, 100000, 12500, 2 << 20, 64, 4096);
+    add_relu(g, "b", u, v, b, 100000, 12500, second_reads ? 2 << 20 : 0, second_reads ? 64 : 0, 4096);
+    return g;
+  };
+  const Graph alone = graph(false), both = graph(true);
+  const Contended one = contended_times(alone, t), two = contended_times(both, t);
+  // Alone, a's own eight CUs still share their cluster's port: some wait.
+  EXPECT_GT(one.prices.stage[0], 100000);
+  // Together, both wait more than a alone, and alike.
+  EXPECT_GT(two.prices.stage[0], one.prices.stage[0] * 1.05);
+  EXPECT_NEAR(two.prices.stage[0], two.prices.stage[1], 1e-6 * two.prices.stage[0]);
+  // A stream: every layer busy all the time, the period no shorter than the
+  // floor it is given and longer than the slowest stage without waits.
+  double stage = 0;
+  const double period = contended_period(both, t, 50000, &stage);
+  EXPECT_GE(period, 100000);
+  EXPECT_NEAR(period, stage, 1.0);
+  EXPECT_GT(contended_period(both, t, 50000), contended_period(alone, t, 50000));
+  // With no traffic there is nothing to wait for.
+  Graph quiet = graph(false);
+  quiet.nodes[0].memory_bytes = 0;
+  EXPECT_DOUBLE_EQ(contended_times(quiet, t).prices.stage[0], 100000);
+}
+
+// A value in global memory proper answers after gmem.latency_ns, where the
+// stages priced the SRAMs' latency: each packet from there costs the
+// difference.
+TEST(ContendedTimes, PacketsFromGlobalMemoryWaitForItsLatency) {
+  const Target t = load_target("sidra-y1");
+  auto stage = [&](std::int64_t addr) {
+    Graph g;
+    g.min_strip = kMinStrip;
+    const int x = add_map(g, "x", 16, 8, 8, addr), y = add_map(g, "y", 16, 8, 8, addr + (1 << 20));
+    g.inputs = {x};
+    add_relu(g, "relu", x, y, {0}, 1000, 125, 2048, 16, 128);
+    return contended_times(g, t).prices.stage[0];
+  };
+  const double sram = stage(t.sram_global_base), dram = stage(0);
+  // 16 packets, about 98 cycles more each (100 ns at 1 GHz against 2).
+  EXPECT_GT(dram - sram, 16 * 90.0);
+  EXPECT_LT(dram - sram, 16 * 110.0);
+}
+
+}  // namespace
+}  // namespace vp::cc
