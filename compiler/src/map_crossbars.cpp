@@ -534,7 +534,7 @@ std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t) {
 
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
   g.min_strip = opt.batch > 1 ? kMinStripStream : kMinStrip;
-  const CostModel cm(t, g.min_strip);
+  const CostModel cm(t, g.min_strip, opt.rows_as_loaded);
   fuse_adds(g);
   std::vector<Layer> layers;
   std::int64_t total_xbars = 0;

@@ -213,6 +213,15 @@ std::int64_t estimate_cycles(const Graph& g, const Target& t, bool waits) {
   return layers + firmware_cycles(g, t, cores);
 }
 
+static std::int64_t per_inference(const Graph& g, std::int64_t first, const StreamPeriod& period) {
+  return g.batch > 1 && period.cycles > 0 ? (first + (g.batch - 1) * period.cycles) / g.batch : first;
+}
+
+std::int64_t inference_estimate_cycles(const Graph& g, const Target& t) {
+  const bool stream = g.batch > 1 && layers_overlap(g);
+  return per_inference(g, estimate_cycles(g, t), stream ? stream_period(g, t) : StreamPeriod{});
+}
+
 std::string layer_report(const Graph& g, const Target& t) {
   std::ostringstream o;
   char line[512];
@@ -310,8 +319,7 @@ std::string layer_report(const Graph& g, const Target& t) {
   // period; per inference.
   const std::int64_t first = estimate_cycles(g, t);
   const StreamPeriod period = g.batch > 1 && overlapped ? stream_period(g, t) : StreamPeriod{};
-  const std::int64_t tot_cyc =
-      g.batch > 1 && overlapped ? (first + (g.batch - 1) * period.cycles) / g.batch : first;
+  const std::int64_t tot_cyc = per_inference(g, first, period);
   std::snprintf(line, sizeof line, "%-28s %-18s %-7s %-16s %14s %7s %6s %6d %12lld %6s %10s %10s %12s %9s %10s %6s\n",
                 "(firmware: copies, starts)", "-", "-", "-", "-", "-", "-", static_cast<int>(cores),
                 static_cast<long long>(start), "-", "-", "-", "-", "-", "-", "-");

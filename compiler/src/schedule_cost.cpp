@@ -43,7 +43,8 @@ constexpr std::int64_t kCopyChunk = 4096, kIoRecord = 16;
 constexpr std::int64_t kCpDmaExtra = 50;  // fitted: a 4 KiB read from global memory takes 686 cycles, 632 by the formula
 }  // namespace
 
-CostModel::CostModel(const Target& t, std::int64_t min_strip) : t_(t), min_strip_(min_strip) {
+CostModel::CostModel(const Target& t, std::int64_t min_strip, bool rows_as_loaded)
+    : t_(t), min_strip_(min_strip), rows_as_loaded_(rows_as_loaded) {
   const hw::MvmTiming timing(crossbar_config(t, t.format()), hw::MvmTimingConfig{});
   for (int b = 1; b <= 8; ++b) mvm_bits_[b] = static_cast<std::int64_t>(timing.cycles(b, true));
   mvm_ = mvm_bits_[8];
@@ -299,7 +300,7 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     c.line_sh = n.geom.dh == 1 ? n.geom.sh : n.geom.kh;
     c.span_fixed = (std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
     c.span_per_pixel = std::int64_t{n.geom.sw} * C;
-    c.line_in_stage = false;
+    c.line_in_stage = rows_as_loaded_;
     c.line_readers = gathering_cus;
   } else {
     for (const auto& s : segs) {

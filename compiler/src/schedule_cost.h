@@ -161,7 +161,9 @@ RowTimes estimated_times(const Graph& g, const Target* t = nullptr);
 class CostModel {
  public:
   // min_strip: the narrowest strip of a share (Graph::min_strip).
-  explicit CostModel(const Target& t, std::int64_t min_strip = kMinStrip);
+  // rows_as_loaded: a Conv's line buffer priced as it is loaded, as a
+  // pooling's is (LayerCost::line_in_stage).
+  explicit CostModel(const Target& t, std::int64_t min_strip = kMinStrip, bool rows_as_loaded = false);
   std::int64_t mvm_cycles() const { return mvm_; }
   // Stage time of a layer with `copies` copies (Conv) or cores (the rest).
   std::int64_t stage(const LayerCost& c, int copies) const;
@@ -221,6 +223,7 @@ class CostModel {
   std::int64_t line_rows_loaded(const LayerCost& c, int copies, const Share& sh) const;
   bool window_ = false;  // activations in the cluster SRAMs (see the constructor)
   std::int64_t min_strip_ = kMinStrip;
+  bool rows_as_loaded_ = false;
 };
 
 }  // namespace vp::cc

@@ -32,7 +32,7 @@ const char* kUsage =
     "             [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]\n"
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
-    "             [--stream-buffers 2|1] [--shared-loads on|off]\n"
+    "             [--stream-buffers 2|1] [--shared-loads on|off] [--copy-prices whole-rows|as-loaded|auto]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -70,6 +70,10 @@ const char* kUsage =
     "                   puts each copy's CUs in one cluster; the first brings each row step's input rows\n"
     "                   into a slot of that cluster's SRAM and the others copy them from there (on, the\n"
     "                   default), or every CU loads its own rows over the mesh (off)\n"
+    "  --copy-prices whole-rows|as-loaded|auto   the copy choice prices a Conv's line buffer at kh rows\n"
+    "                   of the whole output row per row (whole-rows) or as it is loaded (as-loaded);\n"
+    "                   auto (the default) chooses the copies at both and keeps as-loaded when the\n"
+    "                   report's estimate finds it at least 10 % faster (--report says which)\n"
     "  --handover-tables auto|memory   where each core keeps its row hand-over tables: among its\n"
     "                   parameters, or (memory, and auto for a core whose scratchpad would overflow)\n"
     "                   in global memory, each layer's loaded into its scratch at the layer's start\n"
@@ -191,6 +195,18 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       if (v != "1" && v != "2") throw UsageError("--stream-buffers " + v + ": expected 1 or 2");
       o.twin_buffers = v == "2";
+    } else if (a == "--copy-prices") {
+      const std::string v = next();
+      using P = vp::cc::CompileOptions::CopyPrices;
+      if (v == "whole-rows") {
+        o.copy_prices = P::whole_rows;
+      } else if (v == "as-loaded") {
+        o.copy_prices = P::as_loaded;
+      } else if (v == "auto") {
+        o.copy_prices = P::automatic;
+      } else {
+        throw UsageError("--copy-prices " + v + ": expected whole-rows, as-loaded or auto");
+      }
     } else if (a == "--shared-loads") {
       const std::string v = next();
       if (v != "on" && v != "off") throw UsageError("--shared-loads " + v + ": expected on or off");

@@ -258,6 +258,33 @@ TEST_F(VpCcCli, SharedLoadsAreParsedStrictlyAndChangeOnlyTheProgram) {
   EXPECT_EQ(occurrences(own, "dma.sl "), 0u);
 }
 
+// --copy-prices whole-rows|as-loaded|auto: auto's program is the one of
+// the pricing its report line names; the golden bytes do not change; the
+// line is printed only for auto.
+TEST_F(VpCcCli, CopyPricesAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
+  expect_usage_errors("--copy-prices", {"abc", "", "whole", "Auto", "loaded", "as_loaded"});
+  EXPECT_TRUE(outputs().empty());
+  const std::string base = "net.onnx -o o.asm --calib calib.npy --test test.npy --report";
+  const auto a = cc(base);
+  ASSERT_EQ(a.code, 0) << a.err;
+  const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
+  const auto at = a.out.find("copy prices: ");
+  ASSERT_NE(at, std::string::npos) << a.out;
+  const bool loaded = a.out.compare(at + 13, 9, "as loaded") == 0;
+  EXPECT_TRUE(loaded || a.out.compare(at + 13, 10, "whole rows") == 0) << a.out.substr(at);
+  std::string program[2];
+  for (int k = 0; k < 2; ++k) {
+    const auto r = cc(base + (k ? " --copy-prices as-loaded" : " --copy-prices whole-rows"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find("copy prices: "), std::string::npos);
+    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+    program[k] = slurp(path("o.asm"));
+  }
+  EXPECT_EQ(chosen, program[loaded ? 1 : 0]);
+  ASSERT_EQ(cc(base + " --copy-prices auto").code, 0);
+  EXPECT_EQ(slurp(path("o.asm")), chosen);
+}
+
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
 // do not change; each MVM stays one instruction (its mask covers every
 // copy's crossbars), the patch is repeated (vmov) and the report shows the

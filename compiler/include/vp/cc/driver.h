@@ -49,6 +49,10 @@ struct CompileOptions {
   bool image_releases = false;      // --stream-release images (EmitOptions)
   bool twin_buffers = true;         // --stream-buffers 2 (Graph::twin_buffers)
   bool shared_loads = true;         // --shared-loads on (MapOptions::shared_loads)
+  // --copy-prices whole-rows|as-loaded|auto (MapOptions::rows_as_loaded):
+  // auto maps at both and keeps as-loaded when the report's estimate finds
+  // it at least 10 % faster (driver.cpp, kCopyPricesMargin).
+  enum class CopyPrices { whole_rows, as_loaded, automatic } copy_prices = CopyPrices::automatic;
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

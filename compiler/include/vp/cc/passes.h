@@ -137,6 +137,10 @@ struct MapOptions {
   // The copies of a line-buffered Conv that span several CUs in one
   // cluster each, sharing their row loads (--shared-loads on, Node::share_copy).
   bool shared_loads = true;
+  // The copy choice prices a Conv's line buffer at kh rows of the whole
+  // output row's span per row (false) or as it is loaded (true;
+  // --copy-prices, schedule_cost.h).
+  bool rows_as_loaded = false;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 // Residual Adds computed by the Conv that produces one of their inputs
@@ -307,6 +311,9 @@ std::string layer_report(const Graph& g, const Target& t);
 // (what partition_chips weighs cuts with, before addresses and messages
 // are known).
 std::int64_t estimate_cycles(const Graph& g, const Target& t, bool waits = true);
+// Per inference: estimate_cycles, or for a stream of Graph::batch images the
+// first image's and batch - 1 periods over batch (the report's stream line).
+std::int64_t inference_estimate_cycles(const Graph& g, const Target& t);
 
 // Bytes of a channels-last tensor as the chip stores it (no border) and back.
 std::vector<std::int8_t> to_hwc(const QTensor& t);
