@@ -34,7 +34,7 @@ constexpr double kSizeExponent = 1.0 / 3;
 // (c_a^2 + c_s^2) / 2 over (1 + c_s^2) / 2. Fitted on the tested models'
 // runs (docs/compiler.md, "Cost model"): 1.5, an arrival variance about
 // twice the random one's.
-constexpr double kBurst = 1.5;
+constexpr double kBurst = 1.0;
 
 // What every node's flits add at one resource: their sum, the sum weighted
 // by packet size (E[S^2] / E[S] per node: the residual's numerator) and by
@@ -220,14 +220,16 @@ double contended_period(const Graph& g, const Target& t, double floor, double* s
     return s;
   };
   // The slowest stage falls as the period grows (the same flits over more
-  // time): bisect for the period it meets.
+  // time): bisect for the period it meets, to a hundredth of a cycle (near
+  // a busy resource the stage falls a few cycles for each cycle of period,
+  // so half a cycle of period left it two cycles off).
   double lo = std::max(floor, 1.0), hi = lo;
   if (slowest(lo) <= lo) {
     if (stage_at) *stage_at = slowest(lo);
     return lo;
   }
   while (slowest(hi) > hi) hi *= 2;
-  for (int k = 0; k < 60 && hi - lo > 0.5; ++k) {
+  for (int k = 0; k < 80 && hi - lo > 0.01; ++k) {
     const double mid = 0.5 * (lo + hi);
     (slowest(mid) > mid ? lo : hi) = mid;
   }

@@ -142,14 +142,16 @@ RowTimes estimated_times(const Graph& g, const Target* t) {
 
 namespace {
 
-// The firmware's part of an image: its copies of the inputs and outputs,
+// The firmware's part of a start: its copies of the inputs and outputs,
 // and the start of every core with a program.
 std::int64_t firmware_cycles(const Graph& g, const Target& t, std::int64_t& cores_used) {
   std::set<int> cores;
   for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
   std::vector<std::int64_t> in_bytes, out_bytes;
-  for (int v : g.inputs) in_bytes.push_back(g.val(v).shape.numel());
-  for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel());
+  // A stream's bindings hold its N images: the firmware copies them all
+  // before it starts the cores, and all its outputs after they end.
+  for (int v : g.inputs) in_bytes.push_back(g.val(v).shape.numel() * g.batch);
+  for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel() * g.batch);
   cores_used = static_cast<std::int64_t>(cores.size());
   return CostModel(t).start(cores_used, in_bytes, out_bytes);
 }

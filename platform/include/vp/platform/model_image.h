@@ -27,7 +27,7 @@ inline constexpr uint32_t kFlagDeploy = 1;
 // link (wait for its doorbell), its outputs leave over it (ring the doorbell).
 inline constexpr uint32_t kFlagLinkIn = 2, kFlagLinkOut = 4;
 inline constexpr uint32_t kLinkTagIn = 1, kLinkTagOut = 2;  // LINK_TAG_IN, LINK_TAG_OUT
-inline constexpr uint64_t kCpProgramCache = 0x1400;  // D_PROGS: the program table in CP data memory
+inline constexpr uint64_t kCpProgramCache = 0x4400;  // CP_PROGS: the program table in CP data memory
 inline constexpr uint64_t kKernelRowBuffer = 0x100;  // K_BUF: the deploy kernel's rows in the CU scratchpad
 // A deploy table record per core: its first cell program, their count, and
 // the whole rows its kernel programs in one block (xprogn): as many rows of
