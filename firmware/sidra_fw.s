@@ -18,6 +18,7 @@
 .equ D_STAGE,   0x400     ; staging buffers of global-to-global copies, used in turn
 .equ CHUNK,     0x1000    ; bytes of one
 .equ D_STAGE_END, 0x4400  ; four of them
+.equ D_POINTER, 0x270     ; an indirect input's address, on its way to its word
 .equ D_PROGS,   CP_PROGS  ; the CU program table, cached for every element
 
 ; registers kept across the whole program
@@ -186,7 +187,17 @@ copy_inputs:
     ld r22, r1, IO_BYTES
     ld r21, r1, IO_OFFSET
     add r21, r21, r25
+    ld r3, r1, IO_INDIRECT
+    bne r3, zero, point_input
     jal r31, copy
+    jmp input_done
+point_input:                        ; read through a pointer: its word (IO_ADDR) gets the bytes' address
+    li r2, D_POINTER
+    st r21, r2, 0
+    li r3, 4
+    dma.lg r20, r2, r3
+    wait WAIT_DMA                   ; before D_POINTER takes the next one
+input_done:
     addi r24, r24, IO_REC
     dbnz r26, copy_inputs
     ; the last chunk's write must have landed before any core may read it

@@ -63,7 +63,9 @@ void dir_layer(Assembly& a, const char* at, const char* p, const char* e) {
 namespace {
 
 // One KEY=VALUE operand after the dimensions of .input/.output: the host
-// view (scale, zero_point, layout, host_softmax). False after an error.
+// view (scale, zero_point, layout, host_softmax) or an input read in place
+// (indirect).
+// False after an error.
 bool io_key(Assembly& a, const Operand& o, vp::obj::IoBinding& b, std::string& seen) {
   const size_t eq = o.text.find('=');
   const std::string key(trim(o.text.substr(0, eq)));
@@ -107,7 +109,13 @@ bool io_key(Assembly& a, const Operand& o, vp::obj::IoBinding& b, std::string& s
     b.host_softmax = v == 1;
     return true;
   }
-  a.error_at(o.at, "unknown key " + quote(key) + " (expected scale, zero_point, layout or host_softmax)");
+  if (key == "indirect") {
+    int64_t v = 0;
+    if (!now(a, val, 0, 0xFFFFFFFCll, "indirect word address", &v)) return false;
+    b.indirect = v;
+    return true;
+  }
+  a.error_at(o.at, "unknown key " + quote(key) + " (expected scale, zero_point, layout, host_softmax or indirect)");
   return false;
 }
 
@@ -170,6 +178,10 @@ void dir_io(Assembly& a, const char* at, const char* p, const char* e, bool outp
     if (!io_key(a, a.ops[i], b, seen)) return;
   }
   if (const std::string why = vp::obj::io_host_view_error(b); !why.empty()) {
+    a.error_at(at, std::string(d) + " " + quote(b.name) + ": " + why);
+    return;
+  }
+  if (const std::string why = vp::obj::io_indirect_error(b); !why.empty()) {
     a.error_at(at, std::string(d) + " " + quote(b.name) + ": " + why);
     return;
   }

@@ -42,6 +42,14 @@ std::string io_host_view_error(const IoBinding& b) {
   return "";
 }
 
+std::string io_indirect_error(const IoBinding& b) {
+  if (b.indirect == -1) return "";
+  if (b.output) return "an output cannot be indirect (the firmware copies outputs out)";
+  if (b.indirect < 0 || b.indirect > 0xFFFFFFFCll || b.indirect % 4)
+    return "indirect word " + std::to_string(b.indirect) + " is not a 4-byte-aligned 32-bit address";
+  return "";
+}
+
 const CoreText* Object::text_of(CoreId c) const {
   for (const auto& t : texts)
     if (t.core == c) return &t;

@@ -363,6 +363,7 @@ class Loader {
       b.output = flags & kIoFlagOutput;
       b.channels_last = flags & kIoFlagChannelsLast;
       b.host_softmax = flags & kIoFlagHostSoftmax;
+      if (flags & kIoFlagIndirect) b.indirect = get32(r + 36);
       if (name_off >= strsize) fail(rw, "name offset outside the names");
       const char* nm = reinterpret_cast<const char*>(strs + name_off);
       b.name.assign(nm, strnlen(nm, strsize - name_off));
@@ -373,7 +374,7 @@ class Loader {
       if (b.address + b.bytes < b.address) fail(rw, "('" + b.name + "') address + bytes wraps");
       if (code >= kIoTypeCount) fail(rw, "('" + b.name + "') unknown dtype code " + std::to_string(code));
       b.dtype = kIoTypes[code].name;
-      if (get32(r + 36)) fail(rw, "reserved field is not zero");
+      if (!(flags & kIoFlagIndirect) && get32(r + 36)) fail(rw, "indirect word is not zero without its flag");
       if (uint64_t{first} + rank > ndims) fail(rw, "('" + b.name + "') dimensions outside the dimension table");
       for (uint32_t k = 0; k < rank; ++k) b.shape.push_back(get64(dims + (uint64_t{first} + k) * 8));
       if (!io_size_matches(b, kIoTypes[code].size))
@@ -385,6 +386,7 @@ class Loader {
         if (get32(r + 52)) fail(rw, "reserved field at 52 is not zero");
       }
       if (const std::string why = io_host_view_error(b); !why.empty()) fail(rw, "('" + b.name + "') " + why);
+      if (const std::string why = io_indirect_error(b); !why.empty()) fail(rw, "('" + b.name + "') " + why);
       obj.io.push_back(std::move(b));
     }
   }

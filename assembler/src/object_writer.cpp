@@ -223,15 +223,17 @@ void emit(const Object& obj, Sink& sink) {
         throw ObjectError("write: io binding " + b.name + " size does not match its shape");
       if (const std::string why = io_host_view_error(b); !why.empty())
         throw ObjectError("write: io binding " + b.name + ": " + why);
+      if (const std::string why = io_indirect_error(b); !why.empty())
+        throw ObjectError("write: io binding " + b.name + ": " + why);
       put32(records, (b.output ? kIoFlagOutput : 0) | (b.channels_last ? kIoFlagChannelsLast : 0) |
-                         (b.host_softmax ? kIoFlagHostSoftmax : 0));
+                         (b.host_softmax ? kIoFlagHostSoftmax : 0) | (b.indirect >= 0 ? kIoFlagIndirect : 0));
       put32(records, static_cast<uint32_t>(strings.size()));
       put64(records, b.address);
       put64(records, b.bytes);
       put32(records, static_cast<uint32_t>(code));
       put32(records, static_cast<uint32_t>(b.shape.size()));
       put32(records, static_cast<uint32_t>(dims.size() / 8));
-      put32(records, 0);
+      put32(records, b.indirect >= 0 ? static_cast<uint32_t>(b.indirect) : 0);
       if (host_view) {
         uint64_t bits = 0;
         std::memcpy(&bits, &b.scale, 8);

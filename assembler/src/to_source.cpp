@@ -58,6 +58,7 @@ std::string io_host_view_operands(const vp::obj::IoBinding& b) {
   }
   if (b.channels_last) s += ", layout=channels_last";
   if (b.host_softmax) s += ", host_softmax=1";
+  if (b.indirect >= 0) s += ", indirect=" + std::to_string(b.indirect);
   return s;
 }
 

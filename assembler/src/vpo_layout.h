@@ -45,8 +45,8 @@ inline constexpr IoType kIoTypes[] = {{"int8", 1}, {"uint8", 1}, {"int16", 2}, {
 inline constexpr uint32_t kIoTypeCount = sizeof kIoTypes / sizeof kIoTypes[0];
 
 // .vp.io record flags.
-inline constexpr uint32_t kIoFlagOutput = 1, kIoFlagChannelsLast = 2, kIoFlagHostSoftmax = 4;
-inline constexpr uint32_t kIoFlagsKnown = kIoFlagOutput | kIoFlagChannelsLast | kIoFlagHostSoftmax;
+inline constexpr uint32_t kIoFlagOutput = 1, kIoFlagChannelsLast = 2, kIoFlagHostSoftmax = 4, kIoFlagIndirect = 8;
+inline constexpr uint32_t kIoFlagsKnown = kIoFlagOutput | kIoFlagChannelsLast | kIoFlagHostSoftmax | kIoFlagIndirect;
 
 inline int io_type_code(const std::string& dtype) {
   for (uint32_t i = 0; i < kIoTypeCount; ++i)

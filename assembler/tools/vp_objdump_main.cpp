@@ -127,6 +127,8 @@ void print_meta(const Object& o) {
                   b.channels_last ? ", channels-last bytes" : "", b.host_softmax ? ", host applies Softmax" : "");
     else if (b.channels_last)
       std::printf("         channels-last bytes\n");
+    if (b.indirect >= 0)
+      std::printf("         indirect: read where the word at 0x%llx points\n", static_cast<unsigned long long>(b.indirect));
   }
 }
 

@@ -79,6 +79,9 @@ class Ctx {
   // them; image_word(c) is the scratchpad word holding the current image.
   int batch = 1;
   std::int64_t image_word(int c);
+  // (Graph::input_pointer, core) -> the core's state word holding what the
+  // pointer word said at the start (it does not change within a start).
+  std::map<std::pair<std::int64_t, int>, std::int64_t> input_pointer_words;
   // At a layer's start on core c, after sync_begin: from the second image
   // on, wait for the readers of this layer's output to release the last
   // image's rows. At its end, after its loads: release the writers of what
@@ -176,8 +179,11 @@ void emit_matmul(Ctx& e, const Node& n);      // emit_matmul.cpp: of two activat
 // A causal MatMul loads B's rows as its rows need them (no borders around
 // its tensors); else all of B at its first row.
 bool matmul_rows_as_needed(const Graph& g, const Node& n);
-// Rows of a graph input shared among `cores`.
-void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain_addr);
+// Rows of a graph input shared among `cores`, from where the global word at
+// `pointer` says the host's rows are (Graph::input_pointer; -1: at
+// plain_addr).
+void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain_addr,
+                     std::int64_t pointer = -1);
 // A stream's graph output: each image's rows into its place in the output area.
 void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t area);
 

@@ -351,7 +351,8 @@ void emit_concat_rows(Ctx& e, const Node& n) {
 namespace {
 // The rows of an H x W x C tensor copied from `from` to `to` through the
 // scratchpad, shared among `cores`.
-void copy_rows(Ctx& e, const std::vector<int>& cores, const Value& v, const Ptr& from, const Ptr& to) {
+void copy_rows(Ctx& e, const std::vector<int>& cores, const Value& v, const Ptr& from, const Ptr& to,
+               std::int64_t from_pointer = -1) {
   const std::int64_t C = v.shape.c, W = v.shape.w;
   const int R = static_cast<int>(cores.size());
   for (int r = 0; r < R; ++r) {
@@ -359,9 +360,14 @@ void copy_rows(Ctx& e, const std::vector<int>& cores, const Value& v, const Ptr&
     e.scratch_reset(c);
     const std::int64_t E = row_chunk(e, W, C, 1, v.name);
     const std::int64_t buf = e.scratch(c, E);
+    Ptr src = from;
+    if (from_pointer >= 0) {  // the source's address, as the global word at from_pointer said at the start
+      src.indirect_word = e.input_pointer_words.at({from_pointer, c});
+      src.indirect_origin = from.base;
+    }
     e.li(c, 1, buf);
     e.li(c, 6, E);
-    share_loop(e, c, v.shape.h, 1, r, R, {from, to}, [&] {
+    share_loop(e, c, v.shape.h, 1, r, R, {src, to}, [&] {
       for (std::int64_t off = 0; off < W * C; off += E) {
         e.ins(c, "addi r10, r24, " + std::to_string(off));
         e.ins(c, "dma.gl r1, r10, r6");
@@ -373,11 +379,13 @@ void copy_rows(Ctx& e, const std::vector<int>& cores, const Value& v, const Ptr&
 }
 }  // namespace
 
-void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain) {
-  // The host's plain rows (image by image in a stream) into the bordered buffer.
+void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t plain, std::int64_t pointer) {
+  // The host's plain rows (image by image in a stream) into the bordered
+  // buffer, from where the pointer word says they are (the element's area
+  // when the firmware binds the input, the binding itself otherwise).
   Ptr from{plain, 0, v.shape.w * v.shape.c};
   from.image_stride = v.shape.numel();
-  copy_rows(e, cores, v, from, {interior(e, v), 0, v.buf.wp(v.shape) * v.shape.c});
+  copy_rows(e, cores, v, from, {interior(e, v), 0, v.buf.wp(v.shape) * v.shape.c}, pointer);
 }
 
 void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t area) {

@@ -28,6 +28,10 @@ struct Ptr {
   // A ring of rows (Buffer::ring_rows): the pointer stays in [ring_lo,
   // ring_lo + ring_bytes), row h at row h mod the ring's rows.
   std::int64_t ring_lo = 0, ring_bytes = 0;
+  // A buffer whose address the program learns when it runs (an input read
+  // in place): the scratchpad word holding it, and the address `base` is
+  // counted from (base - indirect_origin is the offset into the buffer).
+  std::int64_t indirect_word = -1, indirect_origin = 0;
 };
 // p over value v, wrapping in v's ring if it has one.
 inline Ptr over(Ptr p, const Value& v) {
@@ -92,6 +96,12 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
       throw CompileError("emit: a row step of " + std::to_string(p[k].step_h * hstep) + " bytes passes a ring of " +
                          std::to_string(p[k].ring_bytes));
     e.li(c, kRow[k], p[k].ring_bytes ? p[k].ring_lo + (p[k].base - p[k].ring_lo) % p[k].ring_bytes : p[k].base);
+    if (p[k].indirect_word >= 0) {
+      e.li(c, 16, p[k].indirect_word);
+      e.ins(c, "ld " + r(kRow[k]) + ", r16, 0");
+      e.li(c, 16, p[k].base - p[k].indirect_origin);
+      e.ins(c, "add " + r(kRow[k]) + ", " + r(kRow[k]) + ", r16");
+    }
     if (p[k].image_stride && e.batch > 1) {
       e.li(c, 16, e.image_word(c));
       e.ins(c, "ld r16, r16, 0");

@@ -238,6 +238,20 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
     return cores;
   };
+  // Each pad layer's core reads its input's pointer word once, before its
+  // first image (emit_input_copy).
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    const Value& v = g.val(g.inputs[i]);
+    if (g.input_plain[i] == v.buf.addr || g.input_pointer.at(i) < 0) continue;
+    for (int c : copy_cores(v, g.consumers(g.inputs[i]))) {
+      const std::int64_t word = e.state_word(c);
+      e.input_pointer_words[{g.input_pointer[i], c}] = word;
+      e.li(c, 10, word);
+      e.li(c, 11, g.input_pointer[i]);
+      e.li(c, 12, 4);
+      e.ins(c, "dma.gl r10, r11, r12");
+    }
+  }
   for (int c : active) e.image_loop_begin(c);
   const int first_layer = e.layer;
   // Every layer once: the image loop's body (twice with second buffers,
@@ -248,7 +262,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       if (g.input_plain[i] == v.buf.addr) continue;
       const std::vector<int> cores = copy_cores(v, g.consumers(g.inputs[i]));
       begin_layer("pad:" + v.name, cores, g.inputs[i], {});
-      emit::emit_input_copy(e, cores, v, g.input_plain[i]);
+      emit::emit_input_copy(e, cores, v, g.input_plain[i], g.input_pointer.at(i));
       end_layer(cores);
     }
     for (const Node& n : g.nodes) {
@@ -589,7 +603,8 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
     out << "; input '" << v.name << "': int8, scale " << v.scale << ", zero point 0, at " << g.input_plain[i] << "\n";
     if (opt.io_directives)
       out << ".input \"" << v.name << "\", " << g.input_plain[i] << ", " << v.shape.numel() * g.batch << ", \"int8\", "
-          << dims_list(v, g.batch) << "\n";
+          << dims_list(v, g.batch)
+          << (g.input_pointer[i] >= 0 ? ", indirect=" + std::to_string(g.input_pointer[i]) : "") << "\n";
   }
   for (std::size_t i = 0; i < g.outputs.size(); ++i) {
     const Value& v = g.val(g.outputs[i]);
@@ -609,6 +624,11 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   // channels-last in their buffers, borders included.
   for (const Value& v : g.values)
     if (v.preload && v.buf.addr >= 0) out << preload_data(v);
+  // The words graph inputs are read through (Graph::input_pointer): at the
+  // binding, until the firmware points one at an element's bytes.
+  for (std::size_t i = 0; i < g.inputs.size(); ++i)
+    if (g.input_pointer.at(i) >= 0)
+      out << ".data global, " << g.input_pointer[i] << "\n    .word " << g.input_plain[i] << "\n";
   out << e.global_data.str();
   for (auto& [c, code] : e.cores) {
     if (code.scratch_top > code.param_bottom)

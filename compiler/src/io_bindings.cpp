@@ -133,12 +133,16 @@ std::string io_json(const Graph& g) {
 
 std::string io_directives(const Graph& g) {
   std::string s;
+  std::size_t input = 0;
   for (const IoDesc& d : io_descriptions(g)) {
+    const std::int64_t pointer = !d.output && input < g.input_pointer.size() ? g.input_pointer[input] : -1;
+    input += d.output ? 0 : 1;
     s += std::string(d.output ? ".output " : ".input ") + quoted(d.name, false) + ", " + std::to_string(d.addr) +
          ", " + std::to_string(d.bytes) + ", \"int8\", " + join(d.dims);
     if (d.scale > 0) s += ", scale=" + real(d.scale) + ", zero_point=" + std::to_string(d.zero_point);
     if (d.channels_last) s += ", layout=channels_last";
     if (d.host_softmax) s += ", host_softmax=1";
+    if (pointer >= 0) s += ", indirect=" + std::to_string(pointer);
     s += "\n";
   }
   return s;

@@ -328,6 +328,7 @@ void plan_memory(Graph& g, const Target& t) {
   if (g.batch < 1) throw CompileError("batch " + std::to_string(g.batch) + ": expected 1 or more images per start");
   for (auto& v : g.values) v.buf = Buffer{};
   g.input_plain.assign(g.inputs.size(), -1);
+  g.input_pointer.assign(g.inputs.size(), -1);
   // Borders.
   for (std::size_t id = 0; id < g.values.size(); ++id) {
     Value& v = g.values[id];
@@ -489,6 +490,8 @@ void plan_memory(Graph& g, const Target& t) {
     // A stream of images: the host writes them all before the start, and
     // the first layer copies each in when the pipeline is ready for it.
     g.input_plain[i] = v.buf.pad || g.batch > 1 ? alloc(v.shape.numel() * g.batch) : v.buf.addr;
+    // Its pad layer reads the host's rows through a pointer word.
+    if (g.input_plain[i] != v.buf.addr) g.input_pointer[i] = alloc(64);
   }
   for (auto& n : g.nodes)
     for (int o : n.out) {

@@ -145,6 +145,7 @@ py::list bindings(const Program& p) {
     d["zero_point"] = b.zero_point;
     d["channels_last"] = b.channels_last;
     d["host_softmax"] = b.host_softmax;
+    d["indirect"] = b.indirect;  // the pointer word's address, -1 for none
     l.append(d);
   }
   return l;

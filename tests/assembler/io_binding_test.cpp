@@ -136,15 +136,47 @@ TEST(IoBindingLoader, RejectsCorruptSections) {
   expect_rejected(bytes, io, 5, "sizes do not match the section");               // record count
   expect_rejected(bytes, io + 12, 1, "record size 1 is not 0 (40-byte records) or 56");
   expect_rejected(bytes, io + 12, 56, "sizes do not match the section");  // 40-byte records announced as 56
-  expect_rejected(bytes, rec0, 8, "record 0: unknown flags 8");
+  expect_rejected(bytes, rec0, 16, "record 0: unknown flags 16");
+  expect_rejected(bytes, rec0, 9, "record 0: ('x') an output cannot be indirect");
+  expect_rejected(bytes, rec0 + vp::obj::kIoRecordSize + 36, 2, "record 1: indirect word is not zero without its flag");
   expect_rejected(bytes, rec0, 2, "record 0: ('x') layout channels_last needs a shape of rank 3 or more");
   expect_rejected(bytes, rec0, 4, "record 0: ('x') host_softmax needs a scale");
   expect_rejected(bytes, rec0 + 4, 999, "record 0: name offset outside the names");
   expect_rejected(bytes, rec0 + 16, 65, "record 0: ('x') 65 bytes do not match its shape");
   expect_rejected(bytes, rec0 + 24, 9, "record 0: ('x') unknown dtype code 9");
   expect_rejected(bytes, rec0 + 28, 50, "record 0: ('x') dimensions outside the dimension table");
-  expect_rejected(bytes, rec0 + 36, 1, "record 0: reserved field is not zero");
+  expect_rejected(bytes, rec0 + 36, 1, "record 0: indirect word is not zero without its flag");
   expect_rejected(bytes, rec0 + vp::obj::kIoRecordSize + 4, 0, "record 1: name 'x' bound twice");
+}
+
+// indirect=ADDR: the input is read through the 32-bit word at ADDR, which
+// the firmware points at the element's bytes. The word's address round
+// trips through the object (flag bit 3, the record's word at 36) and the
+// regenerated source; outputs and unaligned or 64-bit words are refused.
+TEST(IoBinding, AnIndirectInputRoundTrips) {
+  const char* src = ".input \"x\", 0x100, 64, \"int8\", 4, 16, indirect=0x40\n.input \"m\", 0x200, 4, \"int8\"\n"
+                    ".core 0, 0\n    halt\n";
+  const vp::obj::Object o = vp_test::ok(src);
+  ASSERT_EQ(o.io.size(), 2u);
+  EXPECT_EQ(o.io[0].indirect, 0x40);
+  EXPECT_EQ(o.io[1].indirect, -1);
+  const auto bytes = vp::obj::serialize_object(o);
+  const vp::obj::Object back = vp::obj::parse_object(bytes.data(), bytes.size(), "m.vpo");
+  EXPECT_EQ(back.io[0].indirect, 0x40);
+  EXPECT_EQ(back.io[1].indirect, -1);
+  const std::string again = vp::as::to_source(o);
+  EXPECT_NE(again.find(".input \"x\", 0x100, 64, \"int8\", 4, 16, indirect=64\n"), std::string::npos) << again;
+  EXPECT_EQ(vp::obj::serialize_object(vp_test::ok(again)), bytes);
+  uint32_t rec[10] = {};
+  std::memcpy(rec, bytes.data() + io_offset(bytes) + vp::obj::kIoHeaderSize, sizeof rec);
+  EXPECT_EQ(rec[0], 8u);     // the flag
+  EXPECT_EQ(rec[9], 0x40u);  // the word
+  for (const char* bad : {".output \"y\", 0, 8, \"int8\", 8, indirect=0x40\n", ".input \"x\", 0, 8, \"int8\", indirect=6\n",
+                          ".input \"x\", 0, 8, \"int8\", indirect=0x100000000\n"}) {
+    const vp::as::Result r = vp::as::assemble_string(bad, "bad.s");
+    EXPECT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error_text().find("indirect"), std::string::npos) << r.error_text();
+  }
 }
 
 TEST(IoBindingLoader, EveryByteFlipIsHandled) {

@@ -159,6 +159,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
       if (std::sscanf(line.c_str(), ".layer %d, \"%255[^\"]\"", &id, name) == 2 && concat_inputs.count(name))
         concat_layer[id] = concat_inputs[name];
       if (std::sscanf(line.c_str(), " layer %d", &id) == 1) current = concat_layer.count(id) ? concat_layer[id] : 0;
+      if (line.rfind(".core ", 0) == 0) current = 0;  // a core's code before its first layer is no layer's
       if (!current) continue;
       counts[current].first += line.find("dma.gl ") != std::string::npos;
       counts[current].second += line.find("dbnz r20,") != std::string::npos;

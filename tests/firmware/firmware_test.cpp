@@ -429,6 +429,7 @@ TEST(FirmwareImage, BootBlockIncludeMatchesTheHostLayout) {
       {"BB_RESULTS", fw::kResults}, {"BB_RETRIES", fw::kRetries}, {"CELL_REC", fw::kCellRecord},
       {"CELL_PACKED", fw::kCellPackedField}, {"PROG_REC", fw::kProgRecord}, {"DEPLOY_REC", fw::kDeployRecord},
       {"DEPLOY_MAX_BLOCK", fw::kKernelBlockRows}, {"IO_REC", fw::kIoRecord}, {"CP_PROGS", fw::kCpProgramCache},
+      {"IO_INDIRECT", fw::kIoIndirect},
       {"RES_REC", fw::kResultRecord},
       {"ST_CODE", fw::kCode}, {"ST_PHASE", fw::kPhase}, {"ST_DETAIL0", fw::kDetail0}, {"ST_DETAIL1", fw::kDetail1},
       {"ST_T_BOOT", fw::kTBoot}, {"ST_T_DEPLOY", fw::kTDeploy}, {"ST_T_LOAD", fw::kTLoad},

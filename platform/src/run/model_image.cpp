@@ -301,19 +301,31 @@ ModelImage install_model(const obj::Object& model, const obj::Object& firmware, 
   img.read_only_end = dcores + 4 * deploy_cores.size();
 
   // io tables and the batch's areas; inputs are copied only when bound files
-  // were given (otherwise whatever the host placed at the binding stays).
+  // were given (otherwise whatever the host placed at the binding stays:
+  // an input read through a pointer gets its own address there).
   const bool bind_inputs = !io.batch_inputs.empty();
   const size_t nin = bind_inputs ? io.input_bindings.size() : 0;
   const uint64_t in_table = w.take(fw::kIoRecord * nin, "input table");
+  for (size_t k = 0; !bind_inputs && k < io.input_bindings.size(); ++k) {
+    const obj::IoBinding& b = model.io[io.input_bindings[k]];
+    if (b.indirect < 0) continue;
+    if (static_cast<uint64_t>(b.indirect) + 4 > chip.global_memory().size())
+      throw LoadError("input '" + b.name + "': its indirect word at " + std::to_string(b.indirect) +
+                      " is outside global memory");
+    w.put32(static_cast<uint64_t>(b.indirect), static_cast<uint32_t>(b.address));
+  }
   const uint64_t out_table = w.take(fw::kIoRecord * io.output_bindings.size(), "output table");
   uint64_t in_stride = 0, out_stride = 0;
   std::vector<uint64_t> in_offsets;
   for (size_t k = 0; k < nin; ++k) {
     in_offsets.push_back(in_stride);
     const obj::IoBinding& b = model.io[io.input_bindings[k]];
-    w.put32(in_table + k * fw::kIoRecord, static_cast<uint32_t>(b.address));
+    // (An input read through a pointer: the firmware writes the element's
+    // address into its word instead of copying.)
+    w.put32(in_table + k * fw::kIoRecord, static_cast<uint32_t>(b.indirect >= 0 ? b.indirect : b.address));
     w.put32(in_table + k * fw::kIoRecord + 4, static_cast<uint32_t>(b.bytes));
     w.put32(in_table + k * fw::kIoRecord + 8, static_cast<uint32_t>(in_stride));
+    w.put32(in_table + k * fw::kIoRecord + fw::kIoIndirect, b.indirect >= 0 ? 1 : 0);
     in_stride = align64(in_stride + b.bytes);
   }
   for (size_t k = 0; k < io.output_bindings.size(); ++k) {

@@ -149,6 +149,11 @@ RunOutcome run_model(const RunSetup& s) {
         for (size_t k = 0; k < io.input_bindings.size(); ++k) {
           const obj::IoBinding& b = object.io[io.input_bindings[k]];
           place(describe(b), b.address, io.batch_inputs[0][k]);
+          if (b.indirect >= 0) {  // read through its word: the bytes are at the binding
+            const uint32_t at = static_cast<uint32_t>(b.address);
+            place(describe(b) + "'s indirect word", static_cast<uint64_t>(b.indirect),
+                  std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(&at), reinterpret_cast<const uint8_t*>(&at) + 4));
+          }
         }
       load = load_program(object, chip);
     } else {

@@ -94,6 +94,13 @@ struct IoBinding {
   int32_t zero_point = 0;
   bool channels_last = false;
   bool host_softmax = false;
+  // An input the program reads through a pointer: the 32-bit word at
+  // global address `indirect` holds where its bytes are. The firmware
+  // writes there the address of the element's bytes in its batch input
+  // area instead of copying them to `address`; a host that places the
+  // bytes at `address` itself writes `address` there (docs/firmware.md).
+  // -1: none, the bytes are read at `address`.
+  int64_t indirect = -1;
 
   bool quantized() const { return scale > 0; }
   bool has_host_view() const { return quantized() || zero_point != 0 || channels_last || host_softmax; }
@@ -103,6 +110,9 @@ struct IoBinding {
 // used, or "" when it can: the one check shared by the assembler, the
 // object reader and writer.
 std::string io_host_view_error(const IoBinding& b);
+// Why a binding cannot be indirect (IoBinding::indirect), or "" when it
+// can (or is not): shared the same way.
+std::string io_indirect_error(const IoBinding& b);
 
 // Element size of an IoBinding dtype, 0 for a name that is not one.
 uint64_t io_dtype_size(const std::string& dtype);

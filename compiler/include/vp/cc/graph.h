@@ -280,6 +280,10 @@ struct Graph {
   // plan_memory: plain (borderless) buffer of each graph input, what the
   // .input binding names; equals the value's buffer when it has no border.
   std::vector<std::int64_t> input_plain;
+  // Per graph input with a plain buffer of its own: the global word through
+  // which its pad layer reads the host's rows (the .input's indirect=; the
+  // firmware points it at the element's bytes), else -1 (plan_memory).
+  std::vector<std::int64_t> input_pointer;
   // Images per start (vp-cc --batch): the program streams this many images
   // through its pipeline. The .input/.output bindings then hold them all,
   // back to back (leading dimension `batch`); with batch > 1 every graph

@@ -19,7 +19,7 @@ namespace vp::platform {
 namespace fw {
 inline constexpr uint64_t kBootAddress = 0x02000000;  // BOOT
 inline constexpr uint32_t kMagic = 0x31574653;        // "SFW1"
-inline constexpr uint32_t kVersion = 3;
+inline constexpr uint32_t kVersion = 4;
 inline constexpr uint64_t kBootSize = 128, kStatusSize = 128;
 inline constexpr uint64_t kProgRecord = 16, kCellRecord = 32, kIoRecord = 16, kResultRecord = 16, kTimeRecord = 16;
 inline constexpr uint32_t kFlagDeploy = 1;
@@ -28,6 +28,10 @@ inline constexpr uint32_t kFlagDeploy = 1;
 inline constexpr uint32_t kFlagLinkIn = 2, kFlagLinkOut = 4;
 inline constexpr uint32_t kLinkTagIn = 1, kLinkTagOut = 2;  // LINK_TAG_IN, LINK_TAG_OUT
 inline constexpr uint64_t kCpProgramCache = 0x4400;  // CP_PROGS: the program table in CP data memory
+// An io record's field past address, bytes and offset: 1 for an input the
+// program reads through a pointer (obj::IoBinding::indirect), whose record's
+// address is the pointer word's, else 0 (IO_INDIRECT).
+inline constexpr uint64_t kIoIndirect = 12;
 inline constexpr uint64_t kKernelRowBuffer = 0x100;  // K_BUF: the deploy kernel's rows in the CU scratchpad
 // A deploy table record per core: its first cell program, their count, and
 // the whole rows its kernel programs in one block (xprogn): as many rows of
