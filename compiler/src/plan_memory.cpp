@@ -324,6 +324,10 @@ void reuse_sram(Graph& g, const Target& t, const std::vector<int>& order, std::i
 
 }  // namespace
 
+bool input_has_pad_layer(const Graph& g, std::size_t i) {
+  return g.batch > 1 || border_of(g, g.inputs.at(i)).pad > 0;
+}
+
 void plan_memory(Graph& g, const Target& t) {
   if (g.batch < 1) throw CompileError("batch " + std::to_string(g.batch) + ": expected 1 or more images per start");
   for (auto& v : g.values) v.buf = Buffer{};
@@ -489,7 +493,7 @@ void plan_memory(Graph& g, const Target& t) {
     }
     // A stream of images: the host writes them all before the start, and
     // the first layer copies each in when the pipeline is ready for it.
-    g.input_plain[i] = v.buf.pad || g.batch > 1 ? alloc(v.shape.numel() * g.batch) : v.buf.addr;
+    g.input_plain[i] = input_has_pad_layer(g, i) ? alloc(v.shape.numel() * g.batch) : v.buf.addr;
     // Its pad layer reads the host's rows through a pointer word.
     if (g.input_plain[i] != v.buf.addr) g.input_pointer[i] = alloc(64);
   }

@@ -142,20 +142,6 @@ RowTimes estimated_times(const Graph& g, const Target* t) {
 
 namespace {
 
-// Input i is read where the host put it (Graph::input_pointer): it has a
-// pad layer, a plain buffer beside its own (plan_memory: a stream's input,
-// or one a window reading it pads).
-bool in_place(const Graph& g, std::size_t i) {
-  if (i < g.input_pointer.size()) return g.input_pointer[i] >= 0;
-  if (g.batch > 1) return true;
-  for (int c : g.consumers(g.inputs[i])) {
-    const Node& n = g.nodes[static_cast<std::size_t>(c)];
-    if (op_has(n.op, op_window) && n.in[0] == g.inputs[i] &&
-        std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr}) > 0)
-      return true;
-  }
-  return false;
-}
 
 // The firmware's part of a start: its copies of the inputs and outputs,
 // and the start of every core with a program.
@@ -164,11 +150,11 @@ std::int64_t firmware_cycles(const Graph& g, const Target& t, std::int64_t& core
   for (const Node& n : g.nodes) cores.insert(n.cores.begin(), n.cores.end());
   std::vector<std::int64_t> in_bytes, out_bytes;
   // A stream's bindings hold its N images. The firmware copies none of an
-  // input the program reads in place (only its address into the binding's
-  // first word), all N images of any other before it starts the cores, and
-  // all outputs after they end.
+  // input its pad layer reads in place (only the bytes' address into its
+  // pointer word), all N images of any other before it starts the cores,
+  // and all outputs after they end.
   for (std::size_t i = 0; i < g.inputs.size(); ++i)
-    in_bytes.push_back(in_place(g, i) ? 0 : g.val(g.inputs[i]).shape.numel() * g.batch);
+    in_bytes.push_back(input_has_pad_layer(g, i) ? 0 : g.val(g.inputs[i]).shape.numel() * g.batch);
   for (int v : g.outputs) out_bytes.push_back(g.val(v).shape.numel() * g.batch);
   cores_used = static_cast<std::int64_t>(cores.size());
   return CostModel(t).start(cores_used, in_bytes, out_bytes);

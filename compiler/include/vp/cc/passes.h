@@ -211,6 +211,11 @@ void set_redundancy(Graph& g, int copies, const std::vector<std::string>& layers
 // over the clusters when they do.
 bool activations_fit_sram(const Graph& g, const Target& t, bool rings = false);
 void plan_memory(Graph& g, const Target& t);
+// Whether graph input i gets a plain buffer beside its own, which its pad
+// layer fills from the host's rows read through a pointer word
+// (Graph::input_pointer): in a stream, or when a window reading it pads.
+// Known before plan_memory runs (the estimate of the copy choice asks).
+bool input_has_pad_layer(const Graph& g, std::size_t i);
 
 struct EmitOptions {
   std::string asm_path;        // model.asm
