@@ -7,6 +7,7 @@
 
 #include "energy_estimate.h"
 #include "vp/cc/mesh_load.h"
+#include "vp/cc/passes.h"
 #include "vp/config/cycles.h"
 #include "vp/config/param_defaults.h"
 
@@ -126,6 +127,32 @@ class Waits {
   std::size_t resources_ = 0;
 };
 
+// A graph input that a pad layer copies (emit_input_copy: up to 16 of its
+// readers' cores, rows dealt in turn) exists row by row at the copy's pace:
+// each row is read from the host's bytes in global memory, whose router's
+// port carries every row once (twice when the bordered buffer is in global
+// memory too), and each core reads and writes its rows one DMA after the
+// other. Counted as there from the start, ResNet-18's and MobileNetV3's
+// stems looked done in half the time they took (their last rows wait for
+// the 150 KB image to cross that port: 26 k cycles on MobileNetV3).
+std::vector<double> pad_row_steps(const Graph& g, const Target& t) {
+  namespace pd = config::param_default;
+  std::vector<double> steps(g.values.size(), 0.0);
+  const CostModel cm(t, g.min_strip);
+  const double link_bytes = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i) {
+    const Value& v = g.val(g.inputs[i]);
+    if (i >= g.input_plain.size() || g.input_plain[i] == v.buf.addr || v.shape.h <= 0) continue;
+    const std::int64_t row = v.shape.w * v.shape.c;
+    const bool in_window = t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
+    const double port =
+        (in_window ? 1.0 : 2.0) * (static_cast<double>(row) / link_bytes + pd::noc_packet_header_flits);
+    const double cores = static_cast<double>(std::min<std::int64_t>(16, v.shape.h));
+    steps[static_cast<std::size_t>(g.inputs[i])] = std::max(port, 2.0 * static_cast<double>(cm.dma(row)) / cores);
+  }
+  return steps;
+}
+
 }  // namespace
 
 StagePrices loaded_prices(const Graph& g) {
@@ -143,7 +170,12 @@ StagePrices loaded_prices(const Graph& g) {
 
 Contended contended_times(const Graph& g, const Target& t) {
   Contended c;
-  const StagePrices base = loaded_prices(g);
+  StagePrices base = loaded_prices(g);
+  base.input_step = pad_row_steps(g, t);
+  for (const Node& n : g.nodes) {
+    const int groups = n.op == OpKind::MatMul && n.windows > 1 ? std::max(1, matmul_head_groups(g, n, t)) : 0;
+    base.window_sharers.push_back(groups ? std::max(1, n.replicas / groups) : 0);
+  }
   c.prices = base;
   const Waits waits(g, t);
   const std::size_t N = g.nodes.size(), Rn = waits.resources();

@@ -171,19 +171,28 @@ void emit_mul(Ctx& e, const Node& n) {
     e.li(c, 5, O);
     e.li(c, 6, C);
     e.li(c, 7, n.q.mult[0]);
+    // A gate (one vector for the whole map, a squeeze-and-excitation
+    // scale) is the same at every pixel: it comes in and is widened once
+    // per row, after the row's tokens (its one row is handed over like
+    // any other), not at every pixel.
+    const RowHook load_gate = [&](std::int64_t, std::int64_t, std::int64_t) {
+      e.ins(c, "dma.gl r2, r25, r6");
+      e.ins(c, "vwiden r4, r2, r6");
+    };
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
                {{interior(e, a), C, a.buf.wp(a.shape) * C},
                 {interior(e, b), gate ? 0 : C, gate ? 0 : b.buf.wp(b.shape) * C},
                 {interior(e, y), C, y.buf.wp(y.shape) * C}},
                [&] {
                  e.ins(c, "dma.gl r1, r24, r6");
-                 e.ins(c, "dma.gl r2, r25, r6");
+                 if (!gate) e.ins(c, "dma.gl r2, r25, r6");
                  e.ins(c, "vwiden r3, r1, r6");
-                 e.ins(c, "vwiden r4, r2, r6");
+                 if (!gate) e.ins(c, "vwiden r4, r2, r6");
                  e.ins(c, "vmul r3, r3, r4, r6, i32");
                  e.ins(c, "vrqs r5, r3, r6, r7, " + std::to_string(n.q.shift[0]) + ", 0");
                  e.ins(c, "dma.lg r27, r5, r6");
-               });
+               },
+               gate ? load_gate : RowHook{});
   }
 }
 

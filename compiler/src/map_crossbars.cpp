@@ -248,6 +248,10 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
           stages.back().copies = stages.back().unit = groups;
           stages.back().max_copies = groups * std::max(1, most / groups);
         }
+        // Inside windows a core takes whole windows: past a core per window
+        // and group, more cores get none.
+        if (n.windows > 1)
+          stages.back().max_copies = std::min(stages.back().max_copies, std::max(1, groups) * n.windows);
       }
     }
   }

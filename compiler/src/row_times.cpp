@@ -43,10 +43,47 @@ std::int64_t row_needed(const Graph& g, const Node& n, int v, bool window, std::
 // share_loop deals rows (share_runs): with strips, each strip's rows go to
 // its row groups in turn, rows_at_once apart; with contiguous blocks of
 // pixels, the row before when the copy that ends row k began before it.
-std::int64_t row_before(const Graph& g, const Node& n, std::int64_t k) {
+// An Add, Relu, Clip or table operator walks its share a row at a time
+// (emit_add, emit_unary: share_loop over the map's rows as units), so its
+// copies deal whole rows, not strips of columns.
+bool walks_rows(const Node& n) {
+  switch (n.op) {
+    case OpKind::Add:
+    case OpKind::Relu:
+    case OpKind::Clip: return true;
+    case OpKind::Conv:
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::Mul:
+    case OpKind::Concat:
+    case OpKind::LayerNormalization:
+    case OpKind::Softmax:
+    case OpKind::MatMul: return false;
+    default: return op_has(n.op, op_table);
+  }
+}
+
+std::int64_t row_before(const Graph& g, const Node& n, std::int64_t k, int window_sharers) {
   const Shape& o = g.val(n.out[0]).shape;
-  const std::int64_t OW = std::max<std::int64_t>(1, o.w), R = std::max(1, n.replicas);
-  if (o.h * OW >= kStripRows * OW * R) return k - rows_at_once(g, n);
+  if (n.windows > 1 && window_sharers > 0) {
+    // Whole windows per core (emit_matmul_head_groups): blocks of
+    // windows * s / sharers, each window's rows in order.
+    const std::int64_t W = n.windows, per = std::max<std::int64_t>(1, o.h / W), b = k / per;
+    if (k % per) return k - 1;
+    const auto owner = [&](std::int64_t w) {
+      std::int64_t s = w * window_sharers / W;
+      while (s + 1 < window_sharers && W * (s + 1) / window_sharers <= w) ++s;
+      while (s > 0 && W * s / window_sharers > w) --s;
+      return s;
+    };
+    return b > 0 && owner(b - 1) == owner(b) ? k - 1 : -1;
+  }
+  const std::int64_t OW = walks_rows(n) ? 1 : std::max<std::int64_t>(1, o.w), R = std::max(1, n.replicas);
+  if (o.h * OW >= kStripRows * OW * R) {
+    const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / g.min_strip));
+    return k - std::max<std::int64_t>(1, std::min(o.h, R / S));
+  }
   const std::int64_t P = o.h * OW, last = (k + 1) * OW - 1;
   std::int64_t r = last * R / P;
   while (r + 1 < R && P * (r + 1) / R <= last) ++r;
@@ -92,12 +129,18 @@ RowTimes row_times(const Graph& g, const StagePrices& p) {
     std::vector<double>& rows = done[i];
     rows.assign(static_cast<std::size_t>(OH), 0.0);
     for (std::int64_t k = 0; k < OH; ++k) {
-      const std::int64_t before = row_before(g, n, k);
+      const std::int64_t before =
+          row_before(g, n, k, i < p.window_sharers.size() ? p.window_sharers[i] : 0);
       double ready = before >= 0 ? rows[static_cast<std::size_t>(before)] : 0.0;
       for (const auto& [v, window] : ins) {
         if (v < 0) continue;  // an optional input left out
         const int w = storer[static_cast<std::size_t>(v)];
-        if (w < 0) continue;  // a constant or a graph input
+        if (w < 0) {  // a constant or a graph input: there from the start, or at its pad layer's pace
+          const std::size_t at = static_cast<std::size_t>(v);
+          const double pace = at < p.input_step.size() ? p.input_step[at] : 0.0;
+          if (pace > 0) ready = std::max(ready, static_cast<double>(row_needed(g, n, v, window, k, OH) + 1) * pace);
+          continue;
+        }
         const std::vector<double>& in = done[static_cast<std::size_t>(w)];
         const std::int64_t r =
             std::min<std::int64_t>(row_needed(g, n, v, window, k, OH), static_cast<std::int64_t>(in.size()) - 1);

@@ -147,7 +147,7 @@ Share share_of_map(std::int64_t OH, std::int64_t OW, int R, std::int64_t min_str
 
 std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
   // Lanes fire on the pixels of one row of the share at a time.
-  const Share sh = share_of_map(c.units / c.row_units, c.row_units, copies, min_strip_);
+  const Share sh = share(c, copies, c.row_units);
   const std::int64_t groups = c.lanes == 1 ? sh.pixels : sh.rows * ((sh.width + c.lanes - 1) / c.lanes);
   std::int64_t work = sh.pixels * c.pixel_cycles + groups * c.group_cycles;
   if (c.overlap && c.lanes == 1) {
@@ -229,7 +229,7 @@ std::int64_t CostModel::memory(const LayerCost& c, int copies) const {
 }
 
 Packets CostModel::packets(const LayerCost& c, int copies) const {
-  const Share sh = share_of_map(c.units / c.row_units, c.row_units, copies, min_strip_);
+  const Share sh = share(c, copies, c.row_units);
   const std::int64_t groups = c.lanes == 1 ? sh.pixels : sh.rows * ((sh.width + c.lanes - 1) / c.lanes);
   Packets p;
   const auto add = [&](double count, std::int64_t bytes) {
@@ -258,10 +258,10 @@ Packets CostModel::packets(const LayerCost& c, int copies) const {
 void CostModel::price(Node& n, const LayerCost& c, int copies, bool with_bound) const {
   n.stage_cycles = stage(c, copies);
   n.memory_bytes = memory(c, copies);
-  n.step_cycles = step(c, copies);
+  n.step_cycles = map_row_step(c, copies, n.stage_cycles);
   n.bound_cycles = with_bound ? bound(c, copies) : 0;
   n.loaded_stage_cycles = loaded_stage(c, copies);
-  n.loaded_step_cycles = loaded_step(c, copies);
+  n.loaded_step_cycles = map_row_step(c, copies, n.loaded_stage_cycles);
   const Packets p = packets(c, copies);
   n.dma_packets = p.count;
   n.packet_flits = p.flits;
@@ -270,8 +270,27 @@ void CostModel::price(Node& n, const LayerCost& c, int copies, bool with_bound) 
 }
 
 std::int64_t CostModel::step(const LayerCost& c, int copies) const {
-  const Share sh = share_of_map(c.units / c.row_units, c.row_units, copies, min_strip_);
+  const Share sh = share(c, copies, c.row_units);
   return stage(c, copies) / std::max<std::int64_t>(1, sh.rows);
+}
+
+std::int64_t CostModel::map_row_step(const LayerCost& c, int copies, std::int64_t st) const {
+  const Share sh = share(c, copies, c.map_width > 0 ? c.map_width : c.row_units);
+  return st / std::max<std::int64_t>(1, sh.rows);
+}
+
+Share CostModel::share(const LayerCost& c, int copies, std::int64_t width) const {
+  if (c.windows <= 1) return share_of_map(c.units / width, width, copies, min_strip_);
+  // Whole windows per core (rows of one pixel: a transformer's tokens), a
+  // group of the heads each: as a share of all heads' work, a core computes
+  // ceil(windows / sharers) windows' rows over head_groups.
+  const std::int64_t groups = std::max(1, c.head_groups), sharers = std::max<std::int64_t>(1, copies / groups);
+  const std::int64_t per = c.units / c.windows, mine = (c.windows + sharers - 1) / sharers * per;
+  Share sh;
+  sh.rows = mine;
+  sh.width = 1;
+  sh.pixels = (mine + groups - 1) / groups;
+  return sh;
 }
 
 std::int64_t CostModel::bound(const LayerCost& c, int copies) const {
@@ -391,6 +410,14 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       break;
     case OpKind::Mul:
       c.units = out.shape.h * W;
+      c.map_width = W;
+      if (!g.val(n.in[1]).is_const && !(g.val(n.in[1]).shape == in.shape)) {
+        // A gate (emit_mul): the vector comes in and is widened once a row.
+        c.pixel_cycles = 2 * dma(C) + 3 * vec(C) + kPixelFixed + (dma(C) + vec(C)) / std::max<std::int64_t>(1, W);
+        c.unit_dmas.assign(2, C);
+        c.gmem_bytes = 2 * out.shape.numel() + out.shape.h * C;
+        break;
+      }
       if (!g.val(n.in[1]).is_const) {  // of two activations (emit_mul)
         c.pixel_cycles = 3 * dma(C) + 4 * vec(C) + kPixelFixed;
         c.unit_dmas.assign(3, C);
@@ -403,6 +430,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       break;
     case OpKind::LayerNormalization:  // emit_norm.cpp: 9 vector operations over C, 8 scalar and rsqrt
       c.units = out.shape.h * W;
+      c.map_width = W;
       c.pixel_cycles = 2 * dma(C) + 9 * vec(C) + kNormScalarCycles + kPixelFixed;
       c.unit_dmas.assign(2, C);
       c.gmem_bytes = 2 * out.shape.numel();
@@ -413,6 +441,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       // average, rounded up.
       const std::int64_t keys = n.causal ? (N + 2) / 2 : N, values = n.causal ? (K + 2) / 2 : K;
       c.units = out.shape.h * W;
+      c.map_width = W;
       c.pixel_cycles = 2 * dma(C) + vec(C) +
                        (n.trans_b ? vec(CA) + keys * (vec(CA) + h * (vec(K) + 4) + 4)
                                   : vec(C) + h * values * (2 * vec(N) + 8));
@@ -420,12 +449,17 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       c.unit_dmas.assign(2, C);
       c.gmem_bytes = 2 * out.shape.numel() + g.val(n.in[1]).shape.numel();
       // Inside windows B is held as codes, widened at each use (emit_matmul_head_groups).
-      if (n.windows > 1) c.pixel_cycles += n.trans_b ? keys * vec(CA) : h * values * vec(N);
+      if (n.windows > 1) {
+        c.pixel_cycles += n.trans_b ? keys * vec(CA) : h * values * vec(N);
+        c.windows = n.windows;
+        c.head_groups = std::max(1, matmul_head_groups(g, n, t_));
+      }
       break;
     }
     case OpKind::Softmax: {  // emit_softmax.cpp: 4 vector operations over C (6 with a mask), 3 per run
       const std::int64_t G = n.group > 0 ? n.group : C, runs = C / std::max<std::int64_t>(1, G);
       c.units = out.shape.h * W;
+      c.map_width = W;
       const bool mask_in = n.in.size() > 1;  // a mask map read beside the scores
       c.pixel_cycles = (mask_in ? 3 : 2) * dma(C) + (n.causal || mask_in ? 6 : 4) * vec(C) +
                        runs * (3 * vec(G) + kSoftmaxRunCycles) + kPixelFixed;
@@ -442,6 +476,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         break;
       }
       c.units = out.shape.h * W;
+      c.map_width = W;
       c.gmem_bytes = 2 * out.shape.numel();
       if (n.in.size() < 8) {  // emit_concat_pixels: the inputs' loads at once, then each one's vector work
         std::int64_t widest = 0, each = 0;

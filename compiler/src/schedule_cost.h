@@ -84,6 +84,17 @@ struct LayerCost {
   std::int64_t line_readers = 0;  // CUs of a copy that each load the rows (a split copy's)
   std::int64_t other_bytes = 0;   // gmem_bytes besides the line buffer's rows (outputs, residuals)
   std::int64_t row_units = 1;      // units per output row
+  // Pixels per output row when the units are pixels dealt one by one
+  // (row_units 1) on a map wider than one: the emitter still deals and
+  // hands over whole rows of the map (share_loop), so a step of the row
+  // hand-over is one of those rows (0: row_units).
+  std::int64_t map_width = 0;
+  // A MatMul inside windows (Node::windows > 1): its cores take whole
+  // windows (emit_matmul_head_groups), each of `head_groups` cores one
+  // group of the heads of the same windows, so a core's share is whole
+  // windows of units / windows rows, not an even part of the rows.
+  std::int64_t windows = 0;
+  int head_groups = 1;
   std::int64_t units = 0;          // pixels (or rows) the layer computes
   std::int64_t gmem_bytes = 0;     // bytes read and written in memory, each output row's kh line rows charged whole (stage())
   std::int64_t moved_bytes = -1;   // memory()'s bytes where they differ from gmem_bytes and no line buffer counts them
@@ -135,6 +146,13 @@ struct RowTimes {
 // Per node, the stage and row step a critical path is taken with.
 struct StagePrices {
   std::vector<double> stage, step;
+  // Per node: the cores that deal a MatMul's windows among them (its
+  // copies over its head groups), 0 for any other node (row_before).
+  std::vector<int> window_sharers;
+  // Per value: the cycles between rows of a graph input that a pad layer
+  // copies into its bordered buffer (the report's estimate, pad_row_steps
+  // in contended_times.cpp), 0 (or absent) for a value there from the start.
+  std::vector<double> input_step;
 };
 // The copy choice's prices with the messages (stage_with_tokens): what
 // plan_memory's liveness reads.
@@ -184,6 +202,14 @@ class CostModel {
     c.line_in_stage = true;
     return step(c, copies);
   }
+  // A stage time `st` over the rows of the map the largest share walks
+  // (map_width): the step the row hand-over's critical path takes
+  // (row_times), which follows the map's rows. The copy choice keeps
+  // step()'s rows of units.
+  std::int64_t map_row_step(const LayerCost& c, int copies, std::int64_t st) const;
+  // The largest share of `copies` copies over the units' rows (share_of_map),
+  // or over whole windows.
+  Share share(const LayerCost& c, int copies, std::int64_t width) const;
   // Bytes the layer's cores move to and from memory per inference with
   // `copies` copies (Node::memory_bytes): gmem_bytes, with a line buffer's
   // rows counted as they are loaded.

@@ -143,6 +143,16 @@ inline TestModel activations_model() {
   return {"activations", b.serialize()};
 }
 
+// A squeeze-and-excitation block: a map scaled channel by channel by a
+// gate computed from its own global pooling (MobileNetV3's).
+inline TestModel se_model() {
+  OnnxBuilder b("se", 13, 14);
+  auto x = b.relu(b.conv(b.input("x", {1, 4, 12, 12}), 4, 16, 3, 1, 1));
+  auto gate = b.hard_sigmoid(b.conv(b.relu(b.conv(b.global_avgpool(x), 16, 8, 1)), 8, 16, 1), 1.f / 6.f, 0.5f);
+  b.output(b.conv(b.mul(x, gate), 16, 8, 1));
+  return {"se", b.serialize()};
+}
+
 inline std::vector<TestModel> test_models() {
   return {mlp_model(), cnn_model(), residual_model(), mixed_model(), activations_model()};
 }

@@ -1,6 +1,8 @@
 // The report's estimate row by row and with the waits at busy links and
 // ports (row_times.cpp, contended_times.cpp), on graphs small enough to
 // count by hand on sidra-y1's 4x4 mesh.
+#include <array>
+
 #include <gtest/gtest.h>
 
 #include "contended_times.h"
@@ -69,11 +71,12 @@ TEST(RowTimes, EachRowWaitsForTheRowsItReadsAndItsCopysRowBefore) {
 }
 
 TEST(RowTimes, RowsOfSeveralCopiesRunSideBySide) {
-  // Four copies of an 8-row map of 8 pixels: strips of 2 pixels (kMinStrip)
-  // take one copy each, so each copy walks all 8 rows in turn; with 32
-  // copies (fewer than 2 rows each) contiguous blocks of 2 pixels: every
-  // row's copies start at once.
-  for (const auto& [copies, last] : std::vector<std::pair<int, double>>{{4, 8}, {32, 1}}) {
+  // A Relu walks its share a row at a time (emit_unary: the map's rows are
+  // its units), so four copies of an 8-row map take every fourth row: each
+  // walks 2 rows, four rows done at each step (a strip of columns per copy
+  // would have had each walk all 8). With 32 copies (fewer than 2 rows
+  // each) contiguous blocks: every row's copy starts at once.
+  for (const auto& [copies, last] : std::vector<std::pair<int, double>>{{4, 2}, {32, 1}}) {
     Graph g;
     g.min_strip = kMinStrip;
     const int x = add_map(g, "x", 8, 8, 8, -1), y = add_map(g, "y", 8, 8, 8, -1);
@@ -81,7 +84,7 @@ TEST(RowTimes, RowsOfSeveralCopiesRunSideBySide) {
     std::vector<int> cores;
     for (int c = 0; c < copies; ++c) cores.push_back(c);
     add_relu(g, "relu", x, y, cores, 8, 1, 0, 0, 0);
-    const RowTimes rt = row_times(g, StagePrices{{8}, {1}});
+    const RowTimes rt = row_times(g, StagePrices{{8}, {1}, {}, {}});
     EXPECT_DOUBLE_EQ(rt.first[0], 1) << copies;
     EXPECT_DOUBLE_EQ(rt.last[0], last) << copies;
   }
@@ -144,6 +147,54 @@ TEST(ContendedTimes, PacketsFromGlobalMemoryWaitForItsLatency) {
   // 16 packets, about 98 cycles more each (100 ns at 1 GHz against 2).
   EXPECT_GT(dram - sram, 16 * 90.0);
   EXPECT_LT(dram - sram, 16 * 110.0);
+}
+
+// A graph input that a pad layer copies in exists row by row at the copy's
+// pace (StagePrices::input_step): its reader's row k waits for input row k.
+TEST(RowTimes, AGraphInputArrivesAtItsPadLayersPace) {
+  Graph g;
+  g.min_strip = kMinStrip;
+  const int x = add_map(g, "x", 8, 8, 8, -1), y = add_map(g, "y", 8, 8, 8, -1);
+  g.inputs = {x};
+  add_relu(g, "relu", x, y, {0}, 8, 1, 0, 0, 0);
+  StagePrices p{{8}, {1}, {}, {}};
+  EXPECT_DOUBLE_EQ(row_times(g, p).last[0], 8);  // there from the start: its own pace
+  p.input_step.assign(g.values.size(), 0.0);
+  p.input_step[static_cast<std::size_t>(x)] = 10;
+  const RowTimes rt = row_times(g, p);
+  EXPECT_DOUBLE_EQ(rt.first[0], 11);
+  EXPECT_DOUBLE_EQ(rt.last[0], 81);
+}
+
+// A pixel-wise operator's step on a map wider than one pixel is one row of
+// the map (its cores walk and hand over whole rows), not one pixel.
+TEST(CostModel, APixelOperatorsStepIsARowOfItsMap) {
+  const CostModel cm(load_target("sidra-y1"), kMinStrip);
+  LayerCost c;
+  c.units = 64;  // an 8x8 map
+  EXPECT_EQ(cm.map_row_step(c, 1, 6400), 100);  // rows of one unit: a pixel
+  c.map_width = 8;
+  EXPECT_EQ(cm.map_row_step(c, 1, 6400), 800);
+  EXPECT_EQ(cm.map_row_step(c, 2, 3200), 400);  // two strips of 4 pixels, every row each
+}
+
+// Inside windows a core takes whole windows (emit_matmul_head_groups): 4
+// windows of 16 rows over 6 cores are one window on each of 4 of them, not
+// 11 rows on each.
+TEST(CostModel, AMatMulInsideWindowsSharesWholeWindows) {
+  const CostModel cm(load_target("sidra-y1"), kMinStrip);
+  LayerCost c;
+  c.units = 64;
+  c.windows = 4;
+  for (const auto& [copies, groups, rows, pixels] :
+       std::vector<std::array<int, 4>>{{6, 1, 16, 16}, {3, 1, 32, 32}, {1, 1, 64, 64}, {4, 2, 32, 16}, {8, 2, 16, 8}}) {
+    c.head_groups = groups;
+    const Share sh = cm.share(c, copies, 1);
+    EXPECT_EQ(sh.rows, rows) << copies << " copies, " << groups << " groups";
+    EXPECT_EQ(sh.pixels, pixels) << copies << " copies, " << groups << " groups";
+  }
+  c.windows = 0;
+  EXPECT_EQ(cm.share(c, 6, 1).pixels, 11);  // no windows: rows dealt in turn
 }
 
 }  // namespace

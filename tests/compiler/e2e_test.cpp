@@ -49,6 +49,9 @@ struct RunResult {
   // Per Concat (by its inputs' count): loads (dma.gl) per row loop (dbnz
   // r20) in its cores' code; a pass per input loads one input per loop.
   std::map<std::size_t, double> concat_loads_per_loop;
+  // The most loads (dma.gl) inside one column loop (a row's pixels) of a
+  // Mul of two activations' cores; -1 with no such Mul.
+  int mul_loads_per_pixel = -1;
   int rings = 0;  // values held as rings of rows (Buffer::ring_rows)
   int twins = 0;  // values with a second buffer (Buffer::alt)
   bool twin_code = false;  // the program's image loop emitted twice over (EmitResult::twin_buffers)
@@ -149,6 +152,12 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     std::map<std::string, std::size_t> concat_inputs;  // layer name -> inputs
     for (const Node& n : g.nodes)
       if (n.op == OpKind::Concat && n.gather.empty()) concat_inputs[n.name] = n.in.size();
+    std::set<std::string> muls;  // Muls of two activations, by layer name
+    for (const Node& n : g.nodes)
+      if (n.op == OpKind::Mul && !g.val(n.in[1]).is_const) muls.insert(n.name);
+    std::set<int> mul_layer;
+    bool in_mul = false, in_cols = false;
+    int loads = 0;
     std::map<int, std::size_t> concat_layer;  // layer id -> inputs
     std::map<std::size_t, std::pair<int, int>> counts;  // inputs -> (loads, row loops)
     std::size_t current = 0;
@@ -158,8 +167,22 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
       char name[256] = {};
       if (std::sscanf(line.c_str(), ".layer %d, \"%255[^\"]\"", &id, name) == 2 && concat_inputs.count(name))
         concat_layer[id] = concat_inputs[name];
-      if (std::sscanf(line.c_str(), " layer %d", &id) == 1) current = concat_layer.count(id) ? concat_layer[id] : 0;
-      if (line.rfind(".core ", 0) == 0) current = 0;  // a core's code before its first layer is no layer's
+      if (std::sscanf(line.c_str(), ".layer %d, \"%255[^\"]\"", &id, name) == 2 && muls.count(name))
+        mul_layer.insert(id);
+      if (std::sscanf(line.c_str(), " layer %d", &id) == 1) {
+        current = concat_layer.count(id) ? concat_layer[id] : 0;
+        in_mul = mul_layer.count(id) > 0;
+      }
+      if (line.rfind(".core ", 0) == 0) {  // a core's code before its first layer is no layer's
+        current = 0;
+        in_mul = false;
+      }
+      if (in_mul && line.find("_col") != std::string::npos && line.back() == ':') in_cols = true, loads = 0;
+      if (in_mul && in_cols) loads += line.find("dma.gl ") != std::string::npos;
+      if (in_mul && in_cols && line.find("dbnz r23,") != std::string::npos) {
+        in_cols = false;
+        r.mul_loads_per_pixel = std::max(r.mul_loads_per_pixel, loads);
+      }
       if (!current) continue;
       counts[current].first += line.find("dma.gl ") != std::string::npos;
       counts[current].second += line.find("dbnz r20,") != std::string::npos;
@@ -271,6 +294,19 @@ TEST(EndToEnd, ResNet18OnSidraY1) {
   EXPECT_GT(r.cosine_fp32, 0.99);
 }
 TEST(EndToEnd, MixedOpsOnSmallChip) { expect_exact(compile_and_run(mixed_model(), "small")); }
+// A squeeze-and-excitation gate is one vector for the whole map: its cores
+// load and widen it once a row (after the row's tokens), and each pixel
+// loads only the map's channels. Exact on one core and on several (strips
+// of the map), and in a stream.
+TEST(EndToEnd, GateIsLoadedOnceARow) {
+  const std::vector<std::pair<std::string, int>> runs{{"small", 1}, {"sidra-y1", 1}, {"sidra-y1", 3}};
+  for (const auto& [chip, batch] : runs) {
+    SCOPED_TRACE(chip + " batch " + std::to_string(batch));
+    const RunResult r = compile_and_run(se_model(), chip, {}, 5, {}, batch);
+    expect_exact(r);
+    EXPECT_EQ(r.mul_loads_per_pixel, 1);
+  }
+}
 // A Concat of up to seven inputs walks its share once, each pixel taking
 // every input's channels: a row is whole, and handed over, after one step.
 // One of eight inputs (more than the loop's pointers) takes a pass per
