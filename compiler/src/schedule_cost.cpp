@@ -10,6 +10,7 @@
 #include "schedule_cost.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "emit_context.h"
 #include "vp/config/cycles.h"
@@ -41,7 +42,6 @@ constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
 // buffers.
 constexpr std::int64_t kInferenceFixed = 100, kStartPerCore = 5;
 constexpr std::int64_t kCopyChunk = 4096, kIoRecord = 16;
-constexpr std::int64_t kCpDmaExtra = 50;  // fitted: a 4 KiB read from global memory takes 686 cycles, 632 by the formula
 }  // namespace
 
 CostModel::CostModel(const Target& t, std::int64_t min_strip, bool rows_as_loaded)
@@ -83,8 +83,14 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
   // One DMA of the control processor to or from global memory.
   auto cp_dma = [](std::int64_t bytes) {
     const std::int64_t flits = (bytes * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits;
+    // The memory's channel moves the bytes before the response packet
+    // leaves (gmem.bandwidth_gbps): a 4 KiB read takes 686 cycles, 64 of
+    // them the channel's. (A fixed 50 fitted to that read put 50 cycles on
+    // every 16-byte record too: the mlp's copies 1.4 times their run.)
+    const std::int64_t channel = static_cast<std::int64_t>(
+        std::ceil(static_cast<double>(bytes) / (pd::gmem_bandwidth_gbps * 1e3 / pd::chip_clock_mhz)));
     return pd::cu_dma_setup_cycles + static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz)) +
-           2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits + kCpDmaExtra;
+           2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits + channel;
   };
   // A binding's record, then the chunks: the reads run two chunks ahead of
   // the writes, so after the first read's latency each chunk costs its
