@@ -26,7 +26,6 @@
 #include "handover_estimate.h"
 #include "schedule_cost.h"
 #include "shared_loads.h"
-#include "vp/common/parse_number.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -299,35 +298,48 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     // copies that shorten a stage (more rows or pixels dealt out) or a step
     // (narrower strips) both count.
     auto step = [&](const Stage& s, int k) { return step_time(s, k); };
+    // A whole-map reduction (a global pooling: one pixel out of many) ends
+    // a stretch of the pipeline: what reads it starts once the map's last
+    // row is in (a squeeze-and-excitation gate's Mul has every row wait
+    // for it). Each stretch takes about its own slowest stage, so the
+    // slowest stage is counted per stretch (node_segments); a network with
+    // no reduction before its classifier has one, as before.
+    const std::vector<int> node_seg = node_segments(g);
+    std::vector<int> seg;
+    for (const Stage& s : stages) seg.push_back(node_seg[static_cast<std::size_t>(s.node)]);
+    const int K = seg.empty() ? 1 : *std::max_element(seg.begin(), seg.end()) + 1;
     for (;;) {
-      std::int64_t top = 0, second = 0, below = 0;
-      int tied = 0;
-      for (const Stage& s : stages) {
-        const std::int64_t c = stage_time(s, s.copies);
-        if (c > top) {
-          second = top;
-          top = c;
-        } else if (c > second) {
-          second = c;
+      std::vector<std::int64_t> top(static_cast<std::size_t>(K), 0), second = top, below = top;
+      std::vector<int> tied(static_cast<std::size_t>(K), 0);
+      for (std::size_t i = 0; i < stages.size(); ++i) {
+        const std::size_t k = static_cast<std::size_t>(seg[i]);
+        const std::int64_t c = stage_time(stages[i], stages[i].copies);
+        if (c > top[k]) {
+          second[k] = top[k];
+          top[k] = c;
+        } else if (c > second[k]) {
+          second[k] = c;
         }
       }
-      for (const Stage& s : stages) {
-        const std::int64_t c = stage_time(s, s.copies);
-        if (c == top) ++tied;
-        else below = std::max(below, c);
+      for (std::size_t i = 0; i < stages.size(); ++i) {
+        const std::size_t k = static_cast<std::size_t>(seg[i]);
+        const std::int64_t c = stage_time(stages[i], stages[i].copies);
+        if (c == top[k]) ++tied[k];
+        else below[k] = std::max(below[k], c);
       }
       Stage* pick = nullptr;
       int grow = 0;
       double best = 0;
       for (Stage& s : stages) {
+        const std::size_t k = static_cast<std::size_t>(seg[static_cast<std::size_t>(&s - stages.data())]);
         const std::int64_t c0 = stage_time(s, s.copies), s0 = step(s, s.copies);
-        const std::int64_t others = c0 == top ? second : top;
+        const std::int64_t others = c0 == top[k] ? second[k] : top[k];
         for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
           const std::int64_t c1 = stage_time(s, to), s1 = step(s, to);
           if (c1 >= c0 && s1 >= s0) continue;
           // One of `tied` stages at the slowest: its share of what they save together.
-          const std::int64_t saved = (tied > 1 && c0 == top ? (c0 - std::max(below, c1)) / tied
-                                                            : std::max(top, c0) - std::max(others, c1)) +
+          const std::int64_t saved = (tied[k] > 1 && c0 == top[k] ? (c0 - std::max(below[k], c1)) / tied[k]
+                                                                  : std::max(top[k], c0) - std::max(others, c1)) +
                                      (s0 - s1);
           const double gain = static_cast<double>(saved) / (double(s.cus_per_copy) * (to - s.copies));
           if (gain > best) {
@@ -341,11 +353,12 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       // Linear layers over the same rows): shortening one alone saves
       // nothing until all are, so no single copy shows a gain. Then the
       // tied stage whose next copies shorten it most per CU goes first.
-      if (!pick && top == second && top > 0) {
+      if (!pick) {
         double most = 0;
         for (Stage& s : stages) {
+          const std::size_t k = static_cast<std::size_t>(seg[static_cast<std::size_t>(&s - stages.data())]);
           const std::int64_t c0 = stage_time(s, s.copies);
-          if (c0 != top) continue;
+          if (c0 != top[k] || top[k] != second[k] || top[k] <= 0) continue;
           for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
             const std::int64_t c1 = stage_time(s, to);
             const double gain = static_cast<double>(c0 - c1) / (double(s.cus_per_copy) * (to - s.copies));
@@ -488,32 +501,6 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
 }
 
 }  // namespace
-
-namespace {
-
-// A count option: a whole decimal number in [1, most], else CompileError
-// naming the option and what it takes.
-int parse_count(const std::string& text, const std::string& option, const std::string& expected, int most) {
-  try {
-    return static_cast<int>(common::parse_int(text, option, 1, most));
-  } catch (const common::NumberError&) {
-    throw CompileError(option + " '" + text + "': expected " + expected + " from 1 to " + std::to_string(most));
-  }
-}
-
-}  // namespace
-
-int parse_replicate(const std::string& text) {
-  if (text == "auto") return kReplicateAuto;
-  if (text == "none") return 1;
-  return parse_count(text, "--replicate", "auto, none or a count of copies", 65536);
-}
-
-int parse_lanes(const std::string& text) {
-  if (text == "auto") return 0;
-  return parse_count(text, "--lanes", "auto or a count of lanes", 1024);
-}
-
 
 std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t) {
   const CostModel cm(t);

@@ -638,6 +638,32 @@ double golden_steps(Graph& g) {
   return worst / g.val(g.outputs[0]).scale;
 }
 
+// A global pooling ends a stretch of the pipeline (node_segments): the
+// gate's Convs, the Mul that waits for the gate and what follows run in
+// the next; the pooling and the map before it in the first.
+TEST(MulOfActivations, AGlobalPoolingEndsAStretchOfThePipeline) {
+  Graph g = import_onnx_bytes(se_model().onnx, "se");
+  canonicalize(g);
+  const std::vector<int> seg = node_segments(g);
+  ASSERT_EQ(seg.size(), g.nodes.size());
+  std::map<OpKind, std::set<int>> by_op;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) by_op[g.nodes[i].op].insert(seg[i]);
+  EXPECT_EQ(by_op[OpKind::GlobalAveragePool], (std::set<int>{0}));
+  EXPECT_EQ(by_op[OpKind::Mul], (std::set<int>{1}));
+  EXPECT_EQ(by_op[OpKind::Conv], (std::set<int>{0, 1}));  // the map's Conv; the gate's and the last
+  EXPECT_EQ(seg.front(), 0);
+  EXPECT_EQ(seg.back(), 1);
+  // No pooling to one pixel: one stretch; a classifier after one: two.
+  Graph plain = import_onnx_bytes(mixed_model().onnx, "mixed");
+  canonicalize(plain);
+  for (int k : node_segments(plain)) EXPECT_EQ(k, 0);
+  Graph head = import_onnx_bytes(cnn_model().onnx, "cnn");
+  canonicalize(head);
+  const std::vector<int> heads = node_segments(head);
+  EXPECT_EQ(heads.front(), 0);
+  EXPECT_EQ(heads.back(), 1);
+}
+
 // Mul of two activations: a squeeze-excitation gate (one value per channel,
 // either operand order) and two maps of the same shape; FP32 against the
 // products computed here, the golden model within a step of it (the two

@@ -154,6 +154,11 @@ struct LayerDemand {
   std::int64_t stage_cycles = 0;
 };
 std::vector<LayerDemand> layer_demands(const Graph& g, const Target& t);
+// Per node, the stretch of the pipeline it runs in (the copy choice counts
+// the slowest stage of each): 0 at the inputs, one more past each
+// reduction of a map to one pixel (a global pooling), whose readers start
+// only once the map's last row is in.
+std::vector<int> node_segments(const Graph& g);
 // "auto", "none" or a count N >= 1 (--replicate); CompileError otherwise.
 int parse_replicate(const std::string& text);
 // "auto" (0) or a count N >= 1 (--lanes); CompileError otherwise.
