@@ -39,10 +39,6 @@ std::int64_t row_needed(const Graph& g, const Node& n, int v, bool window, std::
   return std::clamp<std::int64_t>(need, 0, H - 1);
 }
 
-// The row a copy of n computed before output row k (-1: none), as
-// share_loop deals rows (share_runs): with strips, each strip's rows go to
-// its row groups in turn, rows_at_once apart; with contiguous blocks of
-// pixels, the row before when the copy that ends row k began before it.
 // An Add, Relu, Clip or table operator walks its share a row at a time
 // (emit_add, emit_unary: share_loop over the map's rows as units), so its
 // copies deal whole rows, not strips of columns.
@@ -64,6 +60,11 @@ bool walks_rows(const Node& n) {
   }
 }
 
+// The row a copy of n computed before output row k (-1: none), as
+// share_loop deals rows (share_runs): with strips, each strip's rows go to
+// its row groups in turn, rows_at_once apart; with contiguous blocks of
+// pixels, the row before when the copy that ends row k began before it.
+// A MatMul inside windows (window_sharers > 0) walks whole windows.
 std::int64_t row_before(const Graph& g, const Node& n, std::int64_t k, int window_sharers) {
   const Shape& o = g.val(n.out[0]).shape;
   if (n.windows > 1 && window_sharers > 0) {
