@@ -72,7 +72,7 @@ void split_channels(Graph& g) {
     const int p = g.producer(n.in[0]);
     if (p < 0) continue;
     const Node& c = g.nodes[static_cast<std::size_t>(p)];
-    if (c.op == OpKind::Conv && c.geom.group == 1 && c.act == Act::none && c.fused_add < 0 &&
+    if (c.op == OpKind::Conv && c.geom.group == 1 && c.act == Act::none && c.fused_next < 0 &&
         sole_consumer(g, n.in[0]) == static_cast<int>(i))
       cut[static_cast<std::size_t>(p)] = static_cast<int>(i);
   }
@@ -158,7 +158,7 @@ void slice_linear_parts(Graph& g) {
       if (s.op != OpKind::Slice || s.in[0] != n.out[0] || !channel_range(s, C, lo, hi)) break;
       ranges.emplace_back(lo, hi);
     }
-    if (n.op != OpKind::Conv || n.geom.group != 1 || n.act != Act::none || n.fused_add >= 0 || readers.empty() ||
+    if (n.op != OpKind::Conv || n.geom.group != 1 || n.act != Act::none || n.fused_next >= 0 || readers.empty() ||
         ranges.size() != readers.size() || is_output(g, n.out[0])) {
       nodes.push_back(n);
       continue;

@@ -55,9 +55,12 @@ void fire_reads(Ctx& e, int c, const Node& n, const std::string& line) {
 
 void emit_conv(Ctx& e, const Node& n) {
   const Value& in = e.g.val(n.in[0]);
-  // With a fused residual Add the pixels go to the Add's output.
-  const Node* add = n.fused_add >= 0 ? &e.g.nodes[static_cast<std::size_t>(n.fused_add)] : nullptr;
-  const Value& out = e.g.val(add ? add->out[0] : n.out[0]);
+  // With a fused residual Add the pixels go to the Add's output; with a
+  // fused table activation, each pixel's codes through the table to the
+  // table's output.
+  const Node* add = fused_residual(e.g, n);
+  const Node* table = n.fused_next >= 0 && !add ? &e.g.nodes[static_cast<std::size_t>(n.fused_next)] : nullptr;
+  const Value& out = e.g.val(n.fused_next >= 0 ? e.g.nodes[static_cast<std::size_t>(n.fused_next)].out[0] : n.out[0]);
   const int mine_side = add && add->in[1] == n.out[0] ? 1 : 0;  // which Add input this Conv is
   const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
@@ -173,6 +176,7 @@ void emit_conv(Ctx& e, const Node& n) {
         rq.push_back(n.q.shift[static_cast<std::size_t>(k)] + extra_shift);
       }
     const std::int64_t bias_at = e.words(c, bias), rq_at = e.words(c, rq);
+    const std::int64_t lut_at = table ? e.bytes(c, table->q.lut) : -1;
     // When the CU computes every channel, its lanes' pixels are consecutive
     // in the output (and in the residual input): the buffers sit side by
     // side and one DMA moves a whole group.
@@ -305,6 +309,10 @@ void emit_conv(Ctx& e, const Node& n) {
       e.ins(c, "vadd r1, r1, r3, r2, i32");
       e.ins(c, "vrq r4, r1, r2, r5, 0");
       clamp_out(e, c, n, 4, 2);
+      if (table) {
+        e.li(c, 12, lut_at);
+        e.ins(c, "vlut r4, r4, r2, r12");
+      }
       if (add) {
         // The Add as emit_add computes it: both inputs widened, scaled by
         // their multipliers, summed, requantized, clamped.

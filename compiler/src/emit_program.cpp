@@ -272,11 +272,9 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       switch (n.op) {
         case OpKind::Conv:
           in = window(n.in[0], n.geom);
-          if (n.fused_add >= 0) {
-            const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
-            out = add.out[0];
-            for (auto& i : rows(add.in[add.in[1] == n.out[0] ? 0 : 1])) in.push_back(i);
-          }
+          if (n.fused_next >= 0) out = g.nodes[static_cast<std::size_t>(n.fused_next)].out[0];
+          if (const Node* add = fused_residual(g, n))
+            for (auto& i : rows(add->in[add->in[1] == n.out[0] ? 0 : 1])) in.push_back(i);
           break;
         case OpKind::MaxPool:
         case OpKind::AveragePool: in = window(n.in[0], n.geom); break;
@@ -384,7 +382,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       // The node that stores it (the Conv that computes a fused Add).
       int writer_node = g.producer(g.outputs[i]);
       for (std::size_t k = 0; k < g.nodes.size(); ++k)
-        if (g.nodes[k].fused_add == writer_node) writer_node = static_cast<int>(k);
+        if (g.nodes[k].fused_next == writer_node) writer_node = static_cast<int>(k);
       std::vector<int> near;
       if (writer_node >= 0) near.push_back(writer_node);
       const std::vector<int> cores = copy_cores(v, near);
@@ -504,7 +502,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   std::map<int, std::pair<std::int64_t, std::int64_t>> rings;
   for (const auto& [node, layer] : dry.node_layer) {
     const Node& n = g.nodes[static_cast<std::size_t>(node)];
-    const Value& v = g.val(n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)].out[0] : n.out[0]);
+    const Value& v = g.val(n.fused_next >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_next)].out[0] : n.out[0]);
     if (v.buf.ring_rows > 0) rings[layer] = {v.buf.ring_rows, v.shape.h};
   }
   if (!rings.empty() && opt.image_releases)

@@ -17,7 +17,7 @@ std::vector<ValueBytes> memory_bytes_by_value(const Graph& g, const Node& n, con
     const bool window = t.sram_global_base > 0 && (v.buf.addr < 0 || v.buf.addr >= t.sram_global_base);
     out.push_back({&v, bytes, written, window});
   };
-  const Node& last = n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)] : n;
+  const Node& last = n.fused_next >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_next)] : n;
   const Value& y = g.val(last.out[0]);
   const std::int64_t written = std::min(n.memory_bytes, y.shape.numel());
   add(y, written, true);
@@ -75,7 +75,9 @@ double vector_elements(const Graph& g, const Node& n) {
       // owner adds the bias, requantizes and clamps, and a fused residual
       // Add widens, scales and adds.
       const double window = k * (n.redundancy + (n.input_bits < 8 ? 2 : 0));
-      return pixels * (bins * window + static_cast<double>(o.c) * (3 + (n.fused_add >= 0 ? 6 : 0)));
+      // (A fused table activation: one lookup of each channel.)
+      const bool residual = fused_residual(g, n) != nullptr, table = n.fused_next >= 0 && !residual;
+      return pixels * (bins * window + static_cast<double>(o.c) * (3 + (residual ? 6 : 0) + (table ? 1 : 0)));
     }
     case OpKind::MaxPool:
     case OpKind::AveragePool:

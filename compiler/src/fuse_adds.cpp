@@ -11,7 +11,7 @@ namespace vp::cc {
 // not go to global memory and come back.
 void fuse_adds(Graph& g) {
   for (Node& n : g.nodes) {
-    n.fused_add = -1;
+    n.fused_next = -1;
     n.fused = false;
   }
   for (std::size_t ai = 0; ai < g.nodes.size(); ++ai) {
@@ -22,13 +22,13 @@ void fuse_adds(Graph& g) {
       const int p = g.producer(v);
       if (p < 0) continue;
       Node& conv = g.nodes[static_cast<std::size_t>(p)];
-      if (!op_has(conv.op, op_crossbar) || conv.fused_add >= 0) continue;
+      if (!op_has(conv.op, op_crossbar) || conv.fused_next >= 0) continue;
       if (g.consumers(v).size() != 1 || !(g.val(v).shape == g.val(add.out[0]).shape)) continue;
       if (std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end()) continue;
       // The other input must exist when the Conv runs (a projection
       // shortcut after the Conv in node order takes the Add instead).
       if (g.producer(add.in[static_cast<std::size_t>(1 - k)]) > p) continue;
-      conv.fused_add = static_cast<int>(ai);
+      conv.fused_next = static_cast<int>(ai);
       add.fused = true;
       break;
     }

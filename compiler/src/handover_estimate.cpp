@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "schedule_cost.h"
+#include "vp/cc/passes.h"
 
 namespace vp::cc {
 
@@ -21,7 +22,7 @@ HandoverEstimate::HandoverEstimate(const Graph& g, const std::vector<int>& nodes
     int p = g.producer(v);
     if (p >= 0 && g.nodes[static_cast<std::size_t>(p)].fused)  // a fused Add: its Conv stores the value
       for (std::size_t i = 0; i < g.nodes.size(); ++i)
-        if (g.nodes[i].fused_add == p) p = static_cast<int>(i);
+        if (g.nodes[i].fused_next == p) p = static_cast<int>(i);
     return p >= 0 ? stage_of[static_cast<std::size_t>(p)] : -1;
   };
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -29,10 +30,7 @@ HandoverEstimate::HandoverEstimate(const Graph& g, const std::vector<int>& nodes
     std::vector<std::pair<int, bool>> ins{{n.in[0], op_has(n.op, op_window)}};
     if (n.op != OpKind::Conv)
       for (std::size_t k = 1; k < n.in.size(); ++k) ins.emplace_back(n.in[k], false);
-    if (n.fused_add >= 0) {
-      const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
-      ins.emplace_back(add.in[add.in[0] == n.out[0] ? 1 : 0], false);
-    }
+    if (const Node* add = fused_residual(g, n)) ins.emplace_back(add->in[add->in[0] == n.out[0] ? 1 : 0], false);
     for (const auto& [v, window] : ins) {
       if (v < 0) continue;
       const int w = writer_stage(v);

@@ -45,6 +45,24 @@ std::string dims_text(const std::vector<std::int64_t>& d) {
   return s.empty() ? "scalar" : s;
 }
 
+}  // namespace
+
+bool channels_last_dims(const Shape& s, const std::vector<std::int64_t>& dims) {
+  return dims.size() >= 3 && dims[0] == 1 && dims[1] == s.c && dims[2] == s.h &&
+         (dims.size() == 3 ? s.w == 1 : dims.size() == 4 && dims[3] == s.w);
+}
+
+bool dims_describe_bytes(const Shape& s, const std::vector<std::int64_t>& dims) {
+  std::int64_t n = 1;
+  for (auto x : dims) n *= x;
+  if (n != s.numel()) return false;
+  if (s.c <= 1 || s.h * s.w <= 1) return true;
+  const bool matrix = dims.size() == 2 && dims[0] == s.h && dims[1] == s.c && s.w == 1;
+  return channels_last_dims(s, dims) || matrix;
+}
+
+namespace {
+
 IoDesc describe(const Graph& g, int id, const std::string& name, const std::vector<std::int64_t>& dims,
                 std::int64_t addr, bool output, bool softmax) {
   const Value& v = g.val(id);
@@ -66,10 +84,8 @@ IoDesc describe(const Graph& g, int id, const std::string& name, const std::vect
   // more than one, that is the graph's order only as channels-last, and only
   // if the graph's dims are the chip tensor's [1, C, H(, W)].
   if (v.shape.c > 1 && v.shape.h * v.shape.w > 1) {
-    const bool same = d.dims.size() >= 3 && d.dims[0] == 1 && d.dims[1] == v.shape.c && d.dims[2] == v.shape.h &&
-                      (d.dims.size() == 3 ? v.shape.w == 1 : d.dims.size() == 4 && d.dims[3] == v.shape.w);
-    const bool matrix = d.dims.size() == 2 && d.dims[0] == v.shape.h && d.dims[1] == v.shape.c && v.shape.w == 1;
-    if (!same && !matrix)
+    const bool same = channels_last_dims(v.shape, d.dims);
+    if (!same && !dims_describe_bytes(v.shape, d.dims))
       throw CompileError(std::string(output ? "output '" : "input '") + name + "': dims " + dims_text(d.dims) +
                          " do not describe the chip's " + std::to_string(v.shape.h) + "x" + std::to_string(v.shape.w) +
                          "x" + std::to_string(v.shape.c) + " (HxWxC) bytes");

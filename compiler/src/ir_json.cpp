@@ -105,7 +105,8 @@ std::string ir_json(const Graph& g, const std::string& stage, const Target* targ
     if (n.xbar_weight_bits > 0) o["xbar_weight_bits"] = n.xbar_weight_bits;
     if (n.differential >= 0) o["signed_encoding"] = n.differential ? "differential" : "offset_slices";
     if (n.fused) o["computed_by_producer"] = true;
-    if (n.fused_add >= 0) o["fused_add"] = g.nodes[static_cast<std::size_t>(n.fused_add)].name;
+    if (n.fused_next >= 0)
+      o[fused_residual(g, n) ? "fused_add" : "fused_table"] = g.nodes[static_cast<std::size_t>(n.fused_next)].name;
     if (!n.cores.empty()) {
       o["replicas"] = n.replicas;
       if (n.lanes > 1) o["lanes"] = n.lanes;

@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "vp/cc/io_bindings.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -210,6 +211,10 @@ Partition partition_chips(const Graph& g, const Target& t, int chips, const MapO
       for (int v : crossing_into(g, c, M)) {
         cut_bytes[c] += g.val(v).shape.numel();
         ++crossings[c];
+        // The link's bytes are a chip output and input, bound by their ONNX
+        // dims (io_bindings): a value whose dims are not the chip's order
+        // (a Swin product's windows, 4x2x16x16 for 64x1x32) cannot cross.
+        if (!g.val(v).dims.empty() && !dims_describe_bytes(g.val(v).shape, g.val(v).dims)) allowed[c] = false;
         // A chip's output has no border (the link carries the plain
         // tensor), so a padded window on the same chip cannot read it.
         for (int r : g.consumers(v)) {

@@ -27,7 +27,7 @@ std::vector<double> cluster_cost(const Graph& g, const Target& t, int id) {
   auto node_storing = [&](int n) {
     // A fused Add is computed and stored by its Conv.
     for (const Node& m : g.nodes)
-      if (m.fused_add == n) return &m;
+      if (m.fused_next == n) return &m;
     return &g.nodes[static_cast<std::size_t>(n)];
   };
   if (const int p = g.producer(id); p >= 0) users.emplace_back(node_storing(p), 1.0);
@@ -91,11 +91,11 @@ std::int64_t ring_rows_of(const Graph& g, int id) {
   bool written = false;
   for (const Node& n : g.nodes) {
     if (std::find(n.out.begin(), n.out.end(), id) == n.out.end()) continue;
-    const bool conv = n.op == OpKind::Conv && n.fused_add < 0;
+    const bool conv = n.op == OpKind::Conv && n.fused_next < 0;
     const bool add = n.op == OpKind::Add && n.fused;
     if (!conv && !add) return 0;
     const Node& w = add ? *std::find_if(g.nodes.begin(), g.nodes.end(), [&](const Node& m) {
-      return m.fused_add == static_cast<int>(&n - g.nodes.data());
+      return m.fused_next == static_cast<int>(&n - g.nodes.data());
     }) : n;
     step = std::max(step, w.replicas);
     written = true;
@@ -107,7 +107,7 @@ std::int64_t ring_rows_of(const Graph& g, int id) {
       step = std::max(step, m.geom.sh * m.replicas);
     } else if (m.op == OpKind::Add && m.fused) {
       const auto conv = std::find_if(g.nodes.begin(), g.nodes.end(),
-                                     [&](const Node& k) { return k.fused_add == c; });
+                                     [&](const Node& k) { return k.fused_next == c; });
       if (conv == g.nodes.end() || conv->out[0] == id) return 0;
       step = std::max(step, conv->replicas);
     } else {
@@ -207,7 +207,7 @@ int storer_of(const Graph& g, int id) {
   const int p = g.producer(id);
   if (p < 0) return -1;
   for (std::size_t k = 0; k < g.nodes.size(); ++k)
-    if (g.nodes[k].fused_add == p) return static_cast<int>(k);
+    if (g.nodes[k].fused_next == p) return static_cast<int>(k);
   return p;
 }
 
@@ -361,7 +361,7 @@ void plan_memory(Graph& g, const Target& t) {
   if (g.batch == 1)
     for (int o : g.outputs) in_gmem_only[static_cast<std::size_t>(o)] = true;
   for (const auto& n : g.nodes)
-    if (n.fused_add >= 0) in_gmem_only[static_cast<std::size_t>(n.out[0])] = true;
+    if (n.fused_next >= 0) in_gmem_only[static_cast<std::size_t>(n.out[0])] = true;
   std::vector<std::pair<double, int>> candidates;  // (reads per byte written, value)
   auto consider = [&](int id) {
     const Value& v = g.val(id);
@@ -526,7 +526,7 @@ bool activations_fit_sram(const Graph& g, const Target& t, bool rings) {
   std::vector<bool> stored(g.values.size(), false);
   for (int i : g.inputs) stored[static_cast<std::size_t>(i)] = true;
   for (const Node& n : g.nodes)
-    for (int o : n.out) stored[static_cast<std::size_t>(o)] = n.fused_add < 0;
+    for (int o : n.out) stored[static_cast<std::size_t>(o)] = n.fused_next < 0;
   std::int64_t bytes = 0;
   for (std::size_t id = 0; id < g.values.size(); ++id) {
     const Value& v = g.values[id];

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "schedule_cost.h"
+#include "vp/cc/passes.h"
 
 namespace vp::cc {
 namespace {
@@ -99,7 +100,7 @@ std::vector<int> storers(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.fused) continue;
-    storer[static_cast<std::size_t>(n.fused_add >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_add)].out[0]
+    storer[static_cast<std::size_t>(n.fused_next >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_next)].out[0]
                                                      : n.out[0])] = static_cast<int>(i);
   }
   return storer;
@@ -110,10 +111,7 @@ std::vector<std::pair<int, bool>> row_inputs(const Graph& g, const Node& n) {
   ins.emplace_back(n.in[0], op_has(n.op, op_window));
   if (n.op != OpKind::Conv)
     for (std::size_t k = 1; k < n.in.size(); ++k) ins.emplace_back(n.in[k], false);
-  if (n.fused_add >= 0) {
-    const Node& add = g.nodes[static_cast<std::size_t>(n.fused_add)];
-    ins.emplace_back(add.in[add.in[0] == n.out[0] ? 1 : 0], false);
-  }
+  if (const Node* add = fused_residual(g, n)) ins.emplace_back(add->in[add->in[0] == n.out[0] ? 1 : 0], false);
   return ins;
 }
 

@@ -340,7 +340,8 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     bytes_per_unit = window;
   }
   c.store_cols = cols;
-  c.stores_per_pixel = n.fused_add >= 0 ? 2 : 1;
+  const Node* residual = fused_residual(g, n);
+  c.stores_per_pixel = residual ? 2 : 1;
   c.all_channels = cols == out.shape.c;
   // Redundant copies of the rows (redundancy.cpp): the patch repeated, one
   // vmov each; their MVMs fire with the first copy's.
@@ -354,13 +355,19 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
   c.group_cycles = groups * n.reads * c.mvm;
   c.fill_cycles = fill;
   c.vector_cycles = 3 * vec(cols) + kPixelFixed;
-  // A fused residual Add: the other input's channels come in per pixel.
-  if (n.fused_add >= 0) {
+  // A fused residual Add: the other input's channels come in per pixel. A
+  // fused table activation: one vlut of the pixel's channels.
+  if (residual) {
     c.pixel_cycles += dma(cols) + 6 * vec(cols);
     c.vector_cycles += 6 * vec(cols);
+  } else if (n.fused_next >= 0) {
+    const std::int64_t groups_of_lanes = (cols + pd::cu_vector_lanes - 1) / pd::cu_vector_lanes;
+    const std::int64_t lut = pd::cu_vector_startup_cycles + groups_of_lanes * pd::cu_vector_lut_cycles_per_group;
+    c.pixel_cycles += lut;
+    c.vector_cycles += lut;
   }
   // Every CU of a copy reads its window (or rows); the output is written once.
-  c.other_bytes = c.units * out.shape.c * (n.fused_add >= 0 ? 2 : 1);
+  c.other_bytes = c.units * out.shape.c * (residual ? 2 : 1);
   c.gmem_bytes = gathering_cus * (c.units * bytes_per_unit + out.shape.h * bytes_per_row) + c.other_bytes;
   // A grouped Conv's gathers read only the input channels of the CU's own
   // output columns (ConvNeXt's 7x7 depthwise Convs on 2x2 maps: 12 CUs, each

@@ -36,6 +36,8 @@ struct RunResult {
   int max_replicas = 0;     // the most copies (or cores) any layer got
   bool split_tile = false;  // some column tile spans CUs
   int fused_adds = 0;       // residual Adds computed by their Conv
+  int fused_tables = 0;     // table activations computed by their Conv
+  int table_layers = 0;     // table activations with cores of their own
   bool core_per_layer = true;  // no core runs two layers (the pipelined placement)
   int on_chip = 0;          // activations in the cluster SRAMs' global window
   int max_lanes = 1;        // the most lanes (copies side by side on one CU) any layer got
@@ -135,7 +137,9 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
       for (const auto& [core, k] : cols) r.lanes_of_some_channels = r.lanes_of_some_channels || k < g.val(n.out[0]).shape.c;
     }
     for (const auto& ct : n.tiles) r.split_tile = r.split_tile || ct.parts.size() > 1;
-    r.fused_adds += n.fused ? 1 : 0;
+    r.fused_adds += n.fused && n.op == OpKind::Add ? 1 : 0;
+    r.fused_tables += n.fused && op_has(n.op, op_table) ? 1 : 0;
+    r.table_layers += !n.fused && op_has(n.op, op_table) ? 1 : 0;
     // Strips as share_loop cuts them (emit_loops.h): S = min(R, OW /
     // min_strip) strips when every copy has two rows or more, else blocks.
     if (n.op == OpKind::Conv && n.replicas > 1) {
@@ -335,12 +339,26 @@ TEST(EndToEnd, AConcatOfUpToSevenInputsWritesWholeRows) {
   }
 }
 // The table activations, alone and shared among cores: each a vlut of the
-// table the golden model reads.
+// table the golden model reads. Each of activations_model's seven reads a
+// Conv's output that nothing else reads, so each runs in that Conv's cores
+// (fuse_tables) and none has cores of its own; a table whose Conv output
+// another layer also reads keeps its own.
 TEST(EndToEnd, TableActivationsOnSmallChip) {
+  {
+    OnnxBuilder b("shared_table", 13, 14);
+    auto c = b.conv(b.input("x", {1, 4, 8, 8}), 4, 6, 3, 1, 1);
+    b.output(b.conv(b.concat({c, b.sigmoid(c)}), 12, 4, 1));
+    const RunResult r = compile_and_run({"shared_table", b.serialize()}, "small");
+    expect_exact(r);
+    EXPECT_EQ(r.fused_tables, 0);
+    EXPECT_EQ(r.table_layers, 1);
+  }
   for (int rep : {1, 2, kReplicateAuto}) {
     SCOPED_TRACE("--replicate " + std::to_string(rep));
     const RunResult r = compile_and_run(activations_model(), "small", {}, 5, MapOptions{rep});
     expect_exact(r);
+    EXPECT_EQ(r.fused_tables, 7);
+    EXPECT_EQ(r.table_layers, 0);
     std::cout << "activations, --replicate " << (rep == kReplicateAuto ? std::string("auto") : std::to_string(rep)) << ": cosine vs FP32 " << r.cosine_fp32 << "\n";
     EXPECT_GT(r.cosine_fp32, 0.98);
   }

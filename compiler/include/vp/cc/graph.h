@@ -247,10 +247,11 @@ struct Node {
   // inference, known once the program is emitted (EmitResult::node_tokens):
   // each costs that core a pass of its table loop (report.cpp).
   std::int64_t sync_tokens = 0;
-  // A Conv whose only reader is a residual Add computes that Add per pixel
-  // (map_crossbars.cpp): fused_add is the Add's node index, and the Add is
-  // `fused` (no layer of its own).
-  int fused_add = -1;
+  // A Conv whose only reader is a residual Add (fuse_adds) or, without one,
+  // a table activation (fuse_tables) computes it per pixel and stores its
+  // output instead of its own: fused_next is that node's index, and the
+  // node is `fused` (no layer of its own).
+  int fused_next = -1;
   bool fused = false;
   // A Concat along the rows of [T, C] matrices (a class token before the
   // patches): each input's pixels, in order, follow the previous input's

@@ -34,6 +34,12 @@ struct IoDesc {
 // addresses. Throws CompileError when a graph output's dims do not
 // describe the chip's bytes (a reordering reshape vp-cc cannot publish).
 std::vector<IoDesc> io_descriptions(const Graph& g);
+// Whether ONNX dims are the chip tensor's [1, C, H(, W)] (channels last).
+bool channels_last_dims(const Shape& s, const std::vector<std::int64_t>& dims);
+// Whether ONNX dims describe the chip's H x W x C bytes of a tensor: as
+// many elements, in the chip's order (channels last, a [H, C] matrix, or
+// either side of one).
+bool dims_describe_bytes(const Shape& s, const std::vector<std::int64_t>& dims);
 
 // OUT.io.json.
 std::string io_json(const Graph& g);

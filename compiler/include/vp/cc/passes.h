@@ -144,8 +144,19 @@ struct MapOptions {
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 // Residual Adds computed by the Conv that produces one of their inputs
-// (Node::fused_add), which map_crossbars does first.
+// (Node::fused_next), which map_crossbars does first.
 void fuse_adds(Graph& g);
+// Table activations (operators.def's op_table) computed by the Conv that
+// produces their input, when it has no other reader and no residual Add
+// (Node::fused_next), which map_crossbars does after fuse_adds.
+void fuse_tables(Graph& g);
+// The residual Add a Conv computes after itself, or nullptr (none, or a
+// table activation).
+inline const Node* fused_residual(const Graph& g, const Node& n) {
+  if (n.fused_next < 0) return nullptr;
+  const Node& f = g.nodes[static_cast<std::size_t>(n.fused_next)];
+  return f.op == OpKind::Add ? &f : nullptr;
+}
 // What each node asks of a chip before replication (map_crossbars' tiles
 // and CU loads of one copy): crossbars, and the cost model's stage time
 // with that one copy. Zero for nodes without crossbar weights.
