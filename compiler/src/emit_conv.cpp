@@ -60,7 +60,7 @@ void emit_conv(Ctx& e, const Node& n) {
   // table's output.
   const Node* add = fused_residual(e.g, n);
   const Node* table = n.fused_next >= 0 && !add ? &e.g.nodes[static_cast<std::size_t>(n.fused_next)] : nullptr;
-  const Value& out = e.g.val(n.fused_next >= 0 ? e.g.nodes[static_cast<std::size_t>(n.fused_next)].out[0] : n.out[0]);
+  const Value& out = e.g.val(stored_value(e.g, n));
   const int mine_side = add && add->in[1] == n.out[0] ? 1 : 0;  // which Add input this Conv is
   const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
   const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;

@@ -272,7 +272,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       switch (n.op) {
         case OpKind::Conv:
           in = window(n.in[0], n.geom);
-          if (n.fused_next >= 0) out = g.nodes[static_cast<std::size_t>(n.fused_next)].out[0];
+          out = stored_value(g, n);
           if (const Node* add = fused_residual(g, n))
             for (auto& i : rows(add->in[add->in[1] == n.out[0] ? 0 : 1])) in.push_back(i);
           break;
@@ -502,7 +502,7 @@ EmitResult emit_program(const Graph& g, const Target& t, const EmitOptions& opt)
   std::map<int, std::pair<std::int64_t, std::int64_t>> rings;
   for (const auto& [node, layer] : dry.node_layer) {
     const Node& n = g.nodes[static_cast<std::size_t>(node)];
-    const Value& v = g.val(n.fused_next >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_next)].out[0] : n.out[0]);
+    const Value& v = g.val(stored_value(g, n));
     if (v.buf.ring_rows > 0) rings[layer] = {v.buf.ring_rows, v.shape.h};
   }
   if (!rings.empty() && opt.image_releases)

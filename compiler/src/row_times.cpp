@@ -100,8 +100,7 @@ std::vector<int> storers(const Graph& g) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.fused) continue;
-    storer[static_cast<std::size_t>(n.fused_next >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_next)].out[0]
-                                                     : n.out[0])] = static_cast<int>(i);
+    storer[static_cast<std::size_t>(stored_value(g, n))] = static_cast<int>(i);
   }
   return storer;
 }

@@ -22,8 +22,7 @@ namespace {
 // Whether the Conv reads its windows through a line buffer (emit::line_buffer
 // decides so), and the bytes of one buffered row of the widest output row.
 bool line_buffered(const Graph& g, const Node& n, const Target& t, std::int64_t* span) {
-  const Node* add = n.fused_next >= 0 ? &g.nodes[static_cast<std::size_t>(n.fused_next)] : nullptr;
-  return use_line_buffer(n.geom, g.val(n.in[0]).shape, g.val(add ? add->out[0] : n.out[0]).shape, t.spad_bytes, span);
+  return use_line_buffer(n.geom, g.val(n.in[0]).shape, g.val(stored_value(g, n)).shape, t.spad_bytes, span);
 }
 }  // namespace
 

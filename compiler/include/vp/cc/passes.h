@@ -157,6 +157,11 @@ inline const Node* fused_residual(const Graph& g, const Node& n) {
   const Node& f = g.nodes[static_cast<std::size_t>(n.fused_next)];
   return f.op == OpKind::Add ? &f : nullptr;
 }
+// The value n's cores store: the output of the node it computes after
+// itself (Node::fused_next), else its own.
+inline int stored_value(const Graph& g, const Node& n) {
+  return n.fused_next >= 0 ? g.nodes[static_cast<std::size_t>(n.fused_next)].out[0] : n.out[0];
+}
 // What each node asks of a chip before replication (map_crossbars' tiles
 // and CU loads of one copy): crossbars, and the cost model's stage time
 // with that one copy. Zero for nodes without crossbar weights.
