@@ -238,9 +238,46 @@ Contended contended_times(const Graph& g, const Target& t) {
   return c;
 }
 
+// A stream's copies of its graph inputs into their bordered buffers and of
+// its outputs into the host's areas run on cores of their neighbours
+// (stream_copy_cores), image after image, between those cores' own layers:
+// per node, the longest copy one of its cores makes per image. Each row is
+// a DMA from one memory and a DMA into the other, one of them the host's
+// area in global memory proper, which answers after gmem.latency_ns. The
+// mlp's first Gemm and its input's copy share a core, 981 and 174 cycles an
+// image, and the stream goes at their sum.
+static std::vector<double> stream_copy_work(const Graph& g, const Target& t) {
+  namespace pd = config::param_default;
+  std::vector<double> work(g.nodes.size(), 0.0);
+  if (g.batch <= 1) return work;
+  const CostModel cm(t, g.min_strip);
+  const double dram_more =
+      config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz) - pd::cluster_sram_latency_cycles;
+  const auto add = [&](const Value& v, const std::vector<int>& near) {
+    const std::vector<int> cores = stream_copy_cores(g, v, near);
+    if (cores.empty()) return;
+    const std::int64_t rows = (v.shape.h + static_cast<std::int64_t>(cores.size()) - 1) /
+                              static_cast<std::int64_t>(cores.size());
+    const bool window = t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
+    const double row = static_cast<double>(2 * cm.dma(v.shape.w * v.shape.c)) + (window ? 1 : 2) * dram_more;
+    const double copy = static_cast<double>(rows) * row;
+    for (std::size_t k = 0; k < g.nodes.size(); ++k)
+      for (int c : g.nodes[k].cores)
+        if (std::find(cores.begin(), cores.end(), c) != cores.end()) {
+          work[k] += copy;
+          break;
+        }
+  };
+  for (std::size_t i = 0; i < g.inputs.size(); ++i)
+    if (input_has_pad_layer(g, i)) add(g.val(g.inputs[i]), g.consumers(g.inputs[i]));
+  for (std::size_t i = 0; i < g.output_area.size(); ++i) add(g.val(g.outputs[i]), output_writer(g, i));
+  return work;
+}
+
 double contended_period(const Graph& g, const Target& t, double floor, double* stage_at) {
   const StagePrices base = loaded_prices(g);
   const Waits waits(g, t);
+  const std::vector<double> copies = stream_copy_work(g, t);
   // Every layer busy all the time: all its flits of an image in each period.
   std::vector<Load> total(waits.resources());
   for (std::size_t r = 0; r < total.size(); ++r)
@@ -250,7 +287,8 @@ double contended_period(const Graph& g, const Target& t, double floor, double* s
     double s = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
       if (!g.nodes[i].fused)
-        s = std::max(s, base.stage[i] + waits.of(i, P, [&](std::size_t r) -> const Load& { return total[r]; }));
+        s = std::max({s, base.stage[i] + waits.of(i, P, [&](std::size_t r) -> const Load& { return total[r]; }),
+                      base.stage[i] + copies[i]});
     return s;
   };
   // The slowest stage falls as the period grows (the same flits over more

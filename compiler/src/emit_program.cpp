@@ -222,20 +222,12 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     return in;
   };
   // Rows of a copy shared among up to 16 cores (each is a DMA in and out):
-  // those of the layers that read the input or write the output, so that a
-  // stream's copies run beside their neighbours in the pipeline, not on a
-  // core busy at the other end of it.
+  // in a stream those of its neighbours (stream_copy_cores), else any.
   auto copy_cores = [&](const Value& v, const std::vector<int>& near) {
-    std::set<int> pool;
-    for (int id : g.batch > 1 ? near : std::vector<int>{}) {
-      const Node& n = g.nodes[static_cast<std::size_t>(id)];
-      if (n.fused) continue;
-      pool.insert(n.cores.begin(), n.cores.end());
-    }
-    if (pool.empty()) pool = active;
-    std::vector<int> cores;
-    for (int c : pool)
-      if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
+    std::vector<int> cores = stream_copy_cores(g, v, g.batch > 1 ? near : std::vector<int>{});
+    if (cores.empty())
+      for (int c : active)
+        if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
     return cores;
   };
   // Each pad layer's core reads its input's pointer word once, before its
@@ -379,13 +371,7 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     }
     for (std::size_t i = 0; i < g.output_area.size(); ++i) {
       const Value& v = g.val(g.outputs[i]);
-      // The node that stores it (the Conv that computes a fused Add).
-      int writer_node = g.producer(g.outputs[i]);
-      for (std::size_t k = 0; k < g.nodes.size(); ++k)
-        if (g.nodes[k].fused_next == writer_node) writer_node = static_cast<int>(k);
-      std::vector<int> near;
-      if (writer_node >= 0) near.push_back(writer_node);
-      const std::vector<int> cores = copy_cores(v, near);
+      const std::vector<int> cores = copy_cores(v, output_writer(g, i));
       begin_layer("out:" + v.name, cores, -1, rows(g.outputs[i]));
       emit::emit_output_copy(e, cores, v, g.output_area[i]);
       end_layer(cores);

@@ -18,7 +18,7 @@ once), which the estimate is no lower than.
 
 --cycles-within F: the report's cycle estimate of one inference is within
 F (relative) of the cycles the platform measures for it (a decoder's
-whole sequence).
+whole sequence; a stream's cycles per image, with vp-cc --batch N).
 """
 import json
 import os
@@ -52,9 +52,12 @@ def main():
             failures.append(what)
 
     stats = json.load(open(os.path.join(out, "stats.json")))
-    # One graph run per input vp-run was given (firmware.batch); a program
-    # may count its own inferences finer (a decoder counts tokens).
-    n = max(1, stats["firmware"]["batch"])
+    # A stream's estimates are per image (vp-cc --batch N).
+    stream = re.search(r"^stream of \d+ images: est\. (\d+) cycles per inference", r.stdout, re.M)
+    # One graph run per input vp-run was given (firmware.batch), each of N
+    # images in a stream; a program may count its own inferences finer (a
+    # decoder counts tokens).
+    n = max(1, stats["firmware"]["batch"]) * (stats["firmware"]["images_per_start"] if stream else 1)
     e = stats["energy_pj"]
     crossbar = sum(e[k] for k in ("dac", "crossbar_read", "sample_hold", "adc", "shift_add")) / n * 1e-6
     measured = (e["total"] - e["ispp"] - e["leakage"] - e["global_memory"]) / n * 1e-6
@@ -86,10 +89,11 @@ def main():
         total = re.search(r"^total: .* est\. (\d+) cycles", r.stdout, re.M)
         check(total is not None, "the report has its total line")
         if total:
-            # Per start: a decoder counts each token as an inference.
+            # Per start: a decoder counts each token as an inference. A
+            # stream's estimate and cycles are per image.
             fw = stats["firmware"]
-            cycles = fw["inference_cycles_mean"] * fw["images_per_start"]
-            est = int(total.group(1))
+            cycles = fw["inference_cycles_mean"] * (1 if stream else fw["images_per_start"])
+            est = int((stream or total).group(1))
             print(f"cycle estimate {est}, measured {cycles:.0f}: {est / cycles:.3f} of the run")
             check(abs(est / cycles - 1) <= within, f"the cycle estimate is within {within:.0%} of the run's cycles")
     for f in failures:

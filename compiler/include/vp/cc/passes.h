@@ -237,6 +237,15 @@ void plan_memory(Graph& g, const Target& t);
 // (Graph::input_pointer): in a stream, or when a window reading it pads.
 // Known before plan_memory runs (the estimate of the copy choice asks).
 bool input_has_pad_layer(const Graph& g, std::size_t i);
+// The cores that copy a stream's graph input into its bordered buffer, or
+// a graph output into the host's area: up to 16 (one a row) of the cores
+// of the layers in `near` (node ids: the input's readers, the output's
+// writer), so that a copy runs beside its neighbours in the pipeline, not
+// on a core busy at the other end of it. Empty when they have no cores.
+std::vector<int> stream_copy_cores(const Graph& g, const Value& v, const std::vector<int>& near);
+// The node that stores graph output i (the Conv that computes its fused
+// Add or table), alone in the list; empty for an output no node writes.
+std::vector<int> output_writer(const Graph& g, std::size_t i);
 
 struct EmitOptions {
   std::string asm_path;        // model.asm
