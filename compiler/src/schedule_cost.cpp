@@ -114,6 +114,8 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
   return c;
 }
 
+std::int64_t CostModel::start_per_core() { return kStartPerCore; }
+
 std::int64_t CostModel::vec(std::int64_t elems) const {
   return pd::cu_vector_startup_cycles + (elems + pd::cu_vector_lanes - 1) / pd::cu_vector_lanes;
 }

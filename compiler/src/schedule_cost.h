@@ -226,6 +226,8 @@ class CostModel {
   // outputs out.
   std::int64_t start(std::int64_t cores, const std::vector<std::int64_t>& input_bytes = {},
                      const std::vector<std::int64_t>& output_bytes = {}) const;
+  // The firmware's cstart loop: cycles from one core's start to the next's.
+  static std::int64_t start_per_core();
   // One DMA of `bytes` between global memory and a scratchpad.
   std::int64_t dma(std::int64_t bytes) const;
   std::int64_t vec(std::int64_t elems) const;

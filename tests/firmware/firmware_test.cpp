@@ -42,7 +42,9 @@ struct XprogEvent {
 class Capture : public hw::TraceSink {
  public:
   std::vector<XprogEvent> xprogs, blocks;  // xprog (a partial row), xprogn (whole rows)
+  std::map<std::pair<int32_t, int32_t>, uint64_t> first_issue;  // (cluster, cu): its first instruction's start
   void retire(const hw::CoreIdentity& who, const hw::RetireEvent& ev) override {
+    first_issue.emplace(std::make_pair(who.cluster, who.cu), ev.start);
     const std::string m = ev.info->mnemonic;
     if (m == "xprog") xprogs.push_back({who.cluster, who.cu, ev.start, ev.end});
     if (m == "xprogn") blocks.push_back({who.cluster, who.cu, ev.start, ev.end});
@@ -399,6 +401,28 @@ TEST(FirmwareImage, NoDeployLeavesTheLevelsToThePlatform) {
   std::vector<uint8_t> row(64);
   run.chip->crossbars().read_row(run.xbar_id(rects[0]), 3, row.data());
   EXPECT_EQ(std::vector<uint8_t>(rects[0].levels.begin() + 3 * 64, rects[0].levels.begin() + 4 * 64), row);
+}
+
+// The firmware starts the CUs in the order of the program table, and the
+// host puts each CU's program there by the first layer it marks (`layer`),
+// so a pipeline's head starts first; unmarked programs come after, in core
+// order. In core order the table would start (0,0) first.
+TEST(FirmwareImage, CusStartInTheOrderOfTheirFirstLayer) {
+  const std::string source = ".chip rows=64, cols=64\n"
+                             ".core 0, 0\n    layer 3\n    halt\n"
+                             ".core 0, 1\n    layer 1\n    layer 4\n    halt\n"
+                             ".core 1, 1\n    nop\n    halt\n"
+                             ".core 1, 0\n    li r1, 5\n    layer 2\n    halt\n";
+  FwRun run(source, kDeterministic);
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  const auto at = [&](int32_t cluster, int32_t cu) {
+    const auto it = run.trace.first_issue.find({cluster, cu});
+    EXPECT_NE(it, run.trace.first_issue.end()) << "core " << cluster << "," << cu << " never ran";
+    return it == run.trace.first_issue.end() ? uint64_t{0} : it->second;
+  };
+  EXPECT_LT(at(0, 1), at(1, 0));
+  EXPECT_LT(at(1, 0), at(0, 0));
+  EXPECT_LT(at(0, 0), at(1, 1));
 }
 
 // boot_block.inc (the firmware's view) and model_image.h (the host's) agree.
