@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -95,6 +97,192 @@ TEST(CellKernels, Avx512StartLevelsEqualTheScalarDraws) {
       EXPECT_EQ(b[keys.size()], -7.0f);  // nothing written past the end
     }
   }
+}
+
+// The scalar ziggurat (StreamRng::normal and rng.cpp's rare path, the tail
+// left to splitmix_normal_slow) on a SplitMix64 stream, counting the paths
+// its draws take, so the tests below can require that the lanes met each
+// branch of their rare path. With band > 0 it also counts the wedge tests
+// the lanes cannot decide with their exp and ask of glibc's.
+struct Paths {
+  std::uint64_t draws = 0;
+  std::uint64_t rare = 0;         // first word outside its rectangle
+  std::uint64_t wedges = 0;       // wedge tests
+  std::uint64_t rejected = 0;     // wedge tests failed: a new word
+  std::uint64_t wedge_again = 0;  // wedge tests after a rejection
+  std::uint64_t first_tails = 0;  // the first word in the base strip's tail
+  std::uint64_t later_tails = 0;  // the tail after a rejection
+  std::uint64_t asked = 0;        // wedge tests within the band
+};
+
+double traced_normal(SplitMix64& eng, double band, Paths& p) {
+  const detail::Ziggurat& t = detail::ziggurat();
+  ++p.draws;
+  std::uint64_t w = eng();
+  auto layer = static_cast<unsigned>(w & 127u);
+  auto hz = static_cast<std::int32_t>(static_cast<std::uint32_t>(w >> 32));
+  if (std::llabs(hz) < t.k[layer]) return hz * t.w[layer];
+  ++p.rare;
+  for (bool first = true;; first = false) {
+    const double x = hz * t.w[layer];
+    if (layer == 0) {
+      ++(first ? p.first_tails : p.later_tails);
+      std::uint64_t ctr = eng.state();
+      const double tail = detail::splitmix_normal_slow(ctr, hz, 0);
+      eng = SplitMix64(ctr);
+      return tail;
+    }
+    ++p.wedges;
+    if (!first) ++p.wedge_again;
+    const double y = t.f[layer] + static_cast<double>(eng() >> 11) * 0x1.0p-53 * (t.f[layer - 1] - t.f[layer]);
+    const double a = -0.5 * x * x;
+    if (band > 0.0) {
+      double e = 0.0;
+      EXPECT_TRUE(detail::wedge_exp_avx512(&a, &e, 1));
+      if (!(y < e * (1.0 - band)) && !(y >= e * (1.0 + band))) ++p.asked;
+    }
+    if (y < std::exp(a)) return x;
+    ++p.rejected;
+    w = eng();
+    layer = static_cast<unsigned>(w & 127u);
+    hz = static_cast<std::int32_t>(static_cast<std::uint32_t>(w >> 32));
+    if (std::llabs(hz) < t.k[layer]) return hz * t.w[layer];
+  }
+}
+
+// Many normals from each of many streams in lanes (the first word of each
+// draw in the vector, the rare path in lanes) against StreamRng::normal on
+// the same streams: the same bits, and the same counter after the last
+// draw (the next word of each stream agrees). Once with the kernels' band,
+// once with one so wide that thousands of wedge tests go to glibc's exp.
+TEST(CellKernels, RareZigguratPathInLanesEqualsTheScalarStreams) {
+  if (!host_has_avx512()) GTEST_SKIP() << "no AVX-512 on this host";
+  const int n = 2045;  // not a multiple of eight: a partly empty vector
+  const int draws = 4096;
+  std::vector<std::uint64_t> keys(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) keys[static_cast<std::size_t>(i)] = mix64(static_cast<std::uint64_t>(i) * 7 + 1);
+  for (const double band : {0x1.0p-40, 0x1.0p-12}) {
+    std::vector<double> out(static_cast<std::size_t>(n) * draws + 1, -99.0);
+    std::vector<std::uint64_t> counters(static_cast<std::size_t>(n) + 1, 5u);
+    ASSERT_TRUE(detail::stream_normals_avx512(keys.data(), n, draws, band, out.data(), counters.data()));
+    EXPECT_EQ(out.back(), -99.0);  // nothing written past the ends
+    EXPECT_EQ(counters.back(), 5u);
+    Paths paths;
+    for (int i = 0; i < n; ++i) {
+      const auto u = static_cast<std::size_t>(i);
+      StreamRng rng(keys[u]);
+      SplitMix64 traced(keys[u]);
+      for (int d = 0; d < draws; ++d) {
+        const double want = rng.normal();
+        const double got = out[static_cast<std::size_t>(d) * static_cast<std::size_t>(n) + u];
+        ASSERT_TRUE(same_bits(want, got)) << "stream " << i << " draw " << d << ": " << want << " vs " << got;
+        ASSERT_TRUE(same_bits(want, traced_normal(traced, band, paths))) << "stream " << i << " draw " << d;
+      }
+      ASSERT_EQ(traced.state(), counters[u]) << "stream " << i;
+      ASSERT_EQ(rng.bits(), mix64(counters[u] + 0x9E3779B97F4A7C15ULL)) << "stream " << i;
+    }
+    // Each branch of the rare path in lanes was taken, most many times.
+    EXPECT_GT(paths.rare, 80000u) << band;
+    EXPECT_GT(paths.rejected, 8000u) << band;
+    EXPECT_GT(paths.wedge_again, 1000u) << band;
+    EXPECT_GT(paths.first_tails, 3000u) << band;
+    EXPECT_GT(paths.later_tails, 5u) << band;
+    if (band > 0x1.0p-20) {
+      EXPECT_GT(paths.asked, 1000u);
+    }
+    std::printf("band %g: %llu draws, %llu rare, %llu wedge tests, %llu rejected, %llu wedge tests after one, "
+                "%llu tails first, %llu after a rejection, %llu asked glibc\n",
+                band, static_cast<unsigned long long>(paths.draws), static_cast<unsigned long long>(paths.rare),
+                static_cast<unsigned long long>(paths.wedges), static_cast<unsigned long long>(paths.rejected),
+                static_cast<unsigned long long>(paths.wedge_again),
+                static_cast<unsigned long long>(paths.first_tails),
+                static_cast<unsigned long long>(paths.later_tails), static_cast<unsigned long long>(paths.asked));
+  }
+}
+
+// Pulses with a spread four times the mean step and a narrow window: tens
+// of pulses per cell, so millions of draws through the lanes' rare path
+// inside pulse(), against the scalar loop.
+TEST(CellKernels, Avx512PulsesThroughTheRarePathEqualTheScalarLoop) {
+  if (!host_has_avx512()) GTEST_SKIP() << "no AVX-512 on this host";
+  const Case c{0.25, 1.0, 0.02, 15, 1000, 100000};
+  std::vector<std::uint64_t> keys;
+  std::vector<double> targets, levels;
+  make_cells(c, 99, keys, targets, levels);
+  CellPulseParams p;
+  p.step_mean = c.mean;
+  p.step_sigma = c.sigma;
+  p.min_step = 0.01 * c.mean;
+  p.tolerance = c.tol;
+  p.top = c.top;
+  p.cap = c.cap;
+  std::vector<double> a = levels, b = levels;
+  std::vector<std::int32_t> pa(keys.size(), -1), pb(keys.size(), -2);
+  pulse_cells_scalar(p, {keys.data(), targets.data(), a.data(), pa.data(), c.n});
+  ASSERT_TRUE(pulse_cells_avx512(p, {keys.data(), targets.data(), b.data(), pb.data(), c.n}));
+  Paths paths;
+  for (int i = 0; i < c.n; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    ASSERT_EQ(pa[u], pb[u]) << "cell " << i;
+    ASSERT_TRUE(same_bits(a[u], b[u])) << "cell " << i << ": " << a[u] << " vs " << b[u];
+    SplitMix64 traced(keys[u]);
+    for (int d = 0; d < pa[u]; ++d) traced_normal(traced, 0.0, paths);
+  }
+  EXPECT_GT(paths.rare, 150000u);
+  EXPECT_GT(paths.rejected, 60000u);
+  EXPECT_GT(paths.wedge_again, 1500u);
+  EXPECT_GT(paths.first_tails, 3000u);
+  EXPECT_GT(paths.later_tails, 20u);
+  std::printf("%llu pulses, %llu rare, %llu rejected, %llu tails first, %llu after a rejection\n",
+              static_cast<unsigned long long>(paths.draws), static_cast<unsigned long long>(paths.rare),
+              static_cast<unsigned long long>(paths.rejected), static_cast<unsigned long long>(paths.first_tails),
+              static_cast<unsigned long long>(paths.later_tails));
+}
+
+// The lanes' exp against glibc's and against expl (64-bit mantissa, within
+// 2^-63 here) over the wedge test's arguments [-6, 0]: a fine grid, random
+// points, the arguments the ziggurat's layers give, and the points around
+// the range reduction's switches from k to k - 1 (a = -(j + 1/2) ln 2).
+// The bounds are the ones ziggurat_lanes_avx512.cpp derives: 2^-47 of
+// exp(a), 2^-46 of glibc's value (the wedge test's band is 2^-40).
+TEST(CellKernels, WedgeExpInLanesIsWithinItsBound) {
+  if (!host_has_avx512()) GTEST_SKIP() << "no AVX-512 on this host";
+  std::vector<double> args = {0.0, -0.0, -6.0, -0x1.0p-1074, -0x1.0p-60, -5.925};
+  const int grid = 1 << 22;
+  for (int i = 0; i <= grid; ++i) args.push_back(-6.0 * i / grid);
+  std::mt19937_64 rng(2024);
+  for (int i = 0; i < grid; ++i) args.push_back(-6.0 * std::ldexp(static_cast<double>(rng() >> 11), -53));
+  const detail::Ziggurat& t = detail::ziggurat();
+  for (int i = 0; i < grid; ++i) {
+    const auto layer = 1 + static_cast<unsigned>(rng() % 127);
+    const double x = static_cast<std::int32_t>(static_cast<std::uint32_t>(rng())) * t.w[layer];
+    args.push_back(-0.5 * x * x);
+  }
+  for (int j = 0; j < 9; ++j) {
+    double a = -(j + 0.5) * 0.693147180559945309417;
+    for (int s = 0; s < 64; ++s) a = std::nextafter(a, 0.0);
+    for (int s = 0; s < 128; ++s) {
+      args.push_back(a);
+      a = std::nextafter(a, -7.0);
+    }
+  }
+  std::vector<double> e(args.size());
+  ASSERT_TRUE(detail::wedge_exp_avx512(args.data(), e.data(), static_cast<int>(args.size())));
+  double worst_true = 0.0;
+  double worst_glibc = 0.0;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    ASSERT_GE(args[i], -6.0);
+    const long double exact = std::exp(static_cast<long double>(args[i]));
+    const double g = std::exp(args[i]);
+    const double off_true = static_cast<double>(std::fabs(static_cast<long double>(e[i]) - exact) / exact);
+    const double off_glibc = std::fabs(e[i] - g) / g;
+    worst_true = std::max(worst_true, off_true);
+    worst_glibc = std::max(worst_glibc, off_glibc);
+    ASSERT_LE(off_true, 0x1.0p-47) << "exp(" << args[i] << ")";
+    ASSERT_LE(off_glibc, 0x1.0p-46) << "exp(" << args[i] << ")";
+  }
+  std::printf("%zu arguments: lanes' exp within %.3g of exp (%.2f u), within %.3g of glibc's (%.2f u)\n",
+              args.size(), worst_true, worst_true / 0x1.0p-53, worst_glibc, worst_glibc / 0x1.0p-53);
 }
 
 // Levels on and around the window's edges (|level - target| exactly the

@@ -4,25 +4,17 @@
 // the scalar loop's operations in the same order, in double precision,
 // without fused multiply-adds (the selects below mirror std::max and
 // std::clamp exactly), so its results are the scalar loop's bit for bit.
+// The one exception, the ziggurat's wedge test against exp, makes the
+// scalar code's decision by another way (ziggurat_lanes_avx512.cpp).
 #include "vp/hw/crossbar/cell_kernels.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
 #include "vp/hw/crossbar/rng.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define VP_HAVE_AVX512_KERNELS 1
-#endif
-
-// GCC 12's AVX-512 headers build their "undefined" vectors by
-// self-initialisation, which -Wmaybe-uninitialized reports once inlined.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#include "ziggurat_lanes_avx512.h"
 
 namespace vp::hw {
 
@@ -36,19 +28,13 @@ bool host_has_avx512() {
 
 namespace {
 
-#define VP_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
-
-VP_AVX512 inline __m512i mix64_lanes(__m512i z) {
-  z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 30));
-  z = _mm512_mullo_epi64(z, _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ULL)));
-  z = _mm512_xor_si512(z, _mm512_srli_epi64(z, 27));
-  z = _mm512_mullo_epi64(z, _mm512_set1_epi64(static_cast<long long>(0x94D049BB133111EBULL)));
-  return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
-}
+using detail::mix64_lanes;
 
 // One standard normal per lane of `live` from the next word of the lane's
 // stream (counter in `ctr`, advanced): BasicRng::normal() lane by lane.
-VP_AVX512 inline __m512d normal_lanes(__m512i& ctr, __mmask8 live, const detail::Ziggurat& t) {
+// `band`: see ziggurat_rare_lanes.
+VP_AVX512 inline __m512d normal_lanes(__m512i& ctr, __mmask8 live, const detail::Ziggurat& t,
+                                      double band = detail::kWedgeBand) {
   ctr = _mm512_mask_add_epi64(ctr, live, ctr, _mm512_set1_epi64(static_cast<long long>(0x9E3779B97F4A7C15ULL)));
   const __m512i w = mix64_lanes(ctr);
   const __m512i layer = _mm512_and_si512(w, _mm512_set1_epi64(127));
@@ -57,23 +43,7 @@ VP_AVX512 inline __m512d normal_lanes(__m512i& ctr, __mmask8 live, const detail:
   const __m512d wl = _mm512_i64gather_pd(layer, t.w, 8);
   __m512d x = _mm512_mul_pd(_mm512_cvtepi64_pd(hz), wl);
   const __mmask8 slow = _mm512_mask_cmpge_epi64_mask(live, _mm512_abs_epi64(hz), k);
-  if (slow != 0) {
-    alignas(64) std::uint64_t c[8];
-    alignas(64) std::int64_t h[8];
-    alignas(64) std::int64_t l[8];
-    alignas(64) double xs[8];
-    _mm512_store_si512(c, ctr);
-    _mm512_store_si512(h, hz);
-    _mm512_store_si512(l, layer);
-    _mm512_store_pd(xs, x);
-    for (unsigned j = 0; j < 8; ++j) {
-      if ((slow >> j) & 1u) {
-        xs[j] = detail::splitmix_normal_slow(c[j], static_cast<std::int32_t>(h[j]), static_cast<unsigned>(l[j]));
-      }
-    }
-    ctr = _mm512_load_si512(c);
-    x = _mm512_load_pd(xs);
-  }
+  if (slow != 0) detail::ziggurat_rare_lanes(ctr, x, hz, layer, slow, t, band);
   return x;
 }
 
@@ -118,7 +88,7 @@ struct Consts {
 };
 
 // The first normal of every cell: BasicRng::normal() on the first words of
-// its stream, eight cells at a time, the rare path in scalar code.
+// its stream, eight cells at a time.
 VP_AVX512 void first_normals(const CellPulseJob& job, std::uint64_t* ctr0, double* x0, const detail::Ziggurat& t) {
   for (int i = 0; i < job.n; i += 8) {
     const int left = job.n - i;
@@ -187,23 +157,7 @@ VP_AVX512 inline void pulse(Lanes& l, Queue& q, const Consts& k, const detail::Z
   // The rare path of the next draw, for the cells that go on to use it.
   __m512i ctr = ctr_n;
   const __mmask8 rare_going = static_cast<__mmask8>(rare & going);
-  if (rare_going != 0) {
-    alignas(64) std::uint64_t c[8];
-    alignas(64) std::int64_t h[8];
-    alignas(64) std::int64_t ly[8];
-    alignas(64) double xs[8];
-    _mm512_store_si512(c, ctr_n);
-    _mm512_store_si512(h, hz);
-    _mm512_store_si512(ly, layer);
-    _mm512_store_pd(xs, x_n);
-    for (unsigned j = 0; j < 8; ++j) {
-      if ((rare_going >> j) & 1u) {
-        xs[j] = detail::splitmix_normal_slow(c[j], static_cast<std::int32_t>(h[j]), static_cast<unsigned>(ly[j]));
-      }
-    }
-    ctr = _mm512_load_si512(c);
-    x_n = _mm512_load_pd(xs);
-  }
+  if (rare_going != 0) detail::ziggurat_rare_lanes(ctr, x_n, hz, layer, rare_going, t, detail::kWedgeBand);
   l.ctr = ctr;
   l.x = x_n;
   l.live = going;
@@ -283,6 +237,21 @@ VP_AVX512 void start_lanes(const std::uint64_t* keys, double mean, double sigma,
     __m512i ctr = _mm512_maskz_loadu_epi64(live, keys + i);
     const __m512d v = _mm512_add_pd(vmean, _mm512_mul_pd(vsigma, normal_lanes(ctr, live, t)));
     _mm256_mask_storeu_ps(out + i, live, _mm512_cvtpd_ps(clamp_lanes(v, zero, vtop)));
+  }
+}
+
+// For the tests: `draws` normals of each stream, eight streams at a time.
+VP_AVX512 void stream_normal_lanes(const std::uint64_t* keys, int n, int draws, double band, double* out,
+                                   std::uint64_t* counters) {
+  const detail::Ziggurat& t = detail::ziggurat();
+  for (int i = 0; i < n; i += 8) {
+    const int left = n - i;
+    const __mmask8 live = static_cast<__mmask8>(left >= 8 ? 0xFFu : (1u << left) - 1u);
+    __m512i ctr = _mm512_maskz_loadu_epi64(live, keys + i);
+    for (int d = 0; d < draws; ++d) {
+      _mm512_mask_storeu_pd(out + static_cast<std::ptrdiff_t>(d) * n + i, live, normal_lanes(ctr, live, t, band));
+    }
+    _mm512_mask_storeu_epi64(counters + i, live, ctr);
   }
 }
 
@@ -439,6 +408,13 @@ bool detail::cell_stream_keys_avx512(std::uint64_t row_key, const std::int32_t* 
   return true;
 }
 
+bool detail::stream_normals_avx512(const std::uint64_t* keys, int n, int draws, double band, double* out,
+                                   std::uint64_t* counters) {
+  if (!host_has_avx512()) return false;
+  stream_normal_lanes(keys, n, draws, band, out, counters);
+  return true;
+}
+
 bool pulse_cells_avx512(const CellPulseParams& p, const CellPulseJob& job) {
   if (!host_has_avx512()) return false;
   pulse_lanes(p, job);
@@ -463,6 +439,7 @@ bool detail::finish_cells_avx512(const double*, const std::int32_t*, const std::
   return false;
 }
 bool detail::cell_stream_keys_avx512(std::uint64_t, const std::int32_t*, int, std::uint64_t*) { return false; }
+bool detail::stream_normals_avx512(const std::uint64_t*, int, int, double, double*, std::uint64_t*) { return false; }
 bool pulse_cells_avx512(const CellPulseParams&, const CellPulseJob&) { return false; }
 bool start_levels_avx512(const std::uint64_t*, double, double, double, float*, int) { return false; }
 

@@ -2,12 +2,13 @@
 // pulses of every cell still outside its window, and the start states a
 // reset draws. Each cell draws from its own SplitMix64 stream (key from
 // DeviceModel::RowDraws::key), so the cells of a row can be run in SIMD
-// lanes: eight at a time in AVX-512 (the rare ziggurat path per lane in
-// scalar code), a lane taking the next waiting cell as soon as its cell
-// ends. The lanes compute exactly what the scalar loop does, operation for
-// operation in double precision, so both give the same levels and pulses
-// bit for bit; the scalar loop is the reference and the fallback on hosts
-// without AVX-512.
+// lanes: eight at a time in AVX-512 (the ziggurat's rare path in lanes too,
+// but for its tail), a lane taking the next waiting cell as soon as its
+// cell ends. The lanes compute exactly what the scalar loop does, operation
+// for operation in double precision (the ziggurat's wedge test reaches the
+// scalar code's decision through another exp: ziggurat_lanes_avx512.h), so
+// both give the same levels and pulses bit for bit; the scalar loop is the
+// reference and the fallback on hosts without AVX-512.
 #pragma once
 
 #include <cstdint>
@@ -98,6 +99,14 @@ bool cells_outside_avx512(const float* lv, const std::uint8_t* targets, int n, d
                           double* level, const RowCells& out, int& m);
 bool finish_cells_avx512(const double* level, const std::int32_t* pulses, const std::uint8_t* targets, int n,
                          double tolerance, bool keep_residual, float* lv, RowEnd& end);
+// For the tests of the ziggurat's rare path in lanes. out[d * n + i] = the
+// d-th normal of the stream keyed keys[i] (d < draws), counters[i] = that
+// stream's counter after them, the wedge tests within `band` (relative) of
+// the lanes' exp asked of glibc's exp (the kernels use 2^-40).
+bool stream_normals_avx512(const std::uint64_t* keys, int n, int draws, double band, double* out,
+                           std::uint64_t* counters);
+// out[i] = the lanes' exp(a[i]) that the wedge test uses, for a[i] in [-6, 0].
+bool wedge_exp_avx512(const double* a, double* out, int n);
 }  // namespace detail
 
 }  // namespace vp::hw
