@@ -163,4 +163,19 @@ void BM_PulseCells256(benchmark::State& state) {
 }
 BENCHMARK(BM_PulseCells256)->Arg(0)->Arg(1)->ArgName("simd")->Unit(benchmark::kMicrosecond);
 
+// The start states of a 256-cell row (a row's first write draws them
+// before its pulses; ResNet-50's deployment draws 340 M), default device,
+// a new row each round.
+void BM_StartRowLevels256(benchmark::State& state) {
+  const DeviceConfig dc;
+  std::vector<float> out(256);
+  std::uint64_t row = 0;
+  for (auto _ : state) {
+    start_row_levels(mix64(++row), dc.start_level, dc.start_sigma, 3.0, out.data(), 256);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["cells/s"] = benchmark::Counter(256.0 * static_cast<double>(row), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_StartRowLevels256)->Unit(benchmark::kMicrosecond);
+
 }  // namespace

@@ -368,6 +368,21 @@ TEST(CellKernels, RowStartLevelsEqualKeysThenStartLevels) {
   }
 }
 
+// Whole rows of start states: thousands of cells take the ziggurat's rare
+// path (one draw in 37), in lanes, and read what the scalar draws give.
+TEST(CellKernels, RowStartLevelsOfManyRowsEqualTheScalarDraws) {
+  const DeviceModel dev(DeviceConfig{}, 5);
+  std::vector<std::uint64_t> keys(256);
+  std::vector<float> a(256), b(256);
+  for (int row = 0; row < 2000; ++row) {
+    const std::uint64_t row_key = dev.write(row, static_cast<std::uint32_t>(row % 3)).row_key();
+    for (int i = 0; i < 256; ++i) keys[static_cast<std::size_t>(i)] = cell_stream_key(row_key, i);
+    start_levels_scalar(keys.data(), 1.5, 0.7, 3.0, a.data(), 256);
+    start_row_levels(row_key, 1.5, 0.7, 3.0, b.data(), 256);
+    ASSERT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float))) << "row " << row;
+  }
+}
+
 TEST(CellKernels, StreamKeysInLanesEqualRowDrawsKeys) {
   const DeviceModel dev(DeviceConfig{}, 77);
   for (int n : {0, 1, 8, 13, 256}) {
