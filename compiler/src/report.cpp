@@ -215,9 +215,10 @@ static StreamPeriod stream_period(const Graph& g, const Target& t) {
 // program table, docs/firmware.md), so node k's cores have all started
 // CostModel::start_per_core() cycles per core before them and it; a node
 // whose first row begins in the path before its last core has started
-// pushes the rest of the path back by the difference. Counted as a lump before the path instead, act_cnn's and
-// swin_layout's 394 and 350 starts (about 2 k and 1.75 k cycles) came on
-// top of layers already running: 1.05 and 1.12 of their runs.
+// pushes the rest of the path back by the difference. (Counted as a lump
+// before the path, swin_layout's 350 starts, about 1.75 k cycles, came on
+// top of layers already running: 1.12 of its run.) The order is the
+// loader's (in_start_order in model_image.cpp) as the nodes give it.
 static double path_with_starts(const Graph& g, const RowTimes& rt) {
   std::vector<std::pair<std::size_t, int>> order;  // (first node, core): the start order
   std::map<int, std::size_t> first;

@@ -46,6 +46,18 @@ void make_cells(const Case& c, std::uint64_t seed, std::vector<std::uint64_t>& k
   }
 }
 
+// The write path's parameters of a case (min_step: the device model's).
+CellPulseParams params_of(const Case& c) {
+  CellPulseParams p;
+  p.step_mean = c.mean;
+  p.step_sigma = c.sigma;
+  p.min_step = 0.01 * c.mean;
+  p.tolerance = c.tol;
+  p.top = c.top;
+  p.cap = c.cap;
+  return p;
+}
+
 TEST(CellKernels, Avx512LanesEqualTheScalarLoopBitForBit) {
   if (!host_has_avx512()) GTEST_SKIP() << "no AVX-512 on this host";
   // Default device; a wide spread (ziggurat tail and wedge paths often,
@@ -60,13 +72,7 @@ TEST(CellKernels, Avx512LanesEqualTheScalarLoopBitForBit) {
       std::vector<std::uint64_t> keys;
       std::vector<double> targets, levels;
       make_cells(c, seed, keys, targets, levels);
-      CellPulseParams p;
-      p.step_mean = c.mean;
-      p.step_sigma = c.sigma;
-      p.min_step = 0.01 * c.mean;
-      p.tolerance = c.tol;
-      p.top = c.top;
-      p.cap = c.cap;
+      const CellPulseParams p = params_of(c);
       std::vector<double> a = levels, b = levels;
       std::vector<std::int32_t> pa(keys.size(), -1), pb(keys.size(), -2);
       pulse_cells_scalar(p, {keys.data(), targets.data(), a.data(), pa.data(), c.n});
@@ -209,13 +215,7 @@ TEST(CellKernels, Avx512PulsesThroughTheRarePathEqualTheScalarLoop) {
   std::vector<std::uint64_t> keys;
   std::vector<double> targets, levels;
   make_cells(c, 99, keys, targets, levels);
-  CellPulseParams p;
-  p.step_mean = c.mean;
-  p.step_sigma = c.sigma;
-  p.min_step = 0.01 * c.mean;
-  p.tolerance = c.tol;
-  p.top = c.top;
-  p.cap = c.cap;
+  const CellPulseParams p = params_of(c);
   std::vector<double> a = levels, b = levels;
   std::vector<std::int32_t> pa(keys.size(), -1), pb(keys.size(), -2);
   pulse_cells_scalar(p, {keys.data(), targets.data(), a.data(), pa.data(), c.n});
