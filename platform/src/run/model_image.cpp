@@ -178,7 +178,8 @@ static void plan_deployment(const obj::Object& model, const std::vector<size_t>&
 // first and its tail by the time its first rows come (in core order
 // act_cnn's stem, spread over the clusters, waited for the last cluster's
 // CUs, 1,775 cycles after the first). Texts without a marker keep core
-// order, after the marked ones.
+// order, after the marked ones. vp-cc's estimate assumes this order
+// (path_with_starts in compiler/src/report.cpp).
 static std::vector<const obj::CoreText*> in_start_order(const std::vector<const obj::CoreText*>& programs) {
   std::vector<std::pair<int64_t, size_t>> first(programs.size());
   for (size_t i = 0; i < programs.size(); ++i) {
