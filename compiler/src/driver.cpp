@@ -448,6 +448,8 @@ CompileResult compile_model(const CompileOptions& o) {
     Graph& cg = *chip_graphs[k];
     const std::string tag = o.chips > 1 ? ".chip" + std::to_string(k) : "";
     cg.batch = o.batch;
+    cg.rows_ahead = o.rows_ahead == CompileOptions::RowsAhead::on ||
+                    (o.rows_ahead == CompileOptions::RowsAhead::automatic && o.batch > 1);
     copy_prices_note += map_at_prices(cg, target, o, tag);
     dump(o.dump_dir, 4, "mapped" + tag, cg, &target);
     cg.row_releases = !o.image_releases;

@@ -132,6 +132,7 @@ void emit_conv(Ctx& e, const Node& n) {
     if (!helper) ptrs.push_back(pout);
     RowHook rows_in;
     const int lb_reg = kCur[ptrs.size()];
+    const std::size_t lb_ptr = ptrs.size();
     if (lb.at >= 0) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
       rows_in = shares_loads(n, c) ? shared_line_rows(e, c, n, lb, wp) : line_rows(e, c, n, lb, wp);
@@ -182,7 +183,14 @@ void emit_conv(Ctx& e, const Node& n) {
     // side and one DMA moves a whole group.
     const bool grouped = lanes > 1 && ncols == Cout && mine[0]->n0 == 0;
     int res_reg = -1;
+    std::size_t res_ptr = 0;
+    // Rows ahead with the residual's row in two halves too (grouped lanes:
+    // the row's pixels, every channel, in one DMA with the next row's
+    // rows); r15 holds the current half (free with lanes: only a single
+    // lane's output buffers use it).
+    bool res_ahead = false;
     if (add) {
+      res_ptr = ptrs.size();
       res_reg = kCur[ptrs.size()];
       ptrs.push_back(over({interior(e, *other), Cout, other->buf.wp(other->shape) * Cout}, *other));
     }
@@ -263,7 +271,7 @@ void emit_conv(Ctx& e, const Node& n) {
       const std::int64_t res_at = add ? res_all[static_cast<std::size_t>(st)] + std::int64_t{q} * ncols : 0;
       for (std::size_t i = 0; i < mine.size(); ++i)
         if (!segs[i].empty()) fill_patch(i, q, slot);
-      if (add && grouped && q == 0) {
+      if (add && grouped && q == 0 && !res_ahead) {
         e.li(c, 11, res_at);
         e.li(c, 12, k * ncols);
         e.ins(c, "dma.gl r11, " + r(res_reg) + ", r12");
@@ -320,6 +328,10 @@ void emit_conv(Ctx& e, const Node& n) {
           e.ins(c, "addi r10, " + r(res_reg) + ", " + std::to_string(mine[0]->n0));
           e.li(c, 11, res_all[0]);
           e.ins(c, "dma.gl r11, r10, r2");
+        } else if (res_ahead) {
+          e.ins(c, "sub r11, " + r(res_reg) + ", " + r(kRow[res_ptr]));
+          e.ins(c, "add r11, r11, r15");
+          e.ins(c, "addi r11, r11, " + std::to_string(std::int64_t{q} * ncols));
         } else {
           e.li(c, 11, res_all[static_cast<std::size_t>(st)] + std::int64_t{q} * ncols);
         }
@@ -352,6 +364,43 @@ void emit_conv(Ctx& e, const Node& n) {
         e.ins(c, "dma.lg r25, r11, r12");
       }
     };
+    // Rows ahead (emit_loops.h): the line buffer's second half, when the
+    // scratchpad still has room for it.
+    RowsAhead ahead;
+    const RowsAhead* ahead_p = nullptr;
+    if (e.g.rows_ahead && lb.at >= 0 && !shares_loads(n, c) &&
+        lb.stride * n.geom.kh + 1024 <= e.scratch_free(c)) {
+      ahead.ptr = static_cast<int>(lb_ptr);
+      ahead.a = lb.at;
+      ahead.b = e.scratch(c, lb.stride * n.geom.kh);
+      ahead.load_next = line_rows_next(e, c, n, lb, wp, kRow[lb_ptr]);
+      ahead_p = &ahead;
+      std::int64_t widest = 0;
+      for (const ShareRun& run : share_runs(out.shape.h, out.shape.w, copy, n.replicas, e.g.min_strip))
+        widest = std::max(widest, run.cols);
+      const std::int64_t half = widest * Cout;
+      if (add && grouped && 2 * half + 1024 <= e.scratch_free(c)) {
+        res_ahead = true;
+        const RowsAhead::Swap rb{15, e.scratch(c, half), e.scratch(c, half)};
+        ahead.swaps.push_back(rb);
+        const Ptr rp = ptrs[res_ptr];
+        const int row_reg = kRow[res_ptr];
+        ahead.first = [&e, c, rb, row_reg, Cout](std::int64_t cols) {
+          e.li(c, 11, rb.a);
+          e.li(c, 12, cols * Cout);
+          e.ins(c, "dma.gl r11, " + r(row_reg) + ", r12");
+        };
+        ahead.load_next = [&e, c, rb, row_reg, Cout, rp, lines = ahead.load_next](std::int64_t cols, std::int64_t hstep) {
+          lines(cols, hstep);
+          e.ins(c, "addi r10, " + r(row_reg) + ", " + std::to_string(rp.step_h * hstep));
+          wrap_ring(e, c, 10, rp);
+          e.li(c, 16, rb.a ^ rb.b);
+          e.ins(c, "xor r11, r15, r16");
+          e.li(c, 12, cols * Cout);
+          e.ins(c, "dma.gl r11, r10, r12");
+        };
+      }
+    }
     // A group of k pixels: every lane's MVMs first, so they run at once
     // (cu.xbar.concurrent_mvm), then each lane's vector work.
     if (pipe) {
@@ -365,7 +414,7 @@ void emit_conv(Ctx& e, const Node& n) {
                        for (int q = 0; q < k; ++q) finish(q, st, moved ? back : 0);
                        store_group(k, st, moved ? back : 0);
                      }},
-                 rows_in, lanes);
+                 rows_in, lanes, ahead_p);
       shared_loads_end(e, c, n);
       continue;
     }
@@ -376,7 +425,7 @@ void emit_conv(Ctx& e, const Node& n) {
           for (int q = 0; q < k; ++q) finish(q, 0, 0);
           store_group(k, 0, 0);
         },
-        rows_in, lanes);
+        rows_in, lanes, ahead_p);
     shared_loads_end(e, c, n);
   }
 }

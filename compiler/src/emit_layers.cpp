@@ -54,6 +54,16 @@ void emit_pool(Ctx& e, const Node& n) {
       rows_in = line_rows(e, c, n, lb, wp);
     }
     const auto lsegs = lb.segments(0, C);
+    // Rows ahead (emit_loops.h), as a convolution's.
+    RowsAhead ahead;
+    const RowsAhead* ahead_p = nullptr;
+    if (e.g.rows_ahead && lb.at >= 0 && lb.stride * n.geom.kh + 1024 <= e.scratch_free(c)) {
+      ahead.ptr = 2;
+      ahead.a = lb.at;
+      ahead.b = e.scratch(c, lb.stride * n.geom.kh);
+      ahead.load_next = line_rows_next(e, c, n, lb, wp, kRow[2]);
+      ahead_p = &ahead;
+    }
     share_loop(e, c, out.shape.h, out.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       if (lb.at >= 0) line_window(e, c, kCur[2], win, lsegs);
       else gather(e, c, kCur[0], win, segs);
@@ -65,7 +75,7 @@ void emit_pool(Ctx& e, const Node& n) {
       }
       e.ins(c, "dma.lg r25, r4, r2");
       e.ins(c, "xor r4, r4, r15");
-    }, rows_in);
+    }, rows_in, 1, ahead_p);
   }
 }
 

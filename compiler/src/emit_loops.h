@@ -6,7 +6,9 @@
 // temporaries, r20/r23 the row and column counters, r21/r22/r26 row bases and
 // r24/r25/r27 the current pixel of up to three tensors; r16..r19, r30, r31
 // belong to the row hand-over (emit_sync.cpp); r28, r29 are a MatMul's
-// (emit_matmul.cpp).
+// (emit_matmul.cpp). Rows ahead (RowsAhead) take r13 and r14 at a row's
+// top, before its body, and a Conv with grouped lanes keeps its residual
+// row's half in r15 (a single lane's output buffers take turns in it).
 #pragma once
 
 #include <algorithm>
@@ -55,6 +57,27 @@ inline std::string r(int i) { return "r" + std::to_string(i); }
 // The hook runs at the start of every row of a loop of `rows` rows, `hstep`
 // output rows apart, `cols` pixels each (r20 counts the rows down from `rows`).
 using RowHook = std::function<void(std::int64_t cols, std::int64_t rows, std::int64_t hstep)>;
+// Rows ahead: a line buffer in two halves. Row 0's tokens are taken and its
+// rows loaded before the loop; at the top of each row but the last the next
+// row's tokens are taken and `load_next(cols, hstep)` brings its rows into
+// the other half (its address in r14, the next row's first input row in
+// r13, the current half at the buffer pointer's row register), so the
+// loads run while this row computes instead of before it. The pointer's
+// row register swaps halves at each row's end.
+struct RowsAhead {
+  int ptr = -1;                // index of the line buffer's pointer in the loop's pointers
+  std::int64_t a = 0, b = 0;   // the two halves
+  std::function<void(std::int64_t cols, std::int64_t hstep)> load_next;
+  // More buffers in two halves, each walked by a register of its own that
+  // holds the current half: set to `a` before the loop, swapped at each
+  // row's end. `first(cols)` loads row 0 into their first halves.
+  struct Swap {
+    int reg;
+    std::int64_t a, b;
+  };
+  std::vector<Swap> swaps;
+  std::function<void(std::int64_t cols)> first;
+};
 // Rows are steps of the row hand-over (emit_sync.cpp): each waits for the
 // input rows it reads and, once its pixels are stored, tells their readers.
 // h0 is the output row of the first iteration, each next one `hstep` rows on.
@@ -86,10 +109,21 @@ inline void run_body(Body& body, int k) {
     body();
 }
 
+// A row address in register `reg` past p's ring's last row: back to its
+// first (r16 a temporary).
+inline void wrap_ring(Ctx& e, int c, int reg, const Ptr& p) {
+  if (!p.ring_bytes) return;
+  const std::string in = e.label(c, "ring");
+  e.li(c, 16, p.ring_lo + p.ring_bytes);
+  e.ins(c, "blt " + r(reg) + ", r16, " + in);
+  e.ins(c, "addi " + r(reg) + ", " + r(reg) + ", " + std::to_string(-p.ring_bytes));
+  e.put_label(c, in);
+}
+
 template <class Body>
 inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int64_t OW, const std::vector<Ptr>& p,
                 Body body, const RowHook& row = {}, std::int64_t hstep = 1, int lanes = 1, std::int64_t w0 = -1,
-                std::int64_t width = -1) {
+                std::int64_t width = -1, const RowsAhead* ahead = nullptr) {
   e.sync_rows(c, h0, OH, hstep, w0, w0 + OW, width);
   for (std::size_t k = 0; k < p.size(); ++k) {
     if (p[k].ring_bytes && p[k].step_h * hstep > p[k].ring_bytes)
@@ -110,14 +144,40 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
     }
   }
   e.li(c, 20, OH);
+  const bool pre = ahead && row && OH > 1;
+  if (pre) {  // row 0's tokens and rows before the loop
+    for (const RowsAhead::Swap& s : ahead->swaps) e.li(c, s.reg, s.a);
+    e.sync_pre(c);
+    for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
+    row(OW, OH, hstep);
+    if (ahead->first) ahead->first(OW);
+  }
   const std::string rows = e.label(c, "row");
   e.put_label(c, rows);
-  e.sync_pre(c);
+  if (!pre) e.sync_pre(c);
   // Groups of `lanes` pixels, then the rest of the row at once.
   const std::int64_t groups = OW / lanes, rest = OW % lanes;
   if (!is_pipelined<Body>::value && groups > 0) e.li(c, 23, groups);
   for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
-  if (row) row(OW, OH, hstep);
+  if (pre) {
+    // The next row's tokens and rows, unless this is the last row.
+    const std::string last = e.label(c, "lastrow");
+    e.li(c, 10, 1);
+    e.ins(c, "beq r20, r10, " + last);
+    e.sync_pre(c);
+    e.ins(c, "addi r13, " + r(kRow[0]) + ", " + std::to_string(p[0].step_h * hstep));
+    wrap_ring(e, c, 13, p[0]);
+    e.li(c, 16, ahead->a ^ ahead->b);
+    e.ins(c, "xor r14, " + r(kRow[static_cast<std::size_t>(ahead->ptr)]) + ", r16");
+    ahead->load_next(OW, hstep);
+    e.put_label(c, last);
+  } else if (row) {
+    row(OW, OH, hstep);
+    if (ahead && ahead->first) {  // a run of one row: its buffers' first halves all the same
+      for (const RowsAhead::Swap& s : ahead->swaps) e.li(c, s.reg, s.a);
+      ahead->first(OW);
+    }
+  }
   auto advance = [&] {
     for (std::size_t k = 0; k < p.size(); ++k)
       if (p[k].step_w)
@@ -170,12 +230,14 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
   for (std::size_t k = 0; k < p.size(); ++k) {
     if (!p[k].step_h) continue;
     e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h * hstep));
-    if (p[k].ring_bytes) {  // past the ring's last row: back to its first
-      const std::string in = e.label(c, "ring");
-      e.li(c, 16, p[k].ring_lo + p[k].ring_bytes);
-      e.ins(c, "blt " + r(kRow[k]) + ", r16, " + in);
-      e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(-p[k].ring_bytes));
-      e.put_label(c, in);
+    wrap_ring(e, c, kRow[k], p[k]);
+  }
+  if (pre) {
+    e.li(c, 16, ahead->a ^ ahead->b);
+    e.ins(c, "xor " + r(kRow[static_cast<std::size_t>(ahead->ptr)]) + ", " + r(kRow[static_cast<std::size_t>(ahead->ptr)]) + ", r16");
+    for (const RowsAhead::Swap& s : ahead->swaps) {
+      e.li(c, 16, s.a ^ s.b);
+      e.ins(c, "xor " + r(s.reg) + ", " + r(s.reg) + ", r16");
     }
   }
   e.ins(c, "dbnz r20, " + rows);
@@ -190,13 +252,13 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
 // are dealt to R/S copies in turn (copies past S * (R/S) get nothing).
 template <class Body>
 inline void share_loop(Ctx& e, int c, std::int64_t OH, std::int64_t OW, int r, int R, const std::vector<Ptr>& p, Body body,
-                const RowHook& row = {}, int lanes = 1) {
+                const RowHook& row = {}, int lanes = 1, const RowsAhead* ahead = nullptr) {
   // The runs of copy r (share_runs, which the cost model's bytes walk too).
   for (const ShareRun& run : share_runs(OH, OW, r, R, e.g.min_strip)) {
     std::vector<Ptr> q = p;
     for (Ptr& x : q)
       if (!x.row_local) x.base += run.h * x.step_h + run.w * x.step_w;
-    pixel_loop(e, c, run.h, run.rows, run.cols, q, body, row, run.hstep, lanes, run.w, OW);
+    pixel_loop(e, c, run.h, run.rows, run.cols, q, body, row, run.hstep, lanes, run.w, OW, ahead);
   }
 }
 
@@ -331,6 +393,31 @@ inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
       e.ins(c, "dma.gl r11, r10, r12");
     }
   });
+}
+
+// RowsAhead::load_next for a line buffer whose rows come by their own DMA:
+// with consecutive rows and overlapping windows the kh - sh rows the next
+// row shares move from this half (the pointer's row register `cur`) to the
+// top of the other, and sh rows are loaded under them.
+inline std::function<void(std::int64_t, std::int64_t)> line_rows_next(Ctx& e, int c, const Node& n, const LineBuffer& lb,
+                                                                      std::int64_t wp, int cur) {
+  return [&e, c, &n, lb, wp, cur](std::int64_t cols, std::int64_t hstep) {
+    const int kh = n.geom.kh, sh = n.geom.sh;
+    int y0 = 0;
+    if (hstep == 1 && sh < kh && n.geom.dh == 1) {
+      y0 = kh - sh;
+      e.ins(c, "addi r10, " + r(cur) + ", " + std::to_string(sh * lb.stride));
+      e.ins(c, "add r11, r14, r0");
+      e.li(c, 12, y0 * lb.stride);
+      e.ins(c, "vmov r11, r10, r12, i8");
+    }
+    e.li(c, 12, lb.span(cols));
+    for (int y = y0; y < kh; ++y) {
+      e.ins(c, "addi r10, r13, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+      e.ins(c, "addi r11, r14, " + std::to_string(y * lb.stride));
+      e.ins(c, "dma.gl r11, r10, r12");
+    }
+  };
 }
 
 // The current pixel's window from the line buffer (walked by register

@@ -93,9 +93,11 @@ RowTimes overlapped_times(const Graph& g, const StagePrices& p) {
           need = std::max(need, n.gather[static_cast<std::size_t>(k)] / XW + 1);
       }
       const std::size_t wi = static_cast<std::size_t>(w);
-      const double rows_before = static_cast<double>(std::max<std::int64_t>(0, need - 1));
       const double rows_after = static_cast<double>(std::max<std::int64_t>(1, tail));
       const double per_out_row = static_cast<double>(H) / static_cast<double>(std::max<std::int64_t>(1, o.h));
+      // Rows ahead: the first row waits for the second row's inputs too.
+      const double rows_before =
+          static_cast<double>(std::max<std::int64_t>(0, need - 1)) + (n.rows_ahead ? per_out_row : 0.0);
       ready_first = std::max(ready_first, first[wi] + rows_before * interval[wi]);
       ready_last = std::max(ready_last, last[wi] + std::ceil(rows_after / G) * step);
       // A tensor of one row (a global pooling's, a squeeze-excitation's

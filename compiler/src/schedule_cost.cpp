@@ -175,6 +175,17 @@ std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
   if (c.line_kh > 0 && c.line_in_stage) {
     const std::int64_t load = dma((sh.width - 1) * c.span_per_pixel + c.span_fixed);
     rows = line_rows_loaded(c, copies, sh) * load;
+    if (c.ahead_in_stage && sh.rows > 1) {
+      // The first row's kh rows before the loop, every later row's under
+      // the row before; a grouped Add's residual rows with them.
+      const std::int64_t first = std::min(rows, c.line_kh * load);
+      std::int64_t later = rows - first;
+      if (c.residual_cols > 0 && c.lanes > 1 && c.all_channels) {
+        work -= sh.pixels * dma(c.residual_cols);
+        later += sh.rows * dma(sh.width * c.residual_cols);
+      }
+      return std::max(first + std::max(work, later), port(c.gmem_bytes)) + kLayerFixed;
+    }
   }
   return std::max(work + rows, port(c.gmem_bytes)) + kLayerFixed;
 }
@@ -269,6 +280,7 @@ void CostModel::price(Node& n, const LayerCost& c, int copies, bool with_bound) 
   n.step_cycles = map_row_step(c, copies, n.stage_cycles);
   n.bound_cycles = with_bound ? bound(c, copies) : 0;
   n.loaded_stage_cycles = loaded_stage(c, copies);
+  n.rows_ahead = c.ahead && c.line_kh > 0 && share(c, copies, c.row_units).rows > 1;
   n.loaded_step_cycles = map_row_step(c, copies, n.loaded_stage_cycles);
   const Packets p = packets(c, copies);
   n.dma_packets = p.count;
@@ -334,6 +346,7 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     c.span_per_pixel = std::int64_t{n.geom.sw} * C;
     c.line_in_stage = rows_as_loaded_;
     c.line_readers = gathering_cus;
+    c.ahead = g.rows_ahead && gathering_cus == 1;
   } else {
     for (const auto& s : segs) {
       fill += dma(s.len);
@@ -360,6 +373,7 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
   // A fused residual Add: the other input's channels come in per pixel. A
   // fused table activation: one vlut of the pixel's channels.
   if (residual) {
+    c.residual_cols = cols;
     c.pixel_cycles += dma(cols) + 6 * vec(cols);
     c.vector_cycles += 6 * vec(cols);
   } else if (n.fused_next >= 0) {
@@ -400,6 +414,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         c.span_fixed = (std::int64_t{n.geom.kw - 1} * n.geom.dw + 1) * C;
         c.span_per_pixel = std::int64_t{n.geom.sw} * C;
         c.line_readers = 1;
+        c.ahead = g.rows_ahead;
         c.unit_dmas = {C};
         c.other_bytes = c.units * C;
         c.gmem_bytes = out.shape.h * n.geom.kh * span + c.other_bytes;

@@ -116,6 +116,13 @@ struct LayerCost {
   std::int64_t store_cols = 0;
   int stores_per_pixel = 0;
   bool all_channels = false;
+  // Rows ahead (Graph::rows_ahead; emit_loops.h, RowsAhead): the line
+  // buffer's rows of each next row, and with grouped lanes a fused Add's
+  // residual row, load while the row before computes. loaded_stage() then
+  // takes the longer of the loads and the work after the first row's loads
+  // (ahead_in_stage); the copy choice's prices keep them in turn.
+  bool ahead = false, ahead_in_stage = false;
+  std::int64_t residual_cols = 0;  // a fused Add's channels per pixel (0: none)
 };
 
 // A core's DMA packets per inference (the largest share's): how many, and
@@ -196,6 +203,7 @@ class CostModel {
   // contention the estimate prices apart (contended_times).
   std::int64_t loaded_stage(LayerCost c, int copies) const {
     c.line_in_stage = true;
+    c.ahead_in_stage = c.ahead;
     return stage(c, copies);
   }
   std::int64_t loaded_step(LayerCost c, int copies) const {

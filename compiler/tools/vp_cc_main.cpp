@@ -33,6 +33,7 @@ const char* kUsage =
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
     "             [--stream-buffers 2|1] [--shared-loads on|off] [--copy-prices whole-rows|as-loaded|auto]\n"
+    "             [--rows-ahead auto|on|off]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -70,6 +71,10 @@ const char* kUsage =
     "                   puts each copy's CUs in one cluster; the first brings each row step's input rows\n"
     "                   into a slot of that cluster's SRAM and the others copy them from there (on, the\n"
     "                   default), or every CU loads its own rows over the mesh (off)\n"
+    "  --rows-ahead auto|on|off   a Conv whose CU loads its own line buffer takes the next row's\n"
+    "                   tokens and loads its rows into a second buffer while the current row computes\n"
+    "                   (on), or loads each row's rows at its start (off); auto (the default): on for\n"
+    "                   --batch N > 1, off for one image\n"
     "  --copy-prices whole-rows|as-loaded|auto   the copy choice prices a Conv's line buffer at kh rows\n"
     "                   of the whole output row per row (whole-rows) or as it is loaded (as-loaded);\n"
     "                   auto (the default) chooses the copies at both and keeps as-loaded when the\n"
@@ -211,6 +216,13 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       if (v != "on" && v != "off") throw UsageError("--shared-loads " + v + ": expected on or off");
       o.shared_loads = v == "on";
+    } else if (a == "--rows-ahead") {
+      const std::string v = next();
+      using A = CompileOptions::RowsAhead;
+      if (v == "on") o.rows_ahead = A::on;
+      else if (v == "off") o.rows_ahead = A::off;
+      else if (v == "auto") o.rows_ahead = A::automatic;
+      else throw UsageError("--rows-ahead " + v + ": expected auto, on or off");
     } else if (a == "--handover-tables") {
       const std::string v = next();
       if (v != "auto" && v != "memory") throw UsageError("--handover-tables " + v + ": expected auto or memory");

@@ -45,6 +45,8 @@ struct RunResult {
   std::int64_t cycles = 0;  // the run's, as vp-run reports it
   std::int64_t min_strip = 0;  // the narrowest column strip of any Conv copy's share (0: no strips)
   bool pipelined = false;   // some Conv's pixels are software-pipelined (a store one pixel back)
+  int ahead_loops = 0;      // row loops that load the next row ahead (a `lastrow` label each)
+  int residual_ahead = 0;   // a fused Add's residual pixels read from a row of them loaded with the rows (r15's half)
   std::size_t reuse_orders = 0;  // (layer, later layer) pairs whose SRAM the later one reuses
   bool layers_spread = true;     // every layer's CUs in distinct clusters while there are clusters left
   bool border_shared = false;    // an SRAM range holding a border also holds another value (reuse)
@@ -65,13 +67,15 @@ struct RunResult {
 // and the golden model; with batch > 1 a stream of that many inputs (seeds
 // seed, seed + 1, ...) in one start.
 RunResult compile_and_run(const TestModel& m, const std::string& chip, const std::vector<std::string>& sets = {},
-                    std::uint64_t seed = 5, const MapOptions& map = {}, int batch = 1, bool twin_buffers = true) {
+                    std::uint64_t seed = 5, const MapOptions& map = {}, int batch = 1, bool twin_buffers = true,
+                    bool rows_ahead = false) {
   const fs::path dir = fs::temp_directory_path() / ("vp_cc_e2e_" + m.name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const Target t = load_target(chip, sets);
   Graph g = import_onnx_bytes(m.onnx, m.name);
   canonicalize(g);
   quantize(g, default_calibration(g));
+  g.rows_ahead = rows_ahead;
   map_crossbars(g, t, map);
   g.batch = batch;
   g.twin_buffers = twin_buffers;
@@ -167,6 +171,8 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     std::size_t current = 0;
     for (std::string line; std::getline(asm_in, line);) {
       r.pipelined = r.pipelined || line.find("addi r10, r25, -") != std::string::npos;
+      r.ahead_loops += line.find("_lastrow") != std::string::npos && line.back() == ':';
+      r.residual_ahead += line.find("add r11, r11, r15") != std::string::npos;
       int id = 0;
       char name[256] = {};
       if (std::sscanf(line.c_str(), ".layer %d, \"%255[^\"]\"", &id, name) == 2 && concat_inputs.count(name))
@@ -515,6 +521,48 @@ TEST(EndToEnd, CopiesOfWholeTilesShareTheirRowLoads) {
     EXPECT_TRUE(r.shared_in_one_cluster);
   }
 }
+// Rows ahead (--rows-ahead on; emit_loops.h, RowsAhead): each row of a
+// Conv or pooling whose CU loads its own line buffer takes the next row's
+// tokens and loads that row into the buffer's other half before it
+// computes, and a Conv with a fused Add and grouped lanes brings the next
+// row's residual pixels with them. One image and a stream of three, with
+// the activations in the SRAMs' window and in global memory, equal the
+// golden model, and vp-run --check-races finds every load ordered by the
+// writers' tokens and every overwrite by the readers' releases.
+TEST(EndToEnd, RowsAheadKeepOneImageAndStreamsExact) {
+  OnnxBuilder b("block", 13, 19);
+  auto x = b.input("x", {1, 8, 8, 32});
+  x = b.maxpool(b.relu(b.conv(x, 8, 16, 3, 1, 1)), 3, 1, 1);
+  auto y = b.relu(b.conv(x, 16, 16, 3, 1, 1));
+  y = b.conv(y, 16, 16, 3, 1, 1);
+  x = b.relu(b.add(y, x));
+  b.output(b.flatten(b.global_avgpool(x)));
+  const TestModel block{"block", b.serialize()};
+  int residual = 0;
+  // Five copies of an 8-row map: each copy's pixels a block of rows, its
+  // first and last partial (runs of one row, which load no row ahead).
+  for (const TestModel& m : {block, cnn_model(), residual_model()})
+    for (bool window : {true, false})
+      for (int batch : {1, 3})
+        for (int rep : {2, 5}) {
+        SCOPED_TRACE(m.name + (window ? " sram" : " gmem") + " batch " + std::to_string(batch) + " --replicate " +
+                     std::to_string(rep));
+        // Twelve crossbars per CU: the block's 3x3 Convs take three, so a
+        // CU fires several pixels at once (lanes) and holds every channel.
+        std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4", "chip.xbars_per_cu=12"};
+        if (!window) sets.push_back("cluster.sram.global_base_mib=0");
+        MapOptions mo{rep, true};
+        mo.batch = batch;
+        const RunResult r = compile_and_run(m, "small", sets, 5, mo, batch, true, true);
+        expect_exact(r);
+        if (rep == 2) {
+          EXPECT_GT(r.ahead_loops, 0);
+        }
+        residual += r.residual_ahead;
+      }
+  EXPECT_GT(residual, 0);
+}
+
 // Both placements (one layer per CU, all at once; CUs shared by layers),
 // with the activations in the cluster SRAMs' global window or all in global
 // memory, fixed and chosen copies: the row hand-over keeps every schedule

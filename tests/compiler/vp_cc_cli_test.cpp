@@ -258,6 +258,34 @@ TEST_F(VpCcCli, SharedLoadsAreParsedStrictlyAndChangeOnlyTheProgram) {
   EXPECT_EQ(occurrences(own, "dma.sl "), 0u);
 }
 
+// --rows-ahead auto|on|off: the Conv's line buffer loaded a row ahead (a
+// `lastrow` test before each next row's loads) or at each row's start;
+// auto is on for a stream and off for one image; the golden bytes do not
+// change.
+TEST_F(VpCcCli, RowsAheadAreParsedStrictlyAndAutoFollowsTheBatch) {
+  expect_usage_errors("--rows-ahead", {"abc", "", "On", "1", "yes", "automatic"});
+  EXPECT_TRUE(outputs().empty());
+  for (int batch : {1, 3}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    // One copy, so the Conv walks all six rows.
+    const std::string base =
+        "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 1 --batch " + std::to_string(batch);
+    ASSERT_EQ(cc(base).code, 0);
+    const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
+    const auto on = cc(base + " --rows-ahead on");
+    ASSERT_EQ(on.code, 0) << on.err;
+    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+    const std::string ahead = slurp(path("o.asm"));
+    const auto off = cc(base + " --rows-ahead off");
+    ASSERT_EQ(off.code, 0) << off.err;
+    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+    const std::string each = slurp(path("o.asm"));
+    EXPECT_GT(occurrences(ahead, "_lastrow"), 0u);
+    EXPECT_EQ(occurrences(each, "_lastrow"), 0u);
+    EXPECT_EQ(chosen, batch > 1 ? ahead : each);
+  }
+}
+
 // --copy-prices whole-rows|as-loaded|auto: auto's program is the one of
 // the pricing its report line names; the golden bytes do not change; the
 // line is printed only for auto.

@@ -238,11 +238,16 @@ struct Node {
   // The stage and step with every line buffer priced as it is loaded
   // (CostModel::loaded_stage): the report's estimate starts from them.
   std::int64_t loaded_stage_cycles = 0, loaded_step_cycles = 0;
+  // The emitter loads the node's rows ahead (Graph::rows_ahead, a line
+  // buffer its own CU loads): each row takes the next row's tokens first,
+  // so it waits for one more of its writers' rows (row_times, report.cpp).
+  bool rows_ahead = false;
   // The DMAs one core of the node issues per inference, each a packet on
   // the mesh (CostModel::packets): how many, their mean flits and mean
   // squared flits and mean bytes, for the waits behind other packets
   // (contended_times.h).
   double dma_packets = 0, packet_flits = 0, packet_flits_sq = 0, packet_bytes = 0;
+
   // Row hand-over messages the node's busiest core sends and takes per
   // inference, known once the program is emitted (EmitResult::node_tokens):
   // each costs that core a pass of its table loop (report.cpp).
@@ -300,6 +305,11 @@ struct Graph {
   // A stream's values in two buffers where they fit (vp-cc --stream-buffers
   // 2, the default; Buffer::alt): plan_memory gives the second ones.
   bool twin_buffers = true;
+  // Rows ahead (vp-cc --rows-ahead; emit_loops.h, RowsAhead): a Conv whose
+  // line buffer is loaded by its own CU takes the next row's tokens and
+  // loads its rows while the current row computes. Set before mapping: the
+  // cost model prices the loads beside the row's work.
+  bool rows_ahead = false;
   std::vector<std::int64_t> output_area;
   // Where the host finds graph output i: its area, or the value's buffer.
   std::int64_t output_addr(std::size_t i) const {
