@@ -368,18 +368,13 @@ void emit_conv(Ctx& e, const Node& n) {
     // scratchpad still has room for it.
     RowsAhead ahead;
     const RowsAhead* ahead_p = nullptr;
-    if (e.g.rows_ahead && lb.at >= 0 && !shares_loads(n, c) &&
-        lb.stride * n.geom.kh + 1024 <= e.scratch_free(c)) {
-      ahead.ptr = static_cast<int>(lb_ptr);
-      ahead.a = lb.at;
-      ahead.b = e.scratch(c, lb.stride * n.geom.kh);
-      ahead.load_next = line_rows_next(e, c, n, lb, wp, kRow[lb_ptr]);
+    if (!shares_loads(n, c) && line_rows_ahead(e, c, n, lb, wp, lb_ptr, ahead)) {
       ahead_p = &ahead;
       std::int64_t widest = 0;
       for (const ShareRun& run : share_runs(out.shape.h, out.shape.w, copy, n.replicas, e.g.min_strip))
         widest = std::max(widest, run.cols);
       const std::int64_t half = widest * Cout;
-      if (add && grouped && 2 * half + 1024 <= e.scratch_free(c)) {
+      if (add && grouped && 2 * half + kAheadSlack <= e.scratch_free(c)) {
         res_ahead = true;
         const RowsAhead::Swap rb{15, e.scratch(c, half), e.scratch(c, half)};
         ahead.swaps.push_back(rb);

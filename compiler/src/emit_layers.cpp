@@ -56,14 +56,7 @@ void emit_pool(Ctx& e, const Node& n) {
     const auto lsegs = lb.segments(0, C);
     // Rows ahead (emit_loops.h), as a convolution's.
     RowsAhead ahead;
-    const RowsAhead* ahead_p = nullptr;
-    if (e.g.rows_ahead && lb.at >= 0 && lb.stride * n.geom.kh + 1024 <= e.scratch_free(c)) {
-      ahead.ptr = 2;
-      ahead.a = lb.at;
-      ahead.b = e.scratch(c, lb.stride * n.geom.kh);
-      ahead.load_next = line_rows_next(e, c, n, lb, wp, kRow[2]);
-      ahead_p = &ahead;
-    }
+    const RowsAhead* ahead_p = line_rows_ahead(e, c, n, lb, wp, 2, ahead) ? &ahead : nullptr;
     share_loop(e, c, out.shape.h, out.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       if (lb.at >= 0) line_window(e, c, kCur[2], win, lsegs);
       else gather(e, c, kCur[0], win, segs);

@@ -420,6 +420,21 @@ inline std::function<void(std::int64_t, std::int64_t)> line_rows_next(Ctx& e, in
   };
 }
 
+// Rows ahead for a line buffer its own CU loads, walked by the loop's
+// pointer `ptr`: its second half, when the graph loads rows ahead and the
+// scratchpad has room for it beside kAheadSlack bytes (the layer's end and
+// a stream's copies still take some). Returns whether `ahead` is set up.
+inline constexpr std::int64_t kAheadSlack = 1024;
+inline bool line_rows_ahead(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp, std::size_t ptr,
+                            RowsAhead& ahead) {
+  if (!e.g.rows_ahead || lb.at < 0 || lb.stride * n.geom.kh + kAheadSlack > e.scratch_free(c)) return false;
+  ahead.ptr = static_cast<int>(ptr);
+  ahead.a = lb.at;
+  ahead.b = e.scratch(c, lb.stride * n.geom.kh);
+  ahead.load_next = line_rows_next(e, c, n, lb, wp, kRow[ptr]);
+  return true;
+}
+
 // The current pixel's window from the line buffer (walked by register
 // `reg`) into scratch `dst`.
 inline void line_window(Ctx& e, int c, int reg, std::int64_t dst, const std::vector<Segment>& segs) {

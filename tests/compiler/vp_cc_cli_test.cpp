@@ -87,6 +87,14 @@ class VpCcCli : public ::testing::Test {
       EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
     }
   }
+  // The program of `args`, which must compile and leave the golden bytes
+  // `golden` as they were.
+  std::string program_of(const std::string& args, const std::string& golden) {
+    const auto r = cc(args);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+    EXPECT_EQ(slurp(path("test.golden.bin")), golden) << args;
+    return slurp(path("o.asm"));
+  }
   // Files in the scratch folder other than the test's own inputs.
   std::vector<std::string> outputs() const {
     std::vector<std::string> out;
@@ -200,12 +208,8 @@ TEST_F(VpCcCli, StreamReleaseIsParsedStrictlyAndChangesOnlyTheProgram) {
   const std::string base = "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2 --batch 3";
   ASSERT_EQ(cc(base).code, 0);
   const std::string golden = slurp(path("test.golden.bin")), rows = slurp(path("o.asm"));
-  ASSERT_EQ(cc(base + " --stream-release rows").code, 0);
-  EXPECT_EQ(slurp(path("o.asm")), rows);
-  const auto r = cc(base + " --stream-release images");
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(path("test.golden.bin")), golden);
-  const std::string images = slurp(path("o.asm"));
+  EXPECT_EQ(program_of(base + " --stream-release rows", golden), rows);
+  const std::string images = program_of(base + " --stream-release images", golden);
   EXPECT_GT(occurrences(rows, "_tokwalk"), 0u);
   EXPECT_EQ(occurrences(images, "_tokwalk"), 0u);
   EXPECT_GT(occurrences(images, "_first"), 0u);
@@ -272,14 +276,8 @@ TEST_F(VpCcCli, RowsAheadAreParsedStrictlyAndAutoFollowsTheBatch) {
         "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 1 --batch " + std::to_string(batch);
     ASSERT_EQ(cc(base).code, 0);
     const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
-    const auto on = cc(base + " --rows-ahead on");
-    ASSERT_EQ(on.code, 0) << on.err;
-    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
-    const std::string ahead = slurp(path("o.asm"));
-    const auto off = cc(base + " --rows-ahead off");
-    ASSERT_EQ(off.code, 0) << off.err;
-    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
-    const std::string each = slurp(path("o.asm"));
+    const std::string ahead = program_of(base + " --rows-ahead on", golden);
+    const std::string each = program_of(base + " --rows-ahead off", golden);
     EXPECT_GT(occurrences(ahead, "_lastrow"), 0u);
     EXPECT_EQ(occurrences(each, "_lastrow"), 0u);
     EXPECT_EQ(chosen, batch > 1 ? ahead : each);
