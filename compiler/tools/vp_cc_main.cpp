@@ -18,6 +18,7 @@
 
 #include "vp/cc/driver.h"
 #include "vp/common/atomic_file.h"
+#include "vp/common/large_heap.h"
 #include "vp/common/parse_number.h"
 #include "vp/config/config_error.h"
 
@@ -294,6 +295,10 @@ int main(int argc, char** argv) {
     std::cerr << "vp-cc: " << e.what() << "\n" << kUsage;
     return 2;
   }
+  // A large model's weights are copied several times over (large_heap.h).
+  std::error_code size_error;
+  const auto model_bytes = std::filesystem::file_size(o.model, size_error);
+  if (!size_error) vp::common::prefer_large_heap(argv, model_bytes);
   try {
     return compile(o);
   } catch (const CompileError& e) {

@@ -1,0 +1,42 @@
+#include "vp/common/large_heap.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace vp::common {
+
+const char* large_heap_tunables() {
+  // mmap_threshold: glibc's largest (HEAP_MAX_SIZE / 2 on 64-bit hosts).
+  return "glibc.malloc.hugetlb=1:glibc.malloc.mmap_threshold=33554432:"
+         "glibc.malloc.top_pad=67108864:glibc.malloc.trim_threshold=4294967295";
+}
+
+void prefer_large_heap(char** argv, unsigned long long bytes) {
+  if (bytes < (16ull << 20) || std::getenv(kLargeHeapEnv) != nullptr) return;
+  const char* had = std::getenv("GLIBC_TUNABLES");
+  const std::string old = had ? had : "";
+  // Ours, less those the user set (glibc would keep whichever came first).
+  std::string tunables;
+  const std::string ours = large_heap_tunables();
+  for (std::size_t at = 0; at < ours.size();) {
+    const std::size_t end = std::min(ours.find(':', at), ours.size());
+    const std::string entry = ours.substr(at, end - at), name = entry.substr(0, entry.find('=') + 1);
+    if ((":" + old).find(":" + name) == std::string::npos)
+      tunables += (tunables.empty() ? "" : ":") + entry;
+    at = end + 1;
+  }
+  if (!old.empty()) tunables += (tunables.empty() ? "" : ":") + old;
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0 || setenv(kLargeHeapEnv, "1", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  // Not executed (no /proc, say): go on with the environment as it was.
+  if (had)
+    setenv("GLIBC_TUNABLES", old.c_str(), 1);
+  else
+    unsetenv("GLIBC_TUNABLES");
+  unsetenv(kLargeHeapEnv);
+}
+
+}  // namespace vp::common
