@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace vp::common {
 
@@ -14,7 +15,7 @@ const char* large_heap_tunables() {
          "glibc.malloc.top_pad=67108864:glibc.malloc.trim_threshold=4294967295";
 }
 
-void prefer_large_heap(char** argv, unsigned long long bytes) {
+void prefer_large_heap(int argc, char** argv, unsigned long long bytes) {
   if (bytes < (16ull << 20) || std::getenv(kLargeHeapEnv) != nullptr) return;
   const char* had = std::getenv("GLIBC_TUNABLES");
   const std::string old = had ? had : "";
@@ -30,7 +31,11 @@ void prefer_large_heap(char** argv, unsigned long long bytes) {
   }
   if (!old.empty()) tunables += (tunables.empty() ? "" : ":") + old;
   if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0 || setenv(kLargeHeapEnv, "1", 1) != 0) return;
-  execv("/proc/self/exe", argv);
+  // A copy, null-terminated whatever the caller's array is (SystemC's
+  // sc_main gets a copy of its own).
+  std::vector<char*> args(argv, argv + argc);
+  args.push_back(nullptr);
+  execv("/proc/self/exe", args.data());
   // Not executed (no /proc, say): go on with the environment as it was.
   if (had)
     setenv("GLIBC_TUNABLES", old.c_str(), 1);

@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
   // A large model's weights are copied several times over (large_heap.h).
   std::error_code size_error;
   const auto model_bytes = std::filesystem::file_size(o.model, size_error);
-  if (!size_error) vp::common::prefer_large_heap(argv, model_bytes);
+  if (!size_error) vp::common::prefer_large_heap(argc, argv, model_bytes);
   try {
     return compile(o);
   } catch (const CompileError& e) {

@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -28,6 +29,7 @@
 #include <systemc>
 
 #include "vp/common/atomic_file.h"
+#include "vp/common/large_heap.h"
 #include "vp/common/parse_number.h"
 #include "vp/config/config_error.h"
 #include "vp/config/loader.h"
@@ -192,6 +194,16 @@ int run(int argc, char** argv) {
     return 0;
   }
   const bool quiet = vm.count("quiet") > 0;
+  // A large model's deployment allocates and frees its rows' state over and
+  // over (large_heap.h): the program and its weight image, vp-cc's
+  // MODEL.xbar beside MODEL.asm, count.
+  if (vm.count("model")) {
+    const std::filesystem::path model = vm["model"].as<std::string>();
+    std::error_code e1, e2;
+    const auto bytes = std::filesystem::file_size(model, e1);
+    const auto image = std::filesystem::file_size(std::filesystem::path(model).replace_extension(".xbar"), e2);
+    common::prefer_large_heap(argc, argv, (e1 ? 0 : bytes) + (e2 ? 0 : image));
+  }
 
   uint64_t max_cycles = 0, seed = 0;
   uint32_t batch = 0, deploy_retries = 0;

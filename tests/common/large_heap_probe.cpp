@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   if (argc != 2) return 2;
   std::printf("start\n");
   std::fflush(stdout);  // the exec would drop what is still buffered
-  vp::common::prefer_large_heap(argv, std::strtoull(argv[1], nullptr, 10));
+  vp::common::prefer_large_heap(argc, argv, std::strtoull(argv[1], nullptr, 10));
   const char* t = std::getenv("GLIBC_TUNABLES");
   const char* m = std::getenv(vp::common::kLargeHeapEnv);
   std::printf("tunables=%s\nmarker=%s\n", t ? t : "(unset)", m ? m : "(unset)");

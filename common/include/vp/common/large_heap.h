@@ -1,6 +1,7 @@
 // A heap for programs that allocate hundreds of megabytes in a few large
 // blocks (vp-cc's float weights, their packed and quantized copies, the
-// activations of the calibration inputs).
+// activations of the calibration inputs; vp-run's crossbars and their
+// deployment).
 //
 // glibc's malloc serves each block of 128 KiB or more (its threshold rises
 // as blocks are freed) from a fresh anonymous mapping and returns it to the
@@ -29,9 +30,10 @@ inline constexpr const char* kLargeHeapEnv = "VP_LARGE_HEAP";
 // The tunables prefer_large_heap sets, as GLIBC_TUNABLES spells them.
 const char* large_heap_tunables();
 
-// Executes /proc/self/exe with `argv` and the tunables, unless the marker
-// is set or `bytes` (the input the program is about to load) is under
-// 16 MiB, where the faults do not matter. Returns only when it did not.
-void prefer_large_heap(char** argv, unsigned long long bytes);
+// Executes /proc/self/exe with argv[0..argc) and the tunables, unless the
+// marker is set or `bytes` (the input the program is about to load) is
+// under 16 MiB, where the faults do not matter. Returns only when it did
+// not.
+void prefer_large_heap(int argc, char** argv, unsigned long long bytes);
 
 }  // namespace vp::common
