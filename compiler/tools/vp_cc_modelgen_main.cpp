@@ -5,7 +5,8 @@
 //   vp-cc-modelgen gap_head|gap_softmax OUT.onnx [--image N] [--classes N] [--seed N]
 //       a small CNN whose graph ends in GlobalAveragePool then Flatten (the
 //       head of SqueezeNet-like models), with a Softmax after it for gap_softmax
-//   vp-cc-modelgen input OUT.npy [--image N] [--seed N]     a [1, 3, N, N] input
+//   vp-cc-modelgen input OUT.npy [--image N] [--seed N] [--count K]
+//                                      K stacked [1, 3, N, N] inputs (default 1), for a stream
 #include <exception>
 #include <iostream>
 #include <random>
@@ -21,12 +22,12 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: vp-cc-modelgen resnet50|resnet18|gap_head|gap_softmax OUT.onnx [--image N] [--classes N] [--seed N]\n"
-    "       vp-cc-modelgen input OUT.npy [--image N] [--seed N]\n";
+    "       vp-cc-modelgen input OUT.npy [--image N] [--seed N] [--count K]\n";
 
 // The options, parsed strictly: an unknown option, a missing value or a
 // number out of range is a usage error, never a wrapped size.
 struct Options {
-  unsigned image = 224, classes = 1000;
+  unsigned image = 224, classes = 1000, count = 1;
   unsigned long long seed = 7;
 };
 
@@ -34,7 +35,7 @@ Options parse_options(int argc, char** argv, bool resnet, bool classes_ok) {
   Options o;
   for (int i = 3; i < argc; i += 2) {
     const std::string a = argv[i];
-    if (a != "--image" && a != "--classes" && a != "--seed")
+    if (a != "--image" && a != "--classes" && a != "--seed" && a != "--count")
       throw std::invalid_argument("unknown option '" + a + "'");
     if (i + 1 >= argc) throw std::invalid_argument(a + ": expected a value");
     const char* v = argv[i + 1];
@@ -49,6 +50,11 @@ Options parse_options(int argc, char** argv, bool resnet, bool classes_ok) {
       if (!classes_ok) throw std::invalid_argument("--classes: only for resnet50, resnet18, gap_head and gap_softmax");
       o.classes = static_cast<unsigned>(vp::common::parse_uint(v, "--classes", 100000));
       if (o.classes == 0) throw std::invalid_argument("--classes: expected 1 .. 100000, got 0");
+    } else if (a == "--count") {
+      if (resnet || classes_ok) throw std::invalid_argument("--count: only for input");
+      // A stream's images (vp-cc --batch): 4096 bounds the file, not the chip.
+      o.count = static_cast<unsigned>(vp::common::parse_uint(v, "--count", 4096));
+      if (o.count == 0) throw std::invalid_argument("--count: expected 1 .. 4096, got 0");
     } else {
       o.seed = vp::common::parse_uint(v, "--seed");
     }
@@ -94,10 +100,11 @@ int main(int argc, char** argv) {
     if (!depth) {
       std::mt19937_64 rng(o.seed);
       std::normal_distribution<float> nd(0.f, 1.f);
-      const auto n = std::int64_t{o.image};
-      std::vector<float> x(static_cast<std::size_t>(3 * n * n));
+      const auto n = std::int64_t{o.image}, k = std::int64_t{o.count};
+      // One generator for all images: the first is the one --count 1 gives.
+      std::vector<float> x(static_cast<std::size_t>(k * 3 * n * n));
       for (auto& v : x) v = nd(rng);
-      vp::cc::write_npy(out, {1, 3, n, n}, x);
+      vp::cc::write_npy(out, {k, 3, n, n}, x);
       return 0;
     }
     const std::string bytes =

@@ -696,13 +696,26 @@ TEST_F(VpCcCli, ModelgenOptionsAreStrictAndItsOutputWholeOrAbsent) {
   EXPECT_FAILS(run("resnet18 m.onnx --classes 0"), 2, "--classes: expected 1 .. 100000");
   EXPECT_FAILS(run("input x.npy --classes 3"), 2, "--classes: only for resnet50, resnet18, gap_head and gap_softmax");
   EXPECT_FAILS(run("resnet18 m.onnx --imgae 64"), 2, "unknown option '--imgae'");
+  EXPECT_FAILS(run("resnet18 m.onnx --count 2"), 2, "--count: only for input");
+  EXPECT_FAILS(run("input x.npy --count 0"), 2, "--count: expected 1 .. 4096, got 0");
+  EXPECT_FAILS(run("input x.npy --count 4097"), 2, "--count: expected a whole number");
   EXPECT_FAILS(run("resnet18 m.onnx --seed"), 2, "--seed: expected a value");
   EXPECT_FAILS(run("resnet34 m.onnx"), 2, "unknown model 'resnet34'");
   EXPECT_FAILS(run("input no/such/dir/x.npy"), 1, "no/such/dir/x.npy: cannot create output");
   EXPECT_FAILS(run("resnet18 no/such/dir/m.onnx --image 32 --classes 10"), 1, "no/such/dir/m.onnx: cannot create output");
   EXPECT_EQ(outputs(), std::vector<std::string>{});
   ASSERT_EQ(run("input x.npy --image 4 --seed 3").code, 0);
-  EXPECT_EQ(vp::cc::read_npy(path("x.npy")).shape, (std::vector<std::int64_t>{1, 3, 4, 4}));
+  const auto one = vp::cc::read_npy(path("x.npy"));
+  EXPECT_EQ(one.shape, (std::vector<std::int64_t>{1, 3, 4, 4}));
+  // A stream's images: the first is the single image of the same seed, the
+  // others differ from it.
+  ASSERT_EQ(run("input x3.npy --image 4 --seed 3 --count 3").code, 0);
+  const auto three = vp::cc::read_npy(path("x3.npy"));
+  ASSERT_EQ(three.shape, (std::vector<std::int64_t>{3, 3, 4, 4}));
+  const std::vector<float> a = one.as_float(), b = three.as_float();
+  ASSERT_EQ(b.size(), 3 * a.size());
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin()));
+  EXPECT_FALSE(std::equal(a.begin(), a.end(), b.begin() + 48));
 }
 
 }  // namespace
