@@ -69,7 +69,7 @@ class Waits {
       // flits for 1.5).
       const std::size_t i = own_.size();
       if (known && n.packet_bytes > 0 && i < flits_.size())
-        for (double& f : flits_[i]) f *= n.packet_flits * (pd::noc_link_bits / 8.0) / n.packet_bytes;
+        for (double& f : flits_[i]) f *= n.packet_flits * (t.noc_link_bits / 8.0) / n.packet_bytes;
       own_.push_back(known ? n.packet_flits : 1.0);
       sized_.push_back(known ? n.packet_flits_sq / n.packet_flits : 1.0);
       powered_.push_back(std::pow(own_.back(), kSizeExponent));
@@ -139,7 +139,7 @@ std::vector<double> pad_row_steps(const Graph& g, const Target& t) {
   namespace pd = config::param_default;
   std::vector<double> steps(g.values.size(), 0.0);
   const CostModel cm(t, g.min_strip);
-  const double link_bytes = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz;
+  const double link_bytes = t.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz;
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (i >= g.input_plain.size() || g.input_plain[i] == v.buf.addr || v.shape.h <= 0) continue;

@@ -183,13 +183,13 @@ MeshLoad mesh_load(const Graph& g, const Target& t) {
   LinkBytes links(t);
   for (const Node& n : g.nodes)
     if (!n.fused && !n.cores.empty()) route_node(g, n, t, links);
-  return links.load(config::param_default::noc_link_bits / 8.0);
+  return links.load(t.noc_link_bits / 8.0);
 }
 
 std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t) {
   std::vector<std::vector<double>> out(g.nodes.size());
   if (t.mesh_cols <= 0 || t.clusters <= 0) return out;
-  const double link_bytes = config::param_default::noc_link_bits / 8.0;
+  const double link_bytes = t.noc_link_bits / 8.0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.fused || n.cores.empty()) continue;

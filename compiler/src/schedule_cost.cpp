@@ -51,13 +51,13 @@ CostModel::CostModel(const Target& t, std::int64_t min_strip, bool rows_as_loade
   mvm_ = mvm_bits_[8];
   // Flits leave the memory's router on its links; with XY routing most
   // responses take one of them.
-  port_bytes_per_cycle_ = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks;
+  port_bytes_per_cycle_ = t.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks;
   // Activations in the cluster SRAMs' global window (plan_memory.cpp): their
   // granules are spread over every cluster, so the traffic enters the mesh
   // at every router's local port, and a read waits for an SRAM, not DRAM.
   if (t.sram_global_base > 0) {
     window_ = true;
-    port_bytes_per_cycle_ = pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * t.clusters;
+    port_bytes_per_cycle_ = t.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * t.clusters;
   }
 }
 
@@ -73,7 +73,7 @@ bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::
 std::int64_t CostModel::dma(std::int64_t bytes) const {
   const std::int64_t lat = window_ ? pd::cluster_sram_latency_cycles
                                    : static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz));
-  const std::int64_t flits = (bytes * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits;
+  const std::int64_t flits = (bytes * 8 + t_.noc_link_bits - 1) / t_.noc_link_bits;
   return pd::cu_dma_setup_cycles + lat + 2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits +
          kDmaExtra;
 }
@@ -81,8 +81,9 @@ std::int64_t CostModel::dma(std::int64_t bytes) const {
 std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t>& input_bytes,
                              const std::vector<std::int64_t>& output_bytes) const {
   // One DMA of the control processor to or from global memory.
-  auto cp_dma = [](std::int64_t bytes) {
-    const std::int64_t flits = (bytes * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits;
+  const std::int64_t link = t_.noc_link_bits;
+  auto cp_dma = [link](std::int64_t bytes) {
+    const std::int64_t flits = (bytes * 8 + link - 1) / link;
     // The memory's channel moves the bytes before the response packet
     // leaves (gmem.bandwidth_gbps): a 4 KiB read takes 686 cycles, 64 of
     // them the channel's. (A fixed 50 fitted to that read put 50 cycles on
@@ -102,7 +103,7 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
     std::int64_t c = cp_dma(kIoRecord);
     for (std::int64_t at = 0; at < bytes; at += kCopyChunk) {
       const std::int64_t n = std::min(kCopyChunk, bytes - at);
-      const std::int64_t flits = (n * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits;
+      const std::int64_t flits = (n * 8 + link - 1) / link;
       c += at == 0 ? cp_dma(n) : flits + pd::noc_packet_header_flits;
       if (at + n >= bytes && last_waited) c += cp_dma(n);
     }
@@ -126,7 +127,7 @@ std::int64_t CostModel::port(std::int64_t bytes) const {
 
 std::int64_t CostModel::dram_port(std::int64_t bytes) const {
   return static_cast<std::int64_t>(static_cast<double>(bytes) /
-                                   (pd::noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks));
+                                   (t_.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks));
 }
 
 std::int64_t rows_at_once(const Graph& g, const Node& n) {
@@ -253,7 +254,8 @@ Packets CostModel::packets(const LayerCost& c, int copies) const {
   Packets p;
   const auto add = [&](double count, std::int64_t bytes) {
     if (count <= 0 || bytes <= 0) return;
-    const double f = static_cast<double>(pd::noc_packet_header_flits + (bytes * 8 + pd::noc_link_bits - 1) / pd::noc_link_bits);
+    const double f =
+        static_cast<double>(pd::noc_packet_header_flits + (bytes * 8 + t_.noc_link_bits - 1) / t_.noc_link_bits);
     p.count += count;
     p.bytes += count * static_cast<double>(bytes);
     p.flits += count * f;

@@ -31,6 +31,7 @@ Target target_from(const std::string& name, const config::ChipShape& s) {
   t.gmem_attach_cluster = static_cast<int>(s.gmem_attach_cluster);
   t.sram_global_base = s.sram_global_base;
   t.sram_interleave_bytes = s.sram_interleave_bytes;
+  t.noc_link_bits = static_cast<int>(s.noc_link_bits);
   return t;
 }
 

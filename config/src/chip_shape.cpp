@@ -27,6 +27,7 @@ ChipShape chip_shape(const ParamSet& p) {
   s.gmem_attach_cluster = p.get_int("gmem.attach_cluster");
   s.sram_global_base = static_cast<std::int64_t>(unit::mib_to_bytes(p.get_int("cluster.sram.global_base_mib")));
   s.sram_interleave_bytes = p.get_int("cluster.sram.interleave_bytes");
+  s.noc_link_bits = p.get_int("noc.link_bits");
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include "vp/cc/graph.h"
 #include "vp/cc/mesh_load.h"
 #include "vp/cc/target.h"
+#include "schedule_cost.h"
 
 namespace vp::cc {
 namespace {
@@ -95,6 +96,23 @@ TEST(MeshLoad, ReadsConvergeOnTheReadersClusterAndWritesFanOut) {
   }
   // No cores: nothing moves.
   EXPECT_EQ(mesh_load(one_node({}, 1000, 1000), t).busiest_flits, 0);
+}
+
+// The compiler plans for the chip's links (noc.link_bits is a program
+// parameter): twice the width, half the flits on every link and port, and
+// a DMA priced that many flits shorter.
+TEST(MeshLoad, TheTargetsLinkWidthSetsTheFlits) {
+  const Target narrow = load_target("sidra-y1"), wide = load_target("sidra-y1", {"noc.link_bits=128"});
+  ASSERT_EQ(narrow.noc_link_bits, 64);
+  ASSERT_EQ(wide.noc_link_bits, 128);
+  const Graph g = one_node({0}, 16 * 8000, 0);
+  const MeshLoad a = mesh_load(g, narrow), b = mesh_load(g, wide);
+  EXPECT_EQ(a.busiest, b.busiest);
+  EXPECT_DOUBLE_EQ(a.busiest_flits, 12 * 8000 / 8.0);
+  EXPECT_DOUBLE_EQ(b.busiest_flits, 12 * 8000 / 16.0);
+  EXPECT_DOUBLE_EQ(b.busiest_port_flits, 15 * 8000 / 16.0);
+  // 4,096 bytes: 512 flits of 8 bytes, 256 of 16.
+  EXPECT_EQ(CostModel(narrow).dma(4096) - CostModel(wide).dma(4096), 256);
 }
 
 }  // namespace

@@ -151,9 +151,13 @@ TEST(Registry, ProgramShapingParametersAreMarked) {
   EXPECT_TRUE(find_param("device.g_max_us")->affects_program);
   EXPECT_FALSE(find_param("adc.bits")->affects_program);
   EXPECT_FALSE(find_param("energy.adc_pj")->affects_program);
+  // The width the cost model counts flits in; the rest of the mesh's timing
+  // it takes at the defaults.
+  EXPECT_TRUE(find_param("noc.link_bits")->affects_program);
+  EXPECT_FALSE(find_param("noc.hop_cycles")->affects_program);
   const auto n = std::count_if(registry().begin(), registry().end(),
                                [](const ParamDef& d) { return d.affects_program; });
-  EXPECT_EQ(n, 18);
+  EXPECT_EQ(n, 19);
 }
 
 }  // namespace

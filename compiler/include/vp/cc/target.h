@@ -53,6 +53,9 @@ struct Target {
   std::int64_t sram_global_base =
       static_cast<std::int64_t>(config::unit::mib_to_bytes(config::param_default::cluster_sram_global_base_mib));
   std::int64_t sram_interleave_bytes = config::param_default::cluster_sram_interleave_bytes;
+  // The mesh's flit width: the cost model prices every DMA, packet and
+  // link load in flits of it (the rest of its timing is the defaults').
+  int noc_link_bits = config::param_default::noc_link_bits;
 
   // A crossbar's weight format: the chip's (xbar.weight_bits,
   // xbar.signed_encoding), or a layer's own, set by xfmt (vp-cc

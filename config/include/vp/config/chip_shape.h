@@ -46,6 +46,7 @@ struct ChipShape {
   std::int64_t gmem_attach_cluster = 0;
   std::int64_t sram_global_base = 0;      // cluster.sram.global_base_mib (0: not mapped)
   std::int64_t sram_interleave_bytes = 0; // cluster.sram.interleave_bytes
+  std::int64_t noc_link_bits = 0;         // noc.link_bits
 
   std::int64_t total_cus() const { return clusters * cus_per_cluster; }
   std::int64_t total_crossbars() const { return total_cus() * xbars_per_cu; }
