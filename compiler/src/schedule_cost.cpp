@@ -73,17 +73,14 @@ bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::
 std::int64_t CostModel::dma(std::int64_t bytes) const {
   const std::int64_t lat = window_ ? pd::cluster_sram_latency_cycles
                                    : static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz));
-  const std::int64_t flits = (bytes * 8 + t_.noc_link_bits - 1) / t_.noc_link_bits;
-  return pd::cu_dma_setup_cycles + lat + 2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits +
-         kDmaExtra;
+  return pd::cu_dma_setup_cycles + lat + 2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles +
+         flits(bytes) + kDmaExtra;
 }
 
 std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t>& input_bytes,
                              const std::vector<std::int64_t>& output_bytes) const {
   // One DMA of the control processor to or from global memory.
-  const std::int64_t link = t_.noc_link_bits;
-  auto cp_dma = [link](std::int64_t bytes) {
-    const std::int64_t flits = (bytes * 8 + link - 1) / link;
+  auto cp_dma = [this](std::int64_t bytes) {
     // The memory's channel moves the bytes before the response packet
     // leaves (gmem.bandwidth_gbps): a 4 KiB read takes 686 cycles, 64 of
     // them the channel's. (A fixed 50 fitted to that read put 50 cycles on
@@ -91,7 +88,7 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
     const std::int64_t channel = static_cast<std::int64_t>(
         std::ceil(static_cast<double>(bytes) / (pd::gmem_bandwidth_gbps * 1e3 / pd::chip_clock_mhz)));
     return pd::cu_dma_setup_cycles + static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz)) +
-           2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits + channel;
+           2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits(bytes) + channel;
   };
   // A binding's record, then the chunks: the reads run two chunks ahead of
   // the writes, so after the first read's latency each chunk costs its
@@ -103,8 +100,7 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
     std::int64_t c = cp_dma(kIoRecord);
     for (std::int64_t at = 0; at < bytes; at += kCopyChunk) {
       const std::int64_t n = std::min(kCopyChunk, bytes - at);
-      const std::int64_t flits = (n * 8 + link - 1) / link;
-      c += at == 0 ? cp_dma(n) : flits + pd::noc_packet_header_flits;
+      c += at == 0 ? cp_dma(n) : flits(n) + pd::noc_packet_header_flits;
       if (at + n >= bytes && last_waited) c += cp_dma(n);
     }
     return c;
@@ -254,8 +250,7 @@ Packets CostModel::packets(const LayerCost& c, int copies) const {
   Packets p;
   const auto add = [&](double count, std::int64_t bytes) {
     if (count <= 0 || bytes <= 0) return;
-    const double f =
-        static_cast<double>(pd::noc_packet_header_flits + (bytes * 8 + t_.noc_link_bits - 1) / t_.noc_link_bits);
+    const double f = static_cast<double>(pd::noc_packet_header_flits + flits(bytes));
     p.count += count;
     p.bytes += count * static_cast<double>(bytes);
     p.flits += count * f;

@@ -238,6 +238,8 @@ class CostModel {
   static std::int64_t start_per_core();
   // One DMA of `bytes` between global memory and a scratchpad.
   std::int64_t dma(std::int64_t bytes) const;
+  // The flits of `bytes` on the target's links, headers not counted.
+  std::int64_t flits(std::int64_t bytes) const { return (bytes * 8 + t_.noc_link_bits - 1) / t_.noc_link_bits; }
   std::int64_t vec(std::int64_t elems) const;
   // Global memory traffic floor: every byte crosses the memory's mesh port.
   std::int64_t port(std::int64_t bytes) const;

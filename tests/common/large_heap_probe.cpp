@@ -1,4 +1,4 @@
-// Runs prefer_large_heap(argv, BYTES) and prints what the running process
+// Runs prefer_large_heap(argc, argv, BYTES) and prints what the running process
 // got: its start count (one line per start, the output shared across the
 // exec), the tunables, the marker, and whether a freed 8 MiB block came
 // back from the heap below the break (glibc's tunables applied) or from a

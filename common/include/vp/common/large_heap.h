@@ -17,9 +17,11 @@
 // Tunables are read only when a program starts, so the program executes
 // itself again with them set (once: the marker variable below stops a
 // second time). VP_LARGE_HEAP=0 keeps glibc's defaults; a tunable a user
-// set in GLIBC_TUNABLES is kept and ours of that name left out. When the program cannot
-// be executed again it goes on as it is.
+// set in GLIBC_TUNABLES is kept and ours of that name left out. When the
+// program cannot be executed again it goes on as it is.
 #pragma once
+
+#include <string>
 
 namespace vp::common {
 
@@ -27,8 +29,9 @@ namespace vp::common {
 // anything, it keeps the defaults.
 inline constexpr const char* kLargeHeapEnv = "VP_LARGE_HEAP";
 
-// The tunables prefer_large_heap sets, as GLIBC_TUNABLES spells them.
-const char* large_heap_tunables();
+// What prefer_large_heap sets GLIBC_TUNABLES to, given the user's setting
+// of it (empty: none).
+std::string large_heap_tunables(const std::string& users = "");
 
 // Executes /proc/self/exe with argv[0..argc) and the tunables, unless the
 // marker is set or `bytes` (the input the program is about to load) is
