@@ -6,6 +6,7 @@
 # estimate, and estimate / measured. Exits
 # non-zero when the platform differs from the golden model.
 #   bash bench/compiler/estimate_accuracy.sh BUILD_DIR DIR:MODEL... [-- VP-CC ARGS...]
+#   (each --set K=V among them also goes to vp-run: the chip's timing)
 #   e.g. bash bench/compiler/estimate_accuracy.sh build \
 #          build/tests/references/models:tiny_cnn out/models:resnet50
 set -euo pipefail
@@ -14,8 +15,17 @@ shift
 specs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do specs+=("$1"); shift; done
 [ $# -gt 0 ] && shift
+# A --set K=V after the -- goes to vp-run too: the estimate is of the chip
+# the program runs on (vp-cc plans for its timing, docs/compiler.md).
 cc_args=()
-for a in "$@"; do cc_args+=("--vp-cc-arg=$a"); done
+while [ $# -gt 0 ]; do
+  cc_args+=("--vp-cc-arg=$1")
+  if [ "$1" = --set ] && [ $# -gt 1 ]; then
+    cc_args+=("--vp-cc-arg=$2" "--vp-run-arg=--set" "--vp-run-arg=$2")
+    shift
+  fi
+  shift
+done
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

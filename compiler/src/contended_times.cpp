@@ -9,7 +9,6 @@
 #include "vp/cc/mesh_load.h"
 #include "vp/cc/passes.h"
 #include "vp/config/cycles.h"
-#include "vp/config/param_defaults.h"
 
 namespace vp::cc {
 namespace {
@@ -54,10 +53,10 @@ class Waits {
     // live in their window (schedule_cost.cpp); a value plan_memory left in
     // global memory proper (swin_layout's 3 KB input, read by 64 copies of
     // its patch embedding in 12-byte rows) answers after gmem.latency_ns.
-    namespace pd = config::param_default;
-    const double dram_more = t.sram_global_base > 0 ? config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz) -
-                                                          pd::cluster_sram_latency_cycles
-                                                    : 0.0;
+    const double dram_more =
+        t.sram_global_base > 0
+            ? static_cast<double>(t.timing.gmem_latency_cycles()) - t.timing.sram_latency_cycles
+            : 0.0;
     for (const Node& n : g.nodes) {
       const MemoryBytes b = n.fused ? MemoryBytes{} : memory_bytes_of(g, n, t);
       const double all = static_cast<double>(b.window + b.dram);
@@ -136,17 +135,18 @@ class Waits {
 // stems looked done in half the time they took (their last rows wait for
 // the 150 KB image to cross that port: 26 k cycles on MobileNetV3).
 std::vector<double> pad_row_steps(const Graph& g, const Target& t) {
-  namespace pd = config::param_default;
   std::vector<double> steps(g.values.size(), 0.0);
   const CostModel cm(t, g.min_strip);
-  const double link_bytes = t.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz;
+  const double link_bytes = t.timing.link_bytes_per_cycle(t.noc_link_bits);
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (i >= g.input_plain.size() || g.input_plain[i] == v.buf.addr || v.shape.h <= 0) continue;
     const std::int64_t row = v.shape.w * v.shape.c;
     const bool in_window = t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
     const double port =
-        (in_window ? 1.0 : 2.0) * (static_cast<double>(row) / link_bytes + pd::noc_packet_header_flits);
+        (in_window ? 1.0 : 2.0) *
+        (static_cast<double>(row) / link_bytes +
+         t.timing.noc_packet_header_flits * t.timing.chip_clock_mhz / t.timing.noc_clock_mhz);
     const double cores = static_cast<double>(std::min<std::int64_t>(16, v.shape.h));
     steps[static_cast<std::size_t>(g.inputs[i])] = std::max(port, 2.0 * static_cast<double>(cm.dma(row)) / cores);
   }
@@ -247,12 +247,11 @@ Contended contended_times(const Graph& g, const Target& t) {
 // mlp's first Gemm and its input's copy share a core, 981 and 174 cycles an
 // image, and the stream goes at their sum.
 static std::vector<double> stream_copy_work(const Graph& g, const Target& t) {
-  namespace pd = config::param_default;
   std::vector<double> work(g.nodes.size(), 0.0);
   if (g.batch <= 1) return work;
   const CostModel cm(t, g.min_strip);
   const double dram_more =
-      config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz) - pd::cluster_sram_latency_cycles;
+      static_cast<double>(t.timing.gmem_latency_cycles()) - t.timing.sram_latency_cycles;
   const auto add = [&](const Value& v, const std::vector<int>& near) {
     const std::vector<int> cores = stream_copy_cores(g, v, near);
     if (cores.empty()) return;

@@ -1,5 +1,5 @@
-// Cost model of the schedule (schedule_cost.h). The DMA and port constants
-// are the default timing's: a read request crosses the mesh to the memory
+// Cost model of the schedule (schedule_cost.h), at the target's timing
+// (Target::Timing, the chip's parameters): a read request crosses the mesh to the memory
 // (noc.hop_cycles per hop, three hops on average on the 4x4 mesh), waits
 // gmem.latency_ns, and its data comes back in noc.link_bits flits; the port
 // figure was fitted on ResNet-50's measured per-layer cycles
@@ -14,12 +14,10 @@
 
 #include "emit_context.h"
 #include "vp/config/cycles.h"
-#include "vp/config/param_defaults.h"
 #include "vp/hw/crossbar/crossbar_config.h"
 #include "vp/hw/crossbar/mvm_timing.h"
 
 namespace vp::cc {
-namespace pd = config::param_default;
 namespace {
 constexpr int kMeanHops = 3;            // mean XY hops to the memory's router on the 4x4 mesh
 constexpr std::int64_t kDmaExtra = 0;   // fitted: arbitration and packet headers
@@ -46,18 +44,18 @@ constexpr std::int64_t kCopyChunk = 4096, kIoRecord = 16;
 
 CostModel::CostModel(const Target& t, std::int64_t min_strip, bool rows_as_loaded)
     : t_(t), min_strip_(min_strip), rows_as_loaded_(rows_as_loaded) {
-  const hw::MvmTiming timing(crossbar_config(t, t.format()), hw::MvmTimingConfig{});
+  const hw::MvmTiming timing(crossbar_config(t, t.format()), mvm_timing_config(t));
   for (int b = 1; b <= 8; ++b) mvm_bits_[b] = static_cast<std::int64_t>(timing.cycles(b, true));
   mvm_ = mvm_bits_[8];
   // Flits leave the memory's router on its links; with XY routing most
   // responses take one of them.
-  port_bytes_per_cycle_ = t.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks;
+  port_bytes_per_cycle_ = t.timing.link_bytes_per_cycle(t.noc_link_bits) * kPortLinks;
   // Activations in the cluster SRAMs' global window (plan_memory.cpp): their
   // granules are spread over every cluster, so the traffic enters the mesh
   // at every router's local port, and a read waits for an SRAM, not DRAM.
   if (t.sram_global_base > 0) {
     window_ = true;
-    port_bytes_per_cycle_ = t.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * t.clusters;
+    port_bytes_per_cycle_ = t.timing.link_bytes_per_cycle(t.noc_link_bits) * t.clusters;
   }
 }
 
@@ -71,10 +69,10 @@ bool use_line_buffer(const ConvGeom& g, const Shape& in, const Shape& out, std::
 }
 
 std::int64_t CostModel::dma(std::int64_t bytes) const {
-  const std::int64_t lat = window_ ? pd::cluster_sram_latency_cycles
-                                   : static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz));
-  return pd::cu_dma_setup_cycles + lat + 2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles +
-         flits(bytes) + kDmaExtra;
+  const Target::Timing& m = t_.timing;
+  const std::int64_t lat = window_ ? m.sram_latency_cycles : m.gmem_latency_cycles();
+  return m.dma_setup_cycles + lat +
+         m.noc_to_chip(2 * kMeanHops * m.noc_hop_cycles + 4 * m.noc_local_port_cycles + flits(bytes)) + kDmaExtra;
 }
 
 std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t>& input_bytes,
@@ -85,10 +83,11 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
     // leaves (gmem.bandwidth_gbps): a 4 KiB read takes 686 cycles, 64 of
     // them the channel's. (A fixed 50 fitted to that read put 50 cycles on
     // every 16-byte record too: the mlp's copies 1.4 times their run.)
+    const Target::Timing& m = t_.timing;
     const std::int64_t channel = static_cast<std::int64_t>(
-        std::ceil(static_cast<double>(bytes) / (pd::gmem_bandwidth_gbps * 1e3 / pd::chip_clock_mhz)));
-    return pd::cu_dma_setup_cycles + static_cast<std::int64_t>(config::ns_to_cycles(pd::gmem_latency_ns, pd::chip_clock_mhz)) +
-           2 * kMeanHops * pd::noc_hop_cycles + 4 * pd::noc_local_port_cycles + flits(bytes) + channel;
+        std::ceil(static_cast<double>(bytes) / (m.gmem_bandwidth_gbps * 1e3 / m.chip_clock_mhz)));
+    return m.dma_setup_cycles + m.gmem_latency_cycles() +
+           m.noc_to_chip(2 * kMeanHops * m.noc_hop_cycles + 4 * m.noc_local_port_cycles + flits(bytes)) + channel;
   };
   // A binding's record, then the chunks: the reads run two chunks ahead of
   // the writes, so after the first read's latency each chunk costs its
@@ -100,7 +99,7 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
     std::int64_t c = cp_dma(kIoRecord);
     for (std::int64_t at = 0; at < bytes; at += kCopyChunk) {
       const std::int64_t n = std::min(kCopyChunk, bytes - at);
-      c += at == 0 ? cp_dma(n) : flits(n) + pd::noc_packet_header_flits;
+      c += at == 0 ? cp_dma(n) : t_.timing.noc_to_chip(flits(n) + t_.timing.noc_packet_header_flits);
       if (at + n >= bytes && last_waited) c += cp_dma(n);
     }
     return c;
@@ -114,7 +113,8 @@ std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t
 std::int64_t CostModel::start_per_core() { return kStartPerCore; }
 
 std::int64_t CostModel::vec(std::int64_t elems) const {
-  return pd::cu_vector_startup_cycles + (elems + pd::cu_vector_lanes - 1) / pd::cu_vector_lanes;
+  const Target::Timing& m = t_.timing;
+  return m.vector_startup_cycles + (elems + m.vector_lanes - 1) / m.vector_lanes;
 }
 
 std::int64_t CostModel::port(std::int64_t bytes) const {
@@ -123,7 +123,7 @@ std::int64_t CostModel::port(std::int64_t bytes) const {
 
 std::int64_t CostModel::dram_port(std::int64_t bytes) const {
   return static_cast<std::int64_t>(static_cast<double>(bytes) /
-                                   (t_.noc_link_bits / 8.0 * pd::noc_clock_mhz / pd::chip_clock_mhz * kPortLinks));
+                                   (t_.timing.link_bytes_per_cycle(t_.noc_link_bits) * kPortLinks));
 }
 
 std::int64_t rows_at_once(const Graph& g, const Node& n) {
@@ -250,7 +250,7 @@ Packets CostModel::packets(const LayerCost& c, int copies) const {
   Packets p;
   const auto add = [&](double count, std::int64_t bytes) {
     if (count <= 0 || bytes <= 0) return;
-    const double f = static_cast<double>(pd::noc_packet_header_flits + flits(bytes));
+    const double f = static_cast<double>(t_.timing.noc_packet_header_flits + flits(bytes));
     p.count += count;
     p.bytes += count * static_cast<double>(bytes);
     p.flits += count * f;
@@ -374,8 +374,9 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     c.pixel_cycles += dma(cols) + 6 * vec(cols);
     c.vector_cycles += 6 * vec(cols);
   } else if (n.fused_next >= 0) {
-    const std::int64_t groups_of_lanes = (cols + pd::cu_vector_lanes - 1) / pd::cu_vector_lanes;
-    const std::int64_t lut = pd::cu_vector_startup_cycles + groups_of_lanes * pd::cu_vector_lut_cycles_per_group;
+    const Target::Timing& m = t_.timing;
+    const std::int64_t groups_of_lanes = (cols + m.vector_lanes - 1) / m.vector_lanes;
+    const std::int64_t lut = m.vector_startup_cycles + groups_of_lanes * m.vector_lut_cycles_per_group;
     c.pixel_cycles += lut;
     c.vector_cycles += lut;
   }

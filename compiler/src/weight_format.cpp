@@ -22,6 +22,7 @@
 
 #include "vp/cc/passes.h"
 #include "vp/hw/crossbar/crossbar_config.h"
+#include "vp/hw/crossbar/mvm_timing.h"
 
 namespace vp::cc {
 
@@ -70,7 +71,25 @@ hw::CrossbarConfig crossbar_config(const Target& t, const Target::Format& f) {
   cfg.cell_bits = t.cell_bits;
   cfg.weight_bits = f.weight_bits;
   cfg.signed_encoding = f.differential ? hw::SignedEncoding::differential : hw::SignedEncoding::offset_slices;
+  // What an MVM's time depends on besides the shape (hw::MvmTiming).
+  cfg.dac_bits = t.dac_bits;
+  cfg.dac_rows_per_step = t.dac_rows_per_step;
+  cfg.adc_columns_per_adc = t.timing.adc_columns_per_adc;
   return cfg;
+}
+
+hw::MvmTimingConfig mvm_timing_config(const Target& t) {
+  const Target::Timing& m = t.timing;
+  hw::MvmTimingConfig c;
+  c.clock_mhz = m.chip_clock_mhz;
+  c.dac_latency_ns = m.dac_latency_ns;
+  c.read_ns = m.xbar_read_ns;
+  c.sample_hold_ns = m.xbar_sample_hold_ns;
+  c.adc_conversion_ns = m.adc_conversion_ns;
+  c.shift_add_ns = m.xbar_shift_add_ns;
+  c.pipelined = m.xbar_pipelined;
+  c.back_pipelined = m.adc_pipelined;
+  return c;
 }
 
 }  // namespace vp::cc

@@ -3,7 +3,10 @@
 // Target is the table's shape: the defaults are declared once.
 #include <gtest/gtest.h>
 
+#include "vp/cc/passes.h"
 #include "vp/cc/target.h"
+#include "vp/config/loader.h"
+#include "vp/hw/crossbar/mvm_timing.h"
 #include "vp/config/chip_shape.h"
 #include "vp/config/param_set.h"
 #include "vp/platform/chip_builder.h"
@@ -93,6 +96,54 @@ TEST(ChipDefaults, CompilerTargetIsTheTablesShape) {
   const cc::Target preset = cc::load_target("sidra-y1");
   EXPECT_EQ(preset.crossbars(), plain.crossbars());
   EXPECT_EQ(preset.lcols(), plain.lcols());
+}
+
+// The compiler plans for the timing of the chip it is given: every timing
+// parameter its cost model reads is the value the chip builder gives the
+// models, and its MVM takes the crossbars' own cycles, at the defaults and
+// with each parameter moved off them.
+TEST(ChipDefaults, CompilerTimingIsTheChips) {
+  const std::vector<std::vector<std::string>> cases = {
+      {},
+      {"xbar.read_ns=37", "dac.bits=2", "adc.columns_per_adc=16", "adc.conversion_ns=3"},
+      {"chip.clock_mhz=700", "noc.clock_mhz=1300", "dac.rows_per_step=64", "xbar.pipelined=false"},
+      {"adc.pipelined=false", "dac.latency_ns=4", "xbar.sample_hold_ns=7", "xbar.shift_add_ns=2"},
+      {"noc.hop_cycles=5", "noc.local_port_cycles=3", "noc.packet_header_flits=2", "gmem.latency_ns=250",
+       "gmem.bandwidth_gbps=12", "cluster.sram.latency_cycles=6", "cu.dma.setup_cycles=9", "cu.vector.lanes=8",
+       "cu.vector.startup_cycles=5", "cu.vector.lut_cycles_per_group=4"},
+  };
+  for (const auto& sets : cases) {
+    SCOPED_TRACE(sets.empty() ? std::string("defaults") : sets[0]);
+    config::LoadRequest req;
+    req.preset = "sidra-y1";
+    req.sets = sets;
+    const hw::ChipConfig c = chip_config_from(config::load_config(req));
+    const cc::Target t = cc::load_target("sidra-y1", sets);
+    const cc::Target::Timing& m = t.timing;
+    EXPECT_EQ(m.chip_clock_mhz, c.clock_mhz);
+    EXPECT_EQ(m.noc_clock_mhz, c.noc.clock_mhz);
+    EXPECT_EQ(m.noc_hop_cycles, static_cast<int>(c.noc.hop_cycles));
+    EXPECT_EQ(m.noc_local_port_cycles, static_cast<int>(c.noc.local_port_cycles));
+    EXPECT_EQ(m.noc_packet_header_flits, static_cast<int>(c.noc.packet_header_flits));
+    EXPECT_EQ(m.gmem_latency_ns, c.memory.gmem_latency_ns);
+    EXPECT_EQ(m.gmem_bandwidth_gbps, c.memory.gmem_bandwidth_gbps);
+    EXPECT_EQ(m.sram_latency_cycles, static_cast<int>(c.memory.sram_latency_cycles));
+    EXPECT_EQ(m.dma_setup_cycles, static_cast<int>(c.core.dma_setup_cycles));
+    EXPECT_EQ(m.vector_lanes, static_cast<int>(c.core.vector_lanes));
+    EXPECT_EQ(m.vector_startup_cycles, static_cast<int>(c.core.vector_startup_cycles));
+    const hw::MvmTiming chip(c.xbar, c.mvm_timing);
+    const hw::MvmTiming planned(cc::crossbar_config(t, t.format()), cc::mvm_timing_config(t));
+    for (int bits = 1; bits <= 8; ++bits) {
+      EXPECT_EQ(planned.cycles(bits, true), chip.cycles(bits, true)) << bits << " input bits";
+      EXPECT_EQ(planned.cycles(bits, false), chip.cycles(bits, false)) << bits << " input bits, unsigned";
+    }
+  }
+  // Moved off the defaults, the MVM's cycles move too (the cases above are
+  // not vacuous).
+  const cc::Target slow = cc::load_target("sidra-y1", {"xbar.read_ns=400"});
+  const cc::Target plain = cc::load_target("sidra-y1");
+  EXPECT_GT(hw::MvmTiming(cc::crossbar_config(slow, slow.format()), cc::mvm_timing_config(slow)).cycles(8),
+            hw::MvmTiming(cc::crossbar_config(plain, plain.format()), cc::mvm_timing_config(plain)).cycles(8));
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 
 namespace vp::hw {
 struct CrossbarConfig;
+struct MvmTimingConfig;
 }
 
 namespace vp::cc {
@@ -221,6 +222,8 @@ Target::Format xbar_format(const Node& n, const Target& t);
 // The crossbar model's configuration of a crossbar of format f (its shape
 // and cells the target's), for encoding weights and pricing MVMs.
 hw::CrossbarConfig crossbar_config(const Target& t, const Target::Format& f);
+// The target's MVM timing, as the platform's crossbars take it (hw::MvmTiming).
+hw::MvmTimingConfig mvm_timing_config(const Target& t);
 // Sets Node::redundancy of the Convs named (every Conv when `layers` is
 // empty), as set_average_reads (redundancy.cpp).
 void set_redundancy(Graph& g, int copies, const std::vector<std::string>& layers);

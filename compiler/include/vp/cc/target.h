@@ -4,11 +4,13 @@
 // rest from config::ChipShape, the one description of the chip's shape.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "vp/config/chip_shape.h"
+#include "vp/config/cycles.h"
 #include "vp/config/param_defaults.h"
 
 namespace vp::cc {
@@ -54,8 +56,48 @@ struct Target {
       static_cast<std::int64_t>(config::unit::mib_to_bytes(config::param_default::cluster_sram_global_base_mib));
   std::int64_t sram_interleave_bytes = config::param_default::cluster_sram_interleave_bytes;
   // The mesh's flit width: the cost model prices every DMA, packet and
-  // link load in flits of it (the rest of its timing is the defaults').
+  // link load in flits of it.
   int noc_link_bits = config::param_default::noc_link_bits;
+  // The timing the cost model prices a schedule at (schedule_cost.cpp):
+  // the chip's, so that a program is planned for the chip it will run on
+  // and --report's estimate is of that chip. Each is the parameter of the
+  // same name (docs/parameters.md).
+  struct Timing {
+    double chip_clock_mhz = config::param_default::chip_clock_mhz;
+    double noc_clock_mhz = config::param_default::noc_clock_mhz;
+    int noc_hop_cycles = config::param_default::noc_hop_cycles;                    // NoC cycles
+    int noc_local_port_cycles = config::param_default::noc_local_port_cycles;      // NoC cycles
+    int noc_packet_header_flits = config::param_default::noc_packet_header_flits;
+    double gmem_latency_ns = config::param_default::gmem_latency_ns;
+    double gmem_bandwidth_gbps = config::param_default::gmem_bandwidth_gbps;
+    int sram_latency_cycles = config::param_default::cluster_sram_latency_cycles;
+    int dma_setup_cycles = config::param_default::cu_dma_setup_cycles;
+    int vector_lanes = config::param_default::cu_vector_lanes;
+    int vector_startup_cycles = config::param_default::cu_vector_startup_cycles;
+    int vector_lut_cycles_per_group = config::param_default::cu_vector_lut_cycles_per_group;
+    // One MVM (hw::MvmTiming, the platform's own formula).
+    double dac_latency_ns = config::param_default::dac_latency_ns;
+    double xbar_read_ns = config::param_default::xbar_read_ns;
+    double xbar_sample_hold_ns = config::param_default::xbar_sample_hold_ns;
+    double adc_conversion_ns = config::param_default::adc_conversion_ns;
+    double xbar_shift_add_ns = config::param_default::xbar_shift_add_ns;
+    bool xbar_pipelined = config::param_default::xbar_pipelined;
+    bool adc_pipelined = config::param_default::adc_pipelined;
+    int adc_columns_per_adc = config::param_default::adc_columns_per_adc;
+    // Chip cycles of a span of NoC cycles (the mesh may run on its own
+    // clock); exact when the clocks are equal.
+    std::int64_t noc_to_chip(std::int64_t noc_cycles) const {
+      return noc_clock_mhz == chip_clock_mhz
+                 ? noc_cycles
+                 : static_cast<std::int64_t>(std::ceil(static_cast<double>(noc_cycles) * chip_clock_mhz / noc_clock_mhz));
+    }
+    // Global memory's first-byte latency in chip cycles.
+    std::int64_t gmem_latency_cycles() const {
+      return static_cast<std::int64_t>(config::ns_to_cycles(gmem_latency_ns, chip_clock_mhz));
+    }
+    // Bytes one link moves per chip cycle.
+    double link_bytes_per_cycle(int link_bits) const { return link_bits / 8.0 * noc_clock_mhz / chip_clock_mhz; }
+  } timing;
 
   // A crossbar's weight format: the chip's (xbar.weight_bits,
   // xbar.signed_encoding), or a layer's own, set by xfmt (vp-cc
