@@ -39,7 +39,7 @@ TEST(MvmVnni, EqualsThePlainIntegerSum) {
   if (!host_has_vnni()) GTEST_SKIP() << "no AVX-512 VNNI on this host";
   std::mt19937 rng(11);
   for (const int rows : {256, 130, 7}) {
-    for (const int bits : {2, 7}) {
+    for (const int bits : {1, 2, 3, 7}) {
       // 600 columns: more than one pass of 256 columns (sixteen accumulators).
       const int cols = rows == 130 ? 600 : 256;
       Crossbar xb(rows, cols, bits);
@@ -69,27 +69,34 @@ TEST(MvmVnni, EqualsThePlainIntegerSum) {
 }
 
 // The row quads are the targets' definition on every host (no VNNI needed):
-// column c of quad q holds rows 4q..4q+3, zero past the last row, for widths
-// that are and are not a multiple of the 16 columns done at once; a buffer
-// handed on from another crossbar is rebuilt whole from the new targets.
+// with cells wider than 2 bits column c of quad q holds rows 4q..4q+3;
+// with 2-bit (and 1-bit) cells column c of block q holds rows 16q + 4k + b
+// in bits 2k of byte b; zero past the last row, for widths that are and
+// are not a multiple of the 16 columns done at once; a buffer handed on
+// from another crossbar is rebuilt whole from the new targets.
 TEST(MvmVnni, RowQuadsAreTheTargetsFourRowsAtATime) {
   std::mt19937 rng(5);
-  for (const int rows : {256, 10, 3})
+  for (const int bits : {1, 2, 3, 7})
+  for (const int rows : {256, 10, 3, 17})
     for (const int cols : {256, 37, 16, 5}) {
-      Crossbar a(rows, cols, 2), b(rows, cols, 2);
+      Crossbar a(rows, cols, bits), b(rows, cols, bits);
       for (int r = 0; r < rows; ++r) {
         program_random(a, rng, r);
         program_random(b, rng, r);
       }
+      const int block = bits <= 2 ? 16 : 4;
+      ASSERT_EQ(a.quad_rows(), block);
       auto check = [&](const Crossbar& xb, const char* what) {
         const std::uint8_t* q = xb.target_quads();
-        for (int quad = 0; quad < (rows + 3) / 4; ++quad)
+        for (int blk = 0; blk < (rows + block - 1) / block; ++blk)
           for (int c = 0; c < cols; ++c)
-            for (int k = 0; k < 4; ++k) {
-              const int r = quad * 4 + k;
+            for (int r = blk * block; r < (blk + 1) * block; ++r) {
               const std::uint8_t want = r < rows ? xb.target(r, c) : 0;
-              ASSERT_EQ(q[(static_cast<std::size_t>(quad) * cols + c) * 4 + k], want)
-                  << what << ": " << rows << "x" << cols << " row " << r << " col " << c;
+              const int off = r - blk * block;
+              const std::uint8_t byte = q[(static_cast<std::size_t>(blk) * cols + c) * 4 + off % 4];
+              const std::uint8_t got = block == 16 ? static_cast<std::uint8_t>((byte >> (2 * (off / 4))) & 3u) : byte;
+              ASSERT_EQ(got, want) << what << ": " << bits << "-bit " << rows << "x" << cols << " row " << r << " col "
+                                   << c;
             }
       };
       check(a, "built");

@@ -92,7 +92,7 @@ void Crossbar::set_row_targets(int row, int col_begin, const std::uint8_t* targe
   std::copy(targets, targets + n, targets_.begin() + static_cast<std::ptrdiff_t>(index(row, col_begin)));
   state_ = LevelState::unknown;
   if (!quads_.empty()) {
-    quad_stale_[static_cast<std::size_t>(row / 4)] = 1;
+    quad_stale_[static_cast<std::size_t>(row / quad_rows())] = 1;
     any_quad_stale_ = true;
   }
 }
@@ -149,20 +149,38 @@ void interleave_quad(const std::uint8_t* t, std::size_t r0, std::size_t rows, st
     for (std::size_t k = 0; k < 4; ++k) out[4 * c + k] = in[k] ? in[k][c] : 0;
 }
 
+// Rows r0..r0+15 of 2-bit levels, four quads packed into one: column c's
+// byte b at out[4c + b] holds row r0 + 4k + b in bits 2k, 2k + 1.
+void pack_block16(const std::uint8_t* t, std::size_t r0, std::size_t rows, std::size_t cols, std::uint8_t* out) {
+  std::fill(out, out + 4 * cols, std::uint8_t{0});
+  for (std::size_t k = 0; k < 4; ++k)
+    for (std::size_t b = 0; b < 4; ++b) {
+      const std::size_t r = r0 + 4 * k + b;
+      if (r >= rows) continue;
+      const std::uint8_t* row = t + r * cols;
+      for (std::size_t c = 0; c < cols; ++c) out[4 * c + b] |= static_cast<std::uint8_t>((row[c] & 3u) << (2 * k));
+    }
+}
+
 }  // namespace
 
 const std::uint8_t* Crossbar::target_quads() const {
-  const std::size_t n_quads = static_cast<std::size_t>((rows_ + 3) / 4);
+  const auto block = static_cast<std::size_t>(quad_rows());
+  const std::size_t n_blocks = (static_cast<std::size_t>(rows_) + block - 1) / block;
   const auto cols = static_cast<std::size_t>(cols_);
-  if (quads_.size() != n_quads * cols * 4) {
-    quads_.assign(n_quads * cols * 4, 0);
-    quad_stale_.assign(n_quads, 1);
+  if (quads_.size() != n_blocks * cols * 4) {
+    quads_.assign(n_blocks * cols * 4, 0);
+    quad_stale_.assign(n_blocks, 1);
     any_quad_stale_ = true;
   }
   if (any_quad_stale_) {
-    for (std::size_t q = 0; q < n_quads; ++q) {
+    for (std::size_t q = 0; q < n_blocks; ++q) {
       if (quad_stale_[q] == 0) continue;
-      interleave_quad(targets_.data(), q * 4, static_cast<std::size_t>(rows_), cols, quads_.data() + q * cols * 4);
+      std::uint8_t* out = quads_.data() + q * cols * 4;
+      if (block == 16)
+        pack_block16(targets_.data(), q * 16, static_cast<std::size_t>(rows_), cols, out);
+      else
+        interleave_quad(targets_.data(), q * 4, static_cast<std::size_t>(rows_), cols, out);
       quad_stale_[q] = 0;
     }
     any_quad_stale_ = false;

@@ -95,11 +95,19 @@ class Crossbar {
   bool compact() const;
   bool stores_levels() const { return !levels_.empty(); }
 
-  // The targets four rows at a time, for dot products over four rows per
-  // instruction (mvm_vnni.h): rows 4q..4q+3 of column c are the bytes
-  // 4 * (q * cols + c) + 0..3, rows past the last are 0. Kept up to date
-  // quad by quad on first use after a write (a cache, like the above).
+  // The targets in blocks of quad_rows() rows, for dot products over four
+  // rows per instruction (mvm_vnni.h); rows past the last are 0. Column c
+  // of block q is the four bytes 4 * (q * cols + c) + 0..3:
+  //   cells of up to 2 bits: blocks of 16 rows, byte b holding the level of
+  //     row 16q + 4k + b in its bits 2k, 2k + 1 (k = 0..3), so that the
+  //     word shifted right by 2k and masked with 0x03030303 is the quad of
+  //     rows 16q + 4k .. 16q + 4k + 3: a crossbar of 2-bit cells streams a
+  //     quarter of the bytes from memory per MVM;
+  //   wider cells: blocks of 4 rows, byte b the level of row 4q + b.
+  // Kept up to date block by block on first use after a write (a cache,
+  // like the above).
   const std::uint8_t* target_quads() const;
+  int quad_rows() const { return cell_bits_ <= 2 ? 16 : 4; }
   // Frees the row quads (rebuilt on next use): a chip of thousands of
   // crossbars keeps them for the recently used ones only.
   void drop_target_quads() const;
@@ -149,7 +157,7 @@ class Crossbar {
   std::shared_ptr<NonIdeality> non_ideality_;
   mutable LevelState state_ = LevelState::unknown;
   mutable std::vector<std::uint8_t> quads_;       // empty until first asked for
-  mutable std::vector<std::uint8_t> quad_stale_;  // per quad of rows
+  mutable std::vector<std::uint8_t> quad_stale_;  // per block of quad_rows() rows
   mutable bool any_quad_stale_ = true;
 };
 
