@@ -31,6 +31,19 @@ bool host_has_vnni() {
   return has;
 }
 
+constexpr int kChunks = 16;  // 16-column chunks per pass: sixteen accumulators in registers
+
+// A pass's chunk masks (`left` columns from its first on) and zeroed
+// accumulators.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) inline void start_pass(int left, __mmask16* m, __m512i* a) {
+#pragma GCC unroll 16
+  for (int k = 0; k < kChunks; ++k) {
+    const int l = left - 16 * k;
+    m[k] = static_cast<__mmask16>(l >= 16 ? 0xFFFFu : l <= 0 ? 0u : (1u << l) - 1u);
+    a[k] = _mm512_setzero_si512();
+  }
+}
+
 // Up to 256 columns (sixteen 16-column chunks, sixteen accumulators in
 // registers) per pass over the driven quads: the quads are read in memory
 // order, one after the next, so the crossbar's 64 KiB stream from memory
@@ -43,18 +56,11 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void dot_quads_t(const st
                                                                        const std::vector<int>& live,
                                                                        const std::vector<std::int32_t>& x4, int col0,
                                                                        int n, std::int32_t* acc) {
-  constexpr int kChunks = 16;
   const std::size_t quad_bytes = static_cast<std::size_t>(cols) * 4;
   for (int c = 0; c < n; c += 16 * kChunks) {
     __mmask16 m[kChunks];
-#pragma GCC unroll 16
-    for (int k = 0; k < kChunks; ++k) {
-      const int left = n - c - 16 * k;
-      m[k] = static_cast<__mmask16>(left >= 16 ? 0xFFFFu : left <= 0 ? 0u : (1u << left) - 1u);
-    }
     __m512i a[kChunks];
-#pragma GCC unroll 16
-    for (int k = 0; k < kChunks; ++k) a[k] = _mm512_setzero_si512();
+    start_pass(n - c, m, a);
     const std::uint8_t* base = quads + static_cast<std::size_t>(col0 + c) * 4;
     for (std::size_t j = 0; j < live.size(); ++j) {
       const std::uint8_t* p = base + static_cast<std::size_t>(live[j]) * quad_bytes;
@@ -80,19 +86,12 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void dot_packed_t(const s
                                                                         const std::vector<int>& live,
                                                                         const std::vector<std::int32_t>& x16, int col0,
                                                                         int n, std::int32_t* acc) {
-  constexpr int kChunks = 16;
   const std::size_t block_bytes = static_cast<std::size_t>(cols) * 4;
   const __m512i two_bits = _mm512_set1_epi32(0x03030303);
   for (int c = 0; c < n; c += 16 * kChunks) {
     __mmask16 m[kChunks];
-#pragma GCC unroll 16
-    for (int k = 0; k < kChunks; ++k) {
-      const int left = n - c - 16 * k;
-      m[k] = static_cast<__mmask16>(left >= 16 ? 0xFFFFu : left <= 0 ? 0u : (1u << left) - 1u);
-    }
     __m512i a[kChunks];
-#pragma GCC unroll 16
-    for (int k = 0; k < kChunks; ++k) a[k] = _mm512_setzero_si512();
+    start_pass(n - c, m, a);
     const std::uint8_t* base = packed + static_cast<std::size_t>(col0 + c) * 4;
     for (std::size_t j = 0; j < live.size(); ++j) {
       const std::uint8_t* p = base + static_cast<std::size_t>(live[j]) * block_bytes;
