@@ -47,7 +47,8 @@ struct Load {
 
 class Waits {
  public:
-  Waits(const Graph& g, const Target& t) : g_(g), flits_(node_traffic(g, t)) {
+  Waits(const Graph& g, const Target& t)
+      : g_(g), flits_(node_traffic(g, t)), noc_cycle_(t.timing.chip_clock_mhz / t.timing.noc_clock_mhz) {
     for (const auto& f : flits_) resources_ = std::max(resources_, f.size());
     // The stages price every DMA at the SRAMs' latency when activations
     // live in their window (schedule_cost.cpp); a value plan_memory left in
@@ -108,12 +109,13 @@ class Waits {
       // few pixels) issue all their
       // loads at once: the last copy's data arrives after the busiest
       // resource has carried the whole burst.
-      stretch = std::max(stretch, one_step_[i] ? flits_[i][r] : l.flits / kMaxBusy - span);
-      const double rho = std::min(l.flits / span, kMaxBusy);
+      stretch = std::max(stretch, one_step_[i] ? flits_[i][r] * noc_cycle_ : l.flits * noc_cycle_ / kMaxBusy - span);
+      const double rho = std::min(l.flits * noc_cycle_ / span, kMaxBusy);
       const double residual = l.sized / (2 * l.flits), mean_power = l.powered / l.flits;
       const auto by_size = [&](double s) { return residual * std::pow(s, kSizeExponent) / mean_power; };
       const double packets = flits_[i][r] / own_[i] / static_cast<double>(n.cores.size());
-      wait += kBurst * rho / (1 - rho) * packets * (by_size(own_[i]) + tokens_per_packet * by_size(kTokenFlits));
+      wait += kBurst * rho / (1 - rho) * packets * (by_size(own_[i]) + tokens_per_packet * by_size(kTokenFlits)) *
+              noc_cycle_;
     }
     return wait + stretch + dram_[i];
   }
@@ -124,6 +126,8 @@ class Waits {
   std::vector<double> own_, sized_, powered_, dram_;
   std::vector<bool> one_step_;
   std::size_t resources_ = 0;
+  // A flit holds a link or port one NoC cycle: this many chip cycles.
+  double noc_cycle_ = 1.0;
 };
 
 // A graph input that a pad layer copies (emit_input_copy: up to 16 of its

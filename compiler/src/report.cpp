@@ -201,9 +201,11 @@ static StreamPeriod stream_period(const Graph& g, const Target& t) {
   StreamPeriod p;
   p.floor = memory_floor(g, t);
   const MeshLoad mesh = mesh_load(g, t);
-  p.mesh = static_cast<std::int64_t>(std::ceil(mesh.busiest_flits));
+  // A flit holds a link one NoC cycle.
+  const double noc_cycle = t.timing.chip_clock_mhz / t.timing.noc_clock_mhz;
+  p.mesh = static_cast<std::int64_t>(std::ceil(mesh.busiest_flits * noc_cycle));
   p.link = mesh.busiest;
-  p.port = static_cast<std::int64_t>(std::ceil(mesh.busiest_port_flits));
+  p.port = static_cast<std::int64_t>(std::ceil(mesh.busiest_port_flits * noc_cycle));
   p.port_name = mesh.busiest_port;
   double stage = 0;
   p.cycles = static_cast<std::int64_t>(
