@@ -141,7 +141,7 @@ class Waits {
 std::vector<double> pad_row_steps(const Graph& g, const Target& t) {
   std::vector<double> steps(g.values.size(), 0.0);
   const CostModel cm(t, g.min_strip);
-  const double link_bytes = t.timing.link_bytes_per_cycle(t.noc_link_bits);
+  const double link_bytes = t.link_bytes_per_cycle();
   for (std::size_t i = 0; i < g.inputs.size(); ++i) {
     const Value& v = g.val(g.inputs[i]);
     if (i >= g.input_plain.size() || g.input_plain[i] == v.buf.addr || v.shape.h <= 0) continue;

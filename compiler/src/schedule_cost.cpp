@@ -49,13 +49,13 @@ CostModel::CostModel(const Target& t, std::int64_t min_strip, bool rows_as_loade
   mvm_ = mvm_bits_[8];
   // Flits leave the memory's router on its links; with XY routing most
   // responses take one of them.
-  port_bytes_per_cycle_ = t.timing.link_bytes_per_cycle(t.noc_link_bits) * kPortLinks;
+  port_bytes_per_cycle_ = t.link_bytes_per_cycle() * kPortLinks;
   // Activations in the cluster SRAMs' global window (plan_memory.cpp): their
   // granules are spread over every cluster, so the traffic enters the mesh
   // at every router's local port, and a read waits for an SRAM, not DRAM.
   if (t.sram_global_base > 0) {
     window_ = true;
-    port_bytes_per_cycle_ = t.timing.link_bytes_per_cycle(t.noc_link_bits) * t.clusters;
+    port_bytes_per_cycle_ = t.link_bytes_per_cycle() * t.clusters;
   }
 }
 
@@ -123,7 +123,7 @@ std::int64_t CostModel::port(std::int64_t bytes) const {
 
 std::int64_t CostModel::dram_port(std::int64_t bytes) const {
   return static_cast<std::int64_t>(static_cast<double>(bytes) /
-                                   (t_.timing.link_bytes_per_cycle(t_.noc_link_bits) * kPortLinks));
+                                   (t_.link_bytes_per_cycle() * kPortLinks));
 }
 
 std::int64_t rows_at_once(const Graph& g, const Node& n) {

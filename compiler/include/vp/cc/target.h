@@ -95,9 +95,9 @@ struct Target {
     std::int64_t gmem_latency_cycles() const {
       return static_cast<std::int64_t>(config::ns_to_cycles(gmem_latency_ns, chip_clock_mhz));
     }
-    // Bytes one link moves per chip cycle.
-    double link_bytes_per_cycle(int link_bits) const { return link_bits / 8.0 * noc_clock_mhz / chip_clock_mhz; }
   } timing;
+  // Bytes one link moves per chip cycle.
+  double link_bytes_per_cycle() const { return noc_link_bits / 8.0 * timing.noc_clock_mhz / timing.chip_clock_mhz; }
 
   // A crossbar's weight format: the chip's (xbar.weight_bits,
   // xbar.signed_encoding), or a layer's own, set by xfmt (vp-cc
