@@ -160,8 +160,9 @@ struct Segment {
   std::int64_t gofs, lofs, len;
 };
 // Window of kh x kw positions over channels [ci0, ci1) of a channels-last
-// tensor of C channels and padded row width wp; runs merged when contiguous.
-std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::int64_t wp, int ci0, int ci1);
+// tensor of C channels and `row` bytes from one row to the next; runs
+// merged when contiguous.
+std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::int64_t row, int ci0, int ci1);
 
 // Per-layer code of each operator.
 void emit_conv(Ctx& e, const Node& n);

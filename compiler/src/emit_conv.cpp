@@ -63,10 +63,10 @@ void emit_conv(Ctx& e, const Node& n) {
   const Value& out = e.g.val(stored_value(e.g, n));
   const int mine_side = add && add->in[1] == n.out[0] ? 1 : 0;  // which Add input this Conv is
   const Value* other = add ? &e.g.val(add->in[static_cast<std::size_t>(1 - mine_side)]) : nullptr;
-  const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape), Cout = out.shape.c;
+  const std::int64_t C = in.shape.c, row = in.buf.row(in.shape), Cout = out.shape.c;
   const int L = e.t.lcols(xbar_format(n, e.t)), R = e.t.rows;
-  const Ptr pin = over({window_origin(e, in, n.geom), n.geom.sw * C, n.geom.sh * wp * C}, in);
-  const Ptr pout = over({interior(e, out), Cout, out.buf.wp(out.shape) * Cout}, out);
+  const Ptr pin = over({window_origin(e, in, n.geom), n.geom.sw * C, n.geom.sh * row}, in);
+  const Ptr pout = over({interior(e, out), Cout, out.buf.row(out.shape)}, out);
   for (int c : n.cores) {
     e.scratch_reset(c);
     // This core's role: whole tiles it owns, the first part of a split tile
@@ -107,7 +107,7 @@ void emit_conv(Ctx& e, const Node& n) {
         continue;
       }
       const std::int64_t rt = mine[i]->row_tiles(R);
-      segs[i] = window_segments(n.geom, C, wp, mine[i]->ci0, mine[i]->ci1);
+      segs[i] = window_segments(n.geom, C, row, mine[i]->ci0, mine[i]->ci1);
       for (auto& lp : patch) {
         lp[i] = e.scratch(c, rt * R);
         e.li(c, 10, lp[i]);
@@ -135,7 +135,7 @@ void emit_conv(Ctx& e, const Node& n) {
     const std::size_t lb_ptr = ptrs.size();
     if (lb.at >= 0) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
-      rows_in = shares_loads(n, c) ? shared_line_rows(e, c, n, lb, wp) : line_rows(e, c, n, lb, wp);
+      rows_in = shares_loads(n, c) ? shared_line_rows(e, c, n, lb, row) : line_rows(e, c, n, lb, row);
     }
     shared_loads_begin(e, c, n);
     // Lane q's window is q pixels to the right of the current pixel; `slot`
@@ -192,7 +192,7 @@ void emit_conv(Ctx& e, const Node& n) {
     if (add) {
       res_ptr = ptrs.size();
       res_reg = kCur[ptrs.size()];
-      ptrs.push_back(over({interior(e, *other), Cout, other->buf.wp(other->shape) * Cout}, *other));
+      ptrs.push_back(over({interior(e, *other), Cout, other->buf.row(other->shape)}, *other));
     }
     const std::int64_t part = split ? e.scratch(c, std::int64_t{L} * 4) : 0;
     std::vector<std::int64_t> res32(static_cast<std::size_t>(lanes));
@@ -368,7 +368,7 @@ void emit_conv(Ctx& e, const Node& n) {
     // scratchpad still has room for it.
     RowsAhead ahead;
     const RowsAhead* ahead_p = nullptr;
-    if (!shares_loads(n, c) && line_rows_ahead(e, c, n, lb, wp, lb_ptr, ahead)) {
+    if (!shares_loads(n, c) && line_rows_ahead(e, c, n, lb, row, lb_ptr, ahead)) {
       ahead_p = &ahead;
       std::int64_t widest = 0;
       for (const ShareRun& run : share_runs(out.shape.h, out.shape.w, copy, n.replicas, e.g.min_strip))

@@ -10,12 +10,12 @@
 
 namespace vp::cc::emit {
 
-std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::int64_t wp, int ci0, int ci1) {
+std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::int64_t row, int ci0, int ci1) {
   std::vector<Segment> segs;
   const std::int64_t len = ci1 - ci0;
   for (int y = 0; y < geom.kh; ++y)
     for (int x = 0; x < geom.kw; ++x) {
-      const Segment s{(std::int64_t{y} * geom.dh * wp + std::int64_t{x} * geom.dw) * C + ci0,
+      const Segment s{std::int64_t{y} * geom.dh * row + std::int64_t{x} * geom.dw * C + ci0,
                       (std::int64_t{y} * geom.kw + x) * len, len};
       if (!segs.empty() && segs.back().gofs + segs.back().len == s.gofs && segs.back().lofs + segs.back().len == s.lofs)
         segs.back().len += len;
@@ -28,14 +28,14 @@ std::vector<Segment> window_segments(const ConvGeom& geom, std::int64_t C, std::
 void emit_pool(Ctx& e, const Node& n) {
   const Value& in = e.g.val(n.in[0]);
   const Value& out = e.g.val(n.out[0]);
-  const std::int64_t C = in.shape.c, wp = in.buf.wp(in.shape);
+  const std::int64_t C = in.shape.c, row = in.buf.row(in.shape);
   for (int c : n.cores) {
     const bool max = n.op == OpKind::MaxPool;
     e.scratch_reset(c);
     const std::int64_t k = std::int64_t{n.geom.kh} * n.geom.kw;
     const std::int64_t win = e.scratch(c, k * C), outb = e.scratch(c, C), outb2 = e.scratch(c, C),
                        acc = max ? 0 : e.scratch(c, 4 * C);
-    const auto segs = window_segments(n.geom, C, wp, 0, static_cast<int>(C));
+    const auto segs = window_segments(n.geom, C, row, 0, static_cast<int>(C));
     // Line buffer as for a convolution (emit_conv), when it fits.
     const LineBuffer lb = line_buffer(e, c, n, in, out);
     e.li(c, 1, win);
@@ -45,18 +45,18 @@ void emit_pool(Ctx& e, const Node& n) {
     e.li(c, 5, acc);
     e.li(c, 15, outb ^ outb2);
     if (!max) e.li(c, 9, n.q.mult[0]);
-    const Ptr pin{window_origin(e, in, n.geom), n.geom.sw * C, n.geom.sh * wp * C};
-    const Ptr pout{interior(e, out), C, out.buf.wp(out.shape) * C};
+    const Ptr pin{window_origin(e, in, n.geom), n.geom.sw * C, n.geom.sh * row};
+    const Ptr pout{interior(e, out), C, out.buf.row(out.shape)};
     std::vector<Ptr> ptrs{pin, pout};
     RowHook rows_in;
     if (lb.at >= 0) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
-      rows_in = line_rows(e, c, n, lb, wp);
+      rows_in = line_rows(e, c, n, lb, row);
     }
     const auto lsegs = lb.segments(0, C);
     // Rows ahead (emit_loops.h), as a convolution's.
     RowsAhead ahead;
-    const RowsAhead* ahead_p = line_rows_ahead(e, c, n, lb, wp, 2, ahead) ? &ahead : nullptr;
+    const RowsAhead* ahead_p = line_rows_ahead(e, c, n, lb, row, 2, ahead) ? &ahead : nullptr;
     share_loop(e, c, out.shape.h, out.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       if (lb.at >= 0) line_window(e, c, kCur[2], win, lsegs);
       else gather(e, c, kCur[0], win, segs);
@@ -95,7 +95,7 @@ void emit_global_pool(Ctx& e, const Node& n) {
   // The loop's steps are the input rows, read one by one; the output is one
   // more step, after the loop, that reads nothing new.
   e.writes = false;
-  pixel_loop(e, c, 0, in.shape.h, 1, {{interior(e, in), 0, in.buf.wp(in.shape) * C}}, [&] {
+  pixel_loop(e, c, 0, in.shape.h, 1, {{interior(e, in), 0, in.buf.row(in.shape)}}, [&] {
     e.ins(c, "dma.gl r1, r24, r7");
     e.ins(c, "vpsum r4, r1, r2, r3, r2, i8");
     e.ins(c, "vadd r5, r5, r4, r2, i32");
@@ -130,8 +130,8 @@ void emit_add(Ctx& e, const Node& n) {
     e.li(c, 8, n.q.mult[1]);
     e.li(c, 9, 1);
     share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
-               {{interior(e, a), 0, a.buf.wp(a.shape) * C}, {interior(e, b), 0, b.buf.wp(b.shape) * C},
-                {interior(e, y), 0, y.buf.wp(y.shape) * C}},
+               {{interior(e, a), 0, a.buf.row(a.shape)}, {interior(e, b), 0, b.buf.row(b.shape)},
+                {interior(e, y), 0, y.buf.row(y.shape)}},
                [&] {
                  for (std::int64_t off = 0; off < W * C; off += E) {
                    e.ins(c, "addi r10, r24, " + std::to_string(off));
@@ -183,9 +183,9 @@ void emit_mul(Ctx& e, const Node& n) {
       e.ins(c, "vwiden r4, r2, r6");
     };
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
-               {{interior(e, a), C, a.buf.wp(a.shape) * C},
-                {interior(e, b), gate ? 0 : C, gate ? 0 : b.buf.wp(b.shape) * C},
-                {interior(e, y), C, y.buf.wp(y.shape) * C}},
+               {{interior(e, a), C, a.buf.row(a.shape)},
+                {interior(e, b), gate ? 0 : C, gate ? 0 : b.buf.row(b.shape)},
+                {interior(e, y), C, y.buf.row(y.shape)}},
                [&] {
                  e.ins(c, "dma.gl r1, r24, r6");
                  if (!gate) e.ins(c, "dma.gl r2, r25, r6");
@@ -211,7 +211,7 @@ void emit_unary(Ctx& e, const Node& n) {
     e.li(c, 6, E);
     if (op_has(n.op, op_table)) e.li(c, 2, e.bytes(c, n.q.lut));
     share_loop(e, c, y.shape.h, 1, share_of(n, c), n.replicas,
-               {{interior(e, x), 0, x.buf.wp(x.shape) * C}, {interior(e, y), 0, y.buf.wp(y.shape) * C}},
+               {{interior(e, x), 0, x.buf.row(x.shape)}, {interior(e, y), 0, y.buf.row(y.shape)}},
                [&] {
                  for (std::int64_t off = 0; off < W * C; off += E) {
                    e.ins(c, "addi r10, r24, " + std::to_string(off));
@@ -241,14 +241,14 @@ void emit_concat_pixels(Ctx& e, const Node& n) {
     std::vector<std::int64_t> bufs;
     for (int v : n.in) {
       const Value& x = e.g.val(v);
-      ptrs.push_back({interior(e, x), x.shape.c, x.buf.wp(x.shape) * x.shape.c});
+      ptrs.push_back({interior(e, x), x.shape.c, x.buf.row(x.shape)});
       // Buffers of its own per input: one input's load does not wait for
       // the stores of the one before.
       bufs.push_back(e.scratch(c, x.shape.c));
       bufs.push_back(e.scratch(c, 4 * x.shape.c));
       bufs.push_back(e.scratch(c, x.shape.c));
     }
-    ptrs.push_back({interior(e, y), Cy, y.buf.wp(y.shape) * Cy});
+    ptrs.push_back({interior(e, y), Cy, y.buf.row(y.shape)});
     const int out_ptr = kCur[n.in.size()];
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       // Every input's load first, so their transfers are in flight at once
@@ -308,7 +308,7 @@ void emit_rescale(Ctx& e, const Node& n) {
       e.li(c, 4, o);
       e.li(c, 5, one ? n.q.mult[i1] : e.words(c, rq));
       share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
-                 {{interior(e, x), C, x.buf.wp(x.shape) * C}, {interior(e, y) + coff, Cy, y.buf.wp(y.shape) * Cy}},
+                 {{interior(e, x), C, x.buf.row(x.shape)}, {interior(e, y) + coff, Cy, y.buf.row(y.shape)}},
                  [&] {
                    e.ins(c, "dma.gl r1, r24, r2");
                    e.ins(c, "vwiden r3, r1, r2");
@@ -397,14 +397,14 @@ void emit_input_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std:
   // when the firmware binds the input, the binding itself otherwise).
   Ptr from{plain, 0, v.shape.w * v.shape.c};
   from.image_stride = v.shape.numel();
-  copy_rows(e, cores, v, from, {interior(e, v), 0, v.buf.wp(v.shape) * v.shape.c}, pointer);
+  copy_rows(e, cores, v, from, {interior(e, v), 0, v.buf.row(v.shape)}, pointer);
 }
 
 void emit_output_copy(Ctx& e, const std::vector<int>& cores, const Value& v, std::int64_t area) {
   // A stream's output, image by image, into the area the host reads.
   Ptr to{area, 0, v.shape.w * v.shape.c};
   to.image_stride = v.shape.numel();
-  copy_rows(e, cores, v, {e.addr(v), 0, v.shape.w * v.shape.c}, to);
+  copy_rows(e, cores, v, {e.addr(v), 0, v.buf.row(v.shape)}, to);
 }
 
 }  // namespace vp::cc::emit
@@ -426,7 +426,7 @@ void emit_gather(Ctx& e, const Node& n) {
   if (y.buf.pad)
     throw CompileError("node '" + n.name + "' (pixel gather): its output is read by a padded window; not supported");
   const std::int64_t C = x.shape.c, m = y.shape.c / C, W = y.shape.w, H = y.shape.h;
-  const std::int64_t xrow = x.buf.wp(x.shape) * C, yrow = y.buf.wp(y.shape) * y.shape.c;
+  const std::int64_t xrow = x.buf.row(x.shape), yrow = y.buf.row(y.shape);
   const int R = std::max(1, n.replicas);
   struct Run {
     std::int64_t src, dst, len;  // bytes: input address, offset in the output row, length

@@ -39,7 +39,7 @@ struct Ptr {
 inline Ptr over(Ptr p, const Value& v) {
   if (v.buf.ring_rows > 0) {
     p.ring_lo = v.buf.addr;
-    p.ring_bytes = v.buf.ring_rows * v.buf.wp(v.shape) * v.shape.c;
+    p.ring_bytes = v.buf.ring_rows * v.buf.row(v.shape);
   }
   return p;
 }
@@ -298,11 +298,10 @@ inline std::int64_t mask_of(int n) { return (std::int64_t{1} << n) - 1; }
 // Origin (top-left window pixel, may be in the border) of output (0, 0), in
 // the buffer of the image the code being emitted works on (Ctx::addr).
 inline std::int64_t window_origin(const Ctx& e, const Value& in, const ConvGeom& g) {
-  const std::int64_t wp = in.buf.wp(in.shape), C = in.shape.c;
-  return e.addr(in) + ((in.buf.pad - g.pt) * wp + (in.buf.pad - g.pl)) * C;
+  return e.addr(in) + (in.buf.pad - g.pt) * in.buf.row(in.shape) + (in.buf.pad - g.pl) * in.shape.c;
 }
 inline std::int64_t interior(const Ctx& e, const Value& v) {
-  return e.addr(v) + (std::int64_t{v.buf.pad} * v.buf.wp(v.shape) + v.buf.pad) * v.shape.c;
+  return e.addr(v) + std::int64_t{v.buf.pad} * v.buf.row(v.shape) + std::int64_t{v.buf.pad} * v.shape.c;
 }
 
 // Largest chunk of a channels-last row (W pixels of C) that divides it and
@@ -384,11 +383,11 @@ inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, Row
   };
 }
 // Each row by its own DMA from memory.
-inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
-  return line_rows(e, c, n, lb, [&e, c, &n, lb, wp](std::int64_t cols, int y0) {
+inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t row) {
+  return line_rows(e, c, n, lb, [&e, c, &n, lb, row](std::int64_t cols, int y0) {
     e.li(c, 12, lb.span(cols));
     for (int y = y0; y < n.geom.kh; ++y) {
-      e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+      e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * row));
       e.li(c, 11, lb.at + y * lb.stride);
       e.ins(c, "dma.gl r11, r10, r12");
     }
@@ -400,8 +399,8 @@ inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
 // row shares move from this half (the pointer's row register `cur`) to the
 // top of the other, and sh rows are loaded under them.
 inline std::function<void(std::int64_t, std::int64_t)> line_rows_next(Ctx& e, int c, const Node& n, const LineBuffer& lb,
-                                                                      std::int64_t wp, int cur) {
-  return [&e, c, &n, lb, wp, cur](std::int64_t cols, std::int64_t hstep) {
+                                                                      std::int64_t row, int cur) {
+  return [&e, c, &n, lb, row, cur](std::int64_t cols, std::int64_t hstep) {
     const int kh = n.geom.kh, sh = n.geom.sh;
     int y0 = 0;
     if (hstep == 1 && sh < kh && n.geom.dh == 1) {
@@ -413,7 +412,7 @@ inline std::function<void(std::int64_t, std::int64_t)> line_rows_next(Ctx& e, in
     }
     e.li(c, 12, lb.span(cols));
     for (int y = y0; y < kh; ++y) {
-      e.ins(c, "addi r10, r13, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+      e.ins(c, "addi r10, r13, " + std::to_string(std::int64_t{y} * n.geom.dh * row));
       e.ins(c, "addi r11, r14, " + std::to_string(y * lb.stride));
       e.ins(c, "dma.gl r11, r10, r12");
     }
@@ -425,13 +424,13 @@ inline std::function<void(std::int64_t, std::int64_t)> line_rows_next(Ctx& e, in
 // scratchpad has room for it beside kAheadSlack bytes (the layer's end and
 // a stream's copies still take some). Returns whether `ahead` is set up.
 inline constexpr std::int64_t kAheadSlack = 1024;
-inline bool line_rows_ahead(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp, std::size_t ptr,
+inline bool line_rows_ahead(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t row, std::size_t ptr,
                             RowsAhead& ahead) {
   if (!e.g.rows_ahead || lb.at < 0 || lb.stride * n.geom.kh + kAheadSlack > e.scratch_free(c)) return false;
   ahead.ptr = static_cast<int>(ptr);
   ahead.a = lb.at;
   ahead.b = e.scratch(c, lb.stride * n.geom.kh);
-  ahead.load_next = line_rows_next(e, c, n, lb, wp, kRow[ptr]);
+  ahead.load_next = line_rows_next(e, c, n, lb, row, kRow[ptr]);
   return true;
 }
 

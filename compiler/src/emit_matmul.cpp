@@ -121,20 +121,20 @@ void emit_matmul_head_groups(Ctx& e, const Node& n, int groups) {
       e.li(c, 10, FLAG);
       e.ins(c, "ld r11, r10, 0");
       e.ins(c, "bne r11, r0, " + skip);
-      e.li(c, 11, interior(e, b) + b_off + block * rows * b.buf.wp(b.shape) * b.shape.c);
+      e.li(c, 11, interior(e, b) + b_off + block * rows * b.buf.row(b.shape));
       e.li(c, 12, B8);
       e.li(c, 14, rows);
       e.li(c, 15, CB);
       e.put_label(c, loop);
       e.ins(c, "dma.gl r12, r11, r15");
-      e.ins(c, "addi r11, r11, " + std::to_string(b.buf.wp(b.shape) * b.shape.c));
+      e.ins(c, "addi r11, r11, " + std::to_string(b.buf.row(b.shape)));
       e.ins(c, "addi r12, r12, " + std::to_string(CB));
       e.ins(c, "dbnz r14, " + loop);
       e.ins(c, "st r6, r10, 0");
       e.put_label(c, skip);
     };
-    const std::vector<Ptr> ptrs{{interior(e, a), a.shape.c, a.buf.wp(a.shape) * a.shape.c},
-                                {interior(e, y), y.shape.c, y.buf.wp(y.shape) * y.shape.c}};
+    const std::vector<Ptr> ptrs{{interior(e, a), a.shape.c, a.buf.row(a.shape)},
+                                {interior(e, y), y.shape.c, y.buf.row(y.shape)}};
     const auto body = [&] {
       e.ins(c, "addi r10, r24, " + std::to_string(a_off));
       e.ins(c, "dma.gl r1, r10, r3");
@@ -268,13 +268,13 @@ void emit_matmul(Ctx& e, const Node& n) {
       e.put_label(c, loop);
       e.ins(c, "dma.gl r12, r11, r15");
       e.ins(c, "vwiden r13, r12, r15");
-      e.ins(c, "addi r11, r11, " + std::to_string(b.buf.wp(b.shape) * CB));
+      e.ins(c, "addi r11, r11, " + std::to_string(b.buf.row(b.shape)));
       e.ins(c, "addi r13, r13, " + std::to_string(4 * CB));
       e.ins(c, "dbnz r14, " + loop);
       e.ins(c, "st r6, r10, 0");
       e.put_label(c, skip);
     };
-    const std::vector<Ptr> ptrs{{interior(e, a), CA, a.buf.wp(a.shape) * CA}, {interior(e, y), CY, y.buf.wp(y.shape) * CY}};
+    const std::vector<Ptr> ptrs{{interior(e, a), CA, a.buf.row(a.shape)}, {interior(e, y), CY, y.buf.row(y.shape)}};
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas, ptrs, [&] {
       e.ins(c, "dma.gl r1, r24, r3");
       if (n.trans_b) {

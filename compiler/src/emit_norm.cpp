@@ -37,7 +37,7 @@ void emit_layer_norm(Ctx& e, const Node& n) {
     e.li(c, 9, 1);
     e.li(c, 13, e.bytes(c, beta));
     share_loop(e, c, y.shape.h, y.shape.w, share_of(n, c), n.replicas,
-               {{interior(e, x), C, x.buf.wp(x.shape) * C}, {interior(e, y), C, y.buf.wp(y.shape) * C}}, [&] {
+               {{interior(e, x), C, x.buf.row(x.shape)}, {interior(e, y), C, y.buf.row(y.shape)}}, [&] {
                  e.ins(c, "dma.gl r1, r24, r6");
                  e.ins(c, "vwiden r3, r1, r6");
                  // The mean in 2^-frac steps: sum * round(2^23 / C) >> (23 - frac).

@@ -42,10 +42,10 @@ void emit_softmax(Ctx& e, const Node& n) {
     e.li(c, 7, E32);
     e.li(c, 8, W);
     e.li(c, 9, X32);
-    std::vector<Ptr> ptrs{{interior(e, x), C, x.buf.wp(x.shape) * C}, {interior(e, y), C, y.buf.wp(y.shape) * C}};
+    std::vector<Ptr> ptrs{{interior(e, x), C, x.buf.row(x.shape)}, {interior(e, y), C, y.buf.row(y.shape)}};
     if (n.causal) ptrs.push_back({e.bytes(c, mask), 0, C});
     if (mask_in) {
-      ptrs.push_back({interior(e, *mask_in), C, mask_in->buf.wp(mask_in->shape) * C});
+      ptrs.push_back({interior(e, *mask_in), C, mask_in->buf.row(mask_in->shape)});
       e.li(c, 15, MK);
     }
     const std::string m_reg = mask_in ? "r15" : "r27";

@@ -28,6 +28,7 @@ std::string ir_json(const Graph& g, const std::string& stage, const Target* targ
     if (v.nonneg) o["nonneg"] = true;
     if (v.preload) o["preloaded"] = true;  // a constant map in the program's data
     if (v.buf.addr >= 0) o["buffer"] = {{"addr", v.buf.addr}, {"pad", v.buf.pad}, {"fill", v.buf.fill}};
+    if (v.buf.addr >= 0 && v.buf.pitch > 0) o["buffer"]["pitch"] = v.buf.pitch;
     if (v.buf.addr >= 0 && v.buf.ring_rows > 0) o["buffer"]["ring_rows"] = v.buf.ring_rows;
     if (v.buf.addr >= 0 && v.buf.alt >= 0) o["buffer"]["alt"] = v.buf.alt;
     return o;

@@ -137,11 +137,22 @@ namespace {
 // counts half in each.
 std::vector<double> cluster_shares(const Value& v, const Target& t) {
   std::vector<double> share(static_cast<std::size_t>(t.clusters), 1.0 / t.clusters);
-  const std::int64_t held = v.buf.ring_rows > 0 ? v.buf.ring_rows * v.buf.wp(v.shape) * v.shape.c : v.buf.bytes(v.shape);
+  const std::int64_t held = v.buf.ring_rows > 0 ? v.buf.ring_rows * v.buf.row(v.shape) : v.buf.bytes(v.shape);
   const std::int64_t granule = t.sram_interleave_bytes;
   if (v.buf.addr < t.sram_global_base || held <= 0 || granule <= 0) return share;
   std::fill(share.begin(), share.end(), 0.0);
   const bool twin = v.buf.alt >= t.sram_global_base;
+  if (v.buf.pitch > 0) {  // each row in the granule its pitch puts it in
+    const std::int64_t rows = v.buf.hp(v.shape);
+    for (const std::int64_t base : {v.buf.addr, twin ? v.buf.alt : std::int64_t{-1}}) {
+      if (base < 0) continue;
+      for (std::int64_t h = 0; h < rows; ++h) {
+        const std::int64_t g = (base - t.sram_global_base + h * v.buf.pitch) / granule;
+        share[static_cast<std::size_t>(g % t.clusters)] += (twin ? 0.5 : 1.0) / static_cast<double>(rows);
+      }
+    }
+    return share;
+  }
   for (const std::int64_t base : {v.buf.addr, twin ? v.buf.alt : std::int64_t{-1}}) {
     if (base < 0) continue;
     const double part = twin ? 0.5 : 1.0;

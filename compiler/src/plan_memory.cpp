@@ -125,14 +125,16 @@ class SramPlacer {
   SramPlacer(const Target& t, std::int64_t window) : t_(t), free_{{0, window}} {}
 
   // Start of the chosen range, or -1 when no free range holds `bytes`.
-  std::int64_t place(std::int64_t bytes, const std::vector<double>& cost) {
+  // `granule_aligned`: only starts on a granule's boundary (a value at a
+  // granule's pitch, each row in a granule of its own).
+  std::int64_t place(std::int64_t bytes, const std::vector<double>& cost, bool granule_aligned = false) {
     const std::int64_t G = std::max<std::int64_t>(64, t_.sram_interleave_bytes);
     std::vector<std::pair<std::int64_t, double>> starts;  // (address, cost), by address
     double cheapest = 0;
     for (const auto& [lo, hi] : free_) {
       if (hi - lo < bytes) continue;
       // Candidate starts: the range's start and every granule boundary in it.
-      for (std::int64_t a = lo; a + bytes <= hi; a = (a / G + 1) * G) {
+      for (std::int64_t a = granule_aligned ? (lo + G - 1) / G * G : lo; a + bytes <= hi; a = (a / G + 1) * G) {
         double c = 0;
         for (std::int64_t x = a; x < a + bytes;) {
           const std::int64_t end = std::min(a + bytes, (x / G + 1) * G);
@@ -328,6 +330,53 @@ bool input_has_pad_layer(const Graph& g, std::size_t i) {
   return g.batch > 1 || border_of(g, g.inputs.at(i)).pad > 0;
 }
 
+// Whether node n walks the maps it reads and writes row by row, each row
+// from its row pointer and the next a Buffer::row() further: a node of
+// these kinds may take a map with a granule's pitch. A Concat along the
+// rows, a MatMul, a normalization or a gather walk a map as one run of
+// pixels or of rows of another shape.
+bool walks_rows_by_pitch(const Node& n) {
+  if (!n.gather.empty()) return false;
+  switch (n.op) {
+    case OpKind::Conv:
+    case OpKind::MaxPool:
+    case OpKind::AveragePool:
+    case OpKind::GlobalAveragePool:
+    case OpKind::Add:
+    case OpKind::Mul:
+    case OpKind::Relu:
+    case OpKind::Clip: return true;
+    case OpKind::Concat: return !n.concat_rows;
+    default: return op_has(n.op, op_table);
+  }
+}
+
+// Value `id`'s pitch in the SRAM window: a granule, when its padded rows
+// each fit one and it would otherwise lie in under half the SRAMs its rows
+// could spread over (every reader's loads through those few SRAMs'
+// ports: act_cnn's 5 KB maps in two granules, read by 86 copies at once),
+// and every node on it walks it by rows; else 0.
+std::int64_t granule_pitch(const Graph& g, const Target& t, int id, std::int64_t ring) {
+  const Value& v = g.val(id);
+  const std::int64_t G = t.sram_interleave_bytes;
+  if (G <= 0 || ring > 0 || v.preload || v.is_const) return 0;
+  const std::int64_t row = v.buf.wp(v.shape) * v.shape.c, rows = v.buf.hp(v.shape);
+  if (row <= 0 || row > G) return 0;
+  const std::int64_t plain = (rows * row + G - 1) / G + 1, pitched = std::min<std::int64_t>(rows, t.clusters);
+  if (pitched < 2 * plain) return 0;
+  // Not what the host writes or reads: a graph input only as the bordered
+  // buffer its pad layer copies the host's rows into (emit_input_copy).
+  if (std::find(g.outputs.begin(), g.outputs.end(), id) != g.outputs.end()) return 0;
+  for (std::size_t i = 0; i < g.inputs.size(); ++i)
+    if (g.inputs[i] == id && !input_has_pad_layer(g, i)) return 0;
+  for (const Node& n : g.nodes) {
+    const bool on = std::find(n.in.begin(), n.in.end(), id) != n.in.end() ||
+                    std::find(n.out.begin(), n.out.end(), id) != n.out.end();
+    if (on && !walks_rows_by_pitch(n)) return 0;
+  }
+  return G;
+}
+
 void plan_memory(Graph& g, const Target& t) {
   if (g.batch < 1) throw CompileError("batch " + std::to_string(g.batch) + ": expected 1 or more images per start");
   for (auto& v : g.values) v.buf = Buffer{};
@@ -429,13 +478,35 @@ void plan_memory(Graph& g, const Target& t) {
   // A stream whose activations do not all fit holds the values that allow
   // it as rings of rows (ring_rows_of): a fraction of their bytes.
   const bool rings = window && g.batch > 1 && g.row_releases && !activations_fit_sram(g, t);
+  // Granule pitches, when the window holds every candidate so with room to
+  // spare (a stream's second buffers counted): small maps, so only a small
+  // model's; a large model keeps its window for its maps' bytes.
+  std::vector<std::int64_t> pitch(g.values.size(), 0);
+  if (window && g.row_pitch) {
+    std::int64_t demand = 0;
+    for (const auto& [reads, id] : candidates) {
+      const Value& v = g.val(id);
+      const std::int64_t ring = rings ? ring_rows_of(g, id) : 0;
+      const std::int64_t p = granule_pitch(g, t, id, ring);
+      pitch[static_cast<std::size_t>(id)] = p;
+      const std::int64_t held = p > 0 ? v.buf.hp(v.shape) * p : ring ? ring * v.buf.row(v.shape) : v.buf.bytes(v.shape);
+      demand += (g.batch > 1 ? 2 : 1) * held;
+    }
+    if (4 * demand > 3 * window_bytes) std::fill(pitch.begin(), pitch.end(), 0);
+  }
   for (const auto& [reads, id] : candidates) {
     Value& v = g.val(id);
     const std::int64_t ring = rings ? ring_rows_of(g, id) : 0;
+    if (v.buf.addr >= 0 || later[static_cast<std::size_t>(id)]) continue;
+    v.buf.pitch = pitch[static_cast<std::size_t>(id)];
+    std::int64_t at = -1;
+    if (v.buf.pitch > 0) {
+      at = placer.place(v.buf.bytes(v.shape), cluster_cost(g, t, id), true);
+      if (at < 0) v.buf.pitch = 0;
+    }
     const std::int64_t full = v.buf.bytes(v.shape);
     const std::int64_t bytes = ((ring ? full / v.shape.h * ring : full) + 63) / 64 * 64;
-    if (v.buf.addr >= 0 || later[static_cast<std::size_t>(id)]) continue;
-    const std::int64_t at = placer.place(bytes, cluster_cost(g, t, id));
+    if (at < 0) at = placer.place(bytes, cluster_cost(g, t, id));
     if (at < 0) continue;
     v.buf.addr = t.sram_global_base + at;
     v.buf.ring_rows = ring;
@@ -463,7 +534,7 @@ void plan_memory(Graph& g, const Target& t) {
     std::stable_sort(by_size.begin(), by_size.end());
     for (const auto& [bytes, id] : by_size) {
       Value& v = g.val(id);
-      const std::int64_t at = placer.place((bytes + 63) / 64 * 64, cluster_cost(g, t, id));
+      const std::int64_t at = placer.place((bytes + 63) / 64 * 64, cluster_cost(g, t, id), v.buf.pitch > 0);
       if (at < 0) {
         twin[static_cast<std::size_t>(id)] = false;
         continue;

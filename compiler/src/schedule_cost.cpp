@@ -326,7 +326,7 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
   const std::int64_t width = n.tiles.empty() ? C : n.tiles[0].ci1 - n.tiles[0].ci0;
   // plan_memory runs later; the row width only decides which runs merge.
   const std::int64_t wp = in.shape.w + 2 * std::max({n.geom.pt, n.geom.pl, n.geom.pb, n.geom.pr});
-  const auto segs = emit::window_segments(n.geom, C, wp, 0, static_cast<int>(width));
+  const auto segs = emit::window_segments(n.geom, C, wp * C, 0, static_cast<int>(width));
   const std::int64_t window = std::int64_t{n.geom.kh} * n.geom.kw * width;
   std::int64_t fill = 0, span = 0;
   const bool line = use_line_buffer(n.geom, in.shape, out.shape, t_.spad_bytes, &span);

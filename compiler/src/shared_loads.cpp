@@ -118,20 +118,20 @@ void shared_loads_end(Ctx& e, int c, const Node& n) {
   if (cores[0] == c) messages(e, c, "recv", {cores.begin() + 1, cores.end()}, e.words(c, {0}));
 }
 
-RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp) {
+RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t row) {
   const std::vector<int> cores = copy_cores(n, copy_of(n, c));
   const std::vector<int> others(cores.begin() + 1, cores.end());
   const std::int64_t slot = n.staging[static_cast<std::size_t>(copy_of(n, c))];
   const std::int64_t word = e.words(c, {0});
   const std::string wait_dma = "wait " + std::to_string(isa::wait_bit(isa::Unit::Dma));
-  return line_rows(e, c, n, lb, [&e, c, &n, lb, wp, cores, others, slot, word, wait_dma](std::int64_t cols, int y0) {
+  return line_rows(e, c, n, lb, [&e, c, &n, lb, row, cores, others, slot, word, wait_dma](std::int64_t cols, int y0) {
     const int kh = n.geom.kh;
     const bool first = cores[0] == c;
     if (first) {
       messages(e, c, "recv", others, word);
       e.li(c, 12, lb.span(cols));
       for (int y = y0; y < kh; ++y) {
-        e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * wp * lb.C));
+        e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * row));
         e.li(c, 11, slot + y * lb.stride);
         e.ins(c, "dma.gs r11, r10, r12");
       }

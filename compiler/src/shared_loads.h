@@ -55,7 +55,7 @@ namespace emit {
 // step's rows from the slot, fills the slot with this step's rows, tells
 // the others; each CU then copies the rows into its line buffer, and the
 // others tell the first once their copies are done.
-RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t wp);
+RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std::int64_t row);
 // Around a CU's loops over its share: before, each CU but the first marks
 // the slot free; after, the first takes the last of those marks.
 void shared_loads_begin(Ctx& e, int c, const Node& n);

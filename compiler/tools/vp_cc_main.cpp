@@ -34,7 +34,7 @@ const char* kUsage =
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
     "             [--stream-buffers 2|1] [--shared-loads on|off] [--copy-prices whole-rows|as-loaded|auto]\n"
-    "             [--rows-ahead auto|on|off]\n"
+    "             [--rows-ahead auto|on|off] [--row-pitch auto|on|off]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -76,6 +76,9 @@ const char* kUsage =
     "                   tokens and loads its rows into a second buffer while the current row computes\n"
     "                   (on), or loads each row's rows at its start (off); auto (the default): on for\n"
     "                   --batch N > 1, off for one image\n"
+    "  --row-pitch auto|on|off   a small map in the cluster SRAMs' window takes a granule per row, so its\n"
+    "                   rows lie in many SRAMs and their readers' loads spread over those SRAMs' ports\n"
+    "                   (on), or packs its rows (off); auto (the default): on for --batch N > 1\n"
     "  --copy-prices whole-rows|as-loaded|auto   the copy choice prices a Conv's line buffer at kh rows\n"
     "                   of the whole output row per row (whole-rows) or as it is loaded (as-loaded);\n"
     "                   auto (the default) chooses the copies at both and keeps as-loaded when the\n"
@@ -124,6 +127,15 @@ std::uint64_t count(const std::string& name, const std::string& v, std::uint64_t
   }
   if (n < lo) throw UsageError(name + " " + v + ": expected " + what);
   return n;
+}
+
+// An auto|on|off option's value as its enum (off, on, automatic).
+template <class E>
+E auto_on_off(const std::string& name, const std::string& v) {
+  if (v == "on") return E::on;
+  if (v == "off") return E::off;
+  if (v == "auto") return E::automatic;
+  throw UsageError(name + " " + v + ": expected auto, on or off");
 }
 
 // A compiler option parser's value; its CompileError is a usage error.
@@ -218,12 +230,9 @@ Options parse_options(int argc, char** argv, bool& help) {
       if (v != "on" && v != "off") throw UsageError("--shared-loads " + v + ": expected on or off");
       o.shared_loads = v == "on";
     } else if (a == "--rows-ahead") {
-      const std::string v = next();
-      using A = CompileOptions::RowsAhead;
-      if (v == "on") o.rows_ahead = A::on;
-      else if (v == "off") o.rows_ahead = A::off;
-      else if (v == "auto") o.rows_ahead = A::automatic;
-      else throw UsageError("--rows-ahead " + v + ": expected auto, on or off");
+      o.rows_ahead = auto_on_off<CompileOptions::RowsAhead>(a, next());
+    } else if (a == "--row-pitch") {
+      o.row_pitch = auto_on_off<CompileOptions::RowPitch>(a, next());
     } else if (a == "--handover-tables") {
       const std::string v = next();
       if (v != "auto" && v != "memory") throw UsageError("--handover-tables " + v + ": expected auto or memory");

@@ -50,6 +50,8 @@ struct RunResult {
   std::size_t reuse_orders = 0;  // (layer, later layer) pairs whose SRAM the later one reuses
   bool layers_spread = true;     // every layer's CUs in distinct clusters while there are clusters left
   bool border_shared = false;    // an SRAM range holding a border also holds another value (reuse)
+  int pitched = 0;               // values at a granule's pitch (Buffer::pitch)
+  bool pitch_rows_whole = true;  // each such value's rows start on a granule and fit it
   // Per Concat (by its inputs' count): loads (dma.gl) per row loop (dbnz
   // r20) in its cores' code; a pass per input loads one input per loop.
   std::map<std::size_t, double> concat_loads_per_loop;
@@ -68,7 +70,7 @@ struct RunResult {
 // seed, seed + 1, ...) in one start.
 RunResult compile_and_run(const TestModel& m, const std::string& chip, const std::vector<std::string>& sets = {},
                     std::uint64_t seed = 5, const MapOptions& map = {}, int batch = 1, bool twin_buffers = true,
-                    bool rows_ahead = false) {
+                    bool rows_ahead = false, bool row_pitch = false) {
   const fs::path dir = fs::temp_directory_path() / ("vp_cc_e2e_" + m.name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const Target t = load_target(chip, sets);
@@ -79,6 +81,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   map_crossbars(g, t, map);
   g.batch = batch;
   g.twin_buffers = twin_buffers;
+  g.row_pitch = row_pitch;
   plan_memory(g, t);
   EmitOptions eo;
   eo.asm_path = (dir / "model.asm").string();
@@ -104,6 +107,18 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   for (const Value& v : g.values) r.on_chip += t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
   for (const Value& v : g.values) r.rings += v.buf.ring_rows > 0;
   for (const Value& v : g.values) r.twins += v.buf.alt >= 0;
+  for (const Value& v : g.values) {
+    if (v.buf.pitch <= 0) continue;
+    ++r.pitched;
+    // Each row in a granule of its own: the window's granule boundaries
+    // never cut one, and two rows never share a granule.
+    const std::int64_t G = t.sram_interleave_bytes;
+    for (const std::int64_t base : {v.buf.addr, v.buf.alt}) {
+      if (base < 0) continue;
+      r.pitch_rows_whole = r.pitch_rows_whole && v.buf.pitch == G && (base - t.sram_global_base) % G == 0 &&
+                           v.buf.wp(v.shape) * v.shape.c <= G;
+    }
+  }
   r.twin_code = emitted.twin_buffers;
   r.reuse_orders = g.reuse_after.size();
   // A border is written when the program loads: no other value may take
@@ -561,6 +576,36 @@ TEST(EndToEnd, RowsAheadKeepOneImageAndStreamsExact) {
         residual += r.residual_ahead;
       }
   EXPECT_GT(residual, 0);
+}
+
+// Small maps at a granule's pitch (vp-cc --row-pitch; plan_memory): each
+// row at the start of a window granule of its own, so the rows lie in as
+// many clusters' SRAMs. Every reader and writer walks them by the buffer's
+// row pitch: one image and streams (whose second buffers take the pitch
+// too), copies in strips and in blocks of pixels, windows from line
+// buffers and gathered pixel by pixel, residuals, poolings, Concats and
+// the padded input's copy. Without the window nothing is pitched.
+TEST(EndToEnd, SmallMapsAtGranulePitchStayExact) {
+  int pitched = 0;
+  for (const TestModel& m : {cnn_model(), residual_model(), mixed_model()})
+    for (bool window : {true, false})
+      for (int batch : {1, 3})
+        for (int rep : {2, kReplicateAuto}) {
+          SCOPED_TRACE(m.name + (window ? " sram" : " gmem") + " batch " + std::to_string(batch) + " --replicate " +
+                       std::to_string(rep));
+          std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4"};
+          if (!window) sets.push_back("cluster.sram.global_base_mib=0");
+          MapOptions mo{rep, true};
+          mo.batch = batch;
+          const RunResult r = compile_and_run(m, "small", sets, 5, mo, batch, true, batch > 1, true);
+          expect_exact(r);
+          EXPECT_TRUE(r.pitch_rows_whole);
+          if (!window) {
+            EXPECT_EQ(r.pitched, 0);
+          }
+          pitched += r.pitched;
+        }
+  EXPECT_GT(pitched, 0);
 }
 
 // Both placements (one layer per CU, all at once; CUs shared by layers),

@@ -284,6 +284,24 @@ TEST_F(VpCcCli, RowsAheadAreParsedStrictlyAndAutoFollowsTheBatch) {
   }
 }
 
+// --row-pitch auto|on|off: on gives the small maps a granule's pitch (the
+// program's addresses differ, its golden output does not), auto is on for
+// a stream and off for one image.
+TEST_F(VpCcCli, RowPitchIsParsedStrictlyAndAutoFollowsTheBatch) {
+  expect_usage_errors("--row-pitch", {"abc", "", "On", "1", "yes", "automatic"});
+  EXPECT_TRUE(outputs().empty());
+  for (int batch : {1, 3}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const std::string base = "net.onnx -o o.asm --calib calib.npy --test test.npy --batch " + std::to_string(batch);
+    ASSERT_EQ(cc(base).code, 0);
+    const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
+    const std::string pitched = program_of(base + " --row-pitch on", golden);
+    const std::string packed = program_of(base + " --row-pitch off", golden);
+    EXPECT_NE(pitched, packed);
+    EXPECT_EQ(chosen, batch > 1 ? pitched : packed);
+  }
+}
+
 // --copy-prices whole-rows|as-loaded|auto: auto's program is the one of
 // the pricing its report line names; the golden bytes do not change; the
 // line is printed only for auto.

@@ -51,9 +51,15 @@ struct Buffer {
   // waits only for their reads of image i - 1 (row_release.h). The border,
   // if any, is the same in both.
   std::int64_t alt = -1;
+  // Bytes from one row to the next (plan_memory), 0: the padded row's own
+  // bytes. A small map in the SRAM window gets a granule's pitch, so each
+  // row lies in its own cluster's SRAM and its readers' loads spread over
+  // many SRAMs' ports instead of the one or two its bytes would fill.
+  std::int64_t pitch = 0;
   std::int64_t wp(const Shape& s) const { return s.w + 2 * pad; }
   std::int64_t hp(const Shape& s) const { return s.h + 2 * pad; }
-  std::int64_t bytes(const Shape& s) const { return hp(s) * wp(s) * s.c; }
+  std::int64_t row(const Shape& s) const { return pitch > 0 ? pitch : wp(s) * s.c; }
+  std::int64_t bytes(const Shape& s) const { return hp(s) * row(s); }
 };
 
 struct Value {
@@ -310,6 +316,9 @@ struct Graph {
   // loads its rows while the current row computes. Set before mapping: the
   // cost model prices the loads beside the row's work.
   bool rows_ahead = false;
+  // Small maps in the SRAM window at a granule's pitch (vp-cc --row-pitch;
+  // plan_memory, Buffer::pitch).
+  bool row_pitch = false;
   std::vector<std::int64_t> output_area;
   // Where the host finds graph output i: its area, or the value's buffer.
   std::int64_t output_addr(std::size_t i) const {
