@@ -257,7 +257,7 @@ static std::vector<double> stream_copy_work(const Graph& g, const Target& t) {
   const double dram_more =
       static_cast<double>(t.timing.gmem_latency_cycles()) - t.timing.sram_latency_cycles;
   const auto add = [&](const Value& v, const std::vector<int>& near) {
-    const std::vector<int> cores = stream_copy_cores(g, v, near);
+    const std::vector<int> cores = stream_copy_cores(g, t, v, near);
     if (cores.empty()) return;
     const std::int64_t rows = (v.shape.h + static_cast<std::int64_t>(cores.size()) - 1) /
                               static_cast<std::int64_t>(cores.size());

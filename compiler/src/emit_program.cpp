@@ -222,12 +222,11 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
     return in;
   };
   // Rows of a copy shared among up to 16 cores (each is a DMA in and out):
-  // in a stream those of its neighbours (stream_copy_cores), else any.
+  // in a stream those of its neighbours (stream_copy_cores), else any
+  // (copy_cores_of chooses which).
   auto copy_cores = [&](const Value& v, const std::vector<int>& near) {
-    std::vector<int> cores = stream_copy_cores(g, v, g.batch > 1 ? near : std::vector<int>{});
-    if (cores.empty())
-      for (int c : active)
-        if (static_cast<std::int64_t>(cores.size()) < std::min<std::int64_t>(16, v.shape.h)) cores.push_back(c);
+    std::vector<int> cores = stream_copy_cores(g, e.t, v, g.batch > 1 ? near : std::vector<int>{});
+    if (cores.empty()) cores = copy_cores_of(g, e.t, v, std::vector<int>(active.begin(), active.end()));
     return cores;
   };
   // Each pad layer's core reads its input's pointer word once, before its

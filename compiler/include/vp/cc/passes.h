@@ -245,7 +245,14 @@ bool input_has_pad_layer(const Graph& g, std::size_t i);
 // of the layers in `near` (node ids: the input's readers, the output's
 // writer), so that a copy runs beside its neighbours in the pipeline, not
 // on a core busy at the other end of it. Empty when they have no cores.
-std::vector<int> stream_copy_cores(const Graph& g, const Value& v, const std::vector<int>& near);
+// Chosen among them by copy_cores_of.
+std::vector<int> stream_copy_cores(const Graph& g, const Target& t, const Value& v, const std::vector<int>& near);
+// Up to 16 (one a row of v) of `pool`: a copy's cores each send every reader
+// of their rows a token, and the CUs of a cluster share one port to its
+// router. For one image, one core of each cluster before a second of any
+// (of the pipeline's tail when the copy is long, else of its head); in a
+// stream, at most half of them in one cluster, the lowest clusters first.
+std::vector<int> copy_cores_of(const Graph& g, const Target& t, const Value& v, const std::vector<int>& pool);
 // The node that stores graph output i (the Conv that computes its fused
 // Add or table), alone in the list; empty for an output no node writes.
 std::vector<int> output_writer(const Graph& g, std::size_t i);
