@@ -32,13 +32,11 @@ std::vector<int> copy_cores_of(const Graph& g, const Target& t, const Value& v, 
   std::vector<int> cores;
   if (all.empty()) return cores;
   if (g.batch > 1) {
-    // A stream's copy runs beside the layers of the images before, whose
-    // traffic fills the mesh: at most half its cores in one cluster, in the
-    // lowest clusters. With all 16 in one cluster tiny_cnn's stream took its
-    // rows' tokens through that cluster's one port (4,112 cycles per
-    // inference; 3,598 over two clusters); over all sixteen ResNet-50's
-    // carried the image's rows over more of the mesh (326,302 against
-    // 322,177 over two).
+    // A stream's copy runs beside the layers of the images before, which
+    // keep the mesh busy: at most half its cores in one cluster, the lowest
+    // clusters first. All 16 in one cluster, tiny_cnn's stream took 4,112
+    // cycles per inference, 3,598 over two clusters; over all sixteen,
+    // ResNet-50's took 326,302 against 322,177 over two.
     const std::size_t cap = (want + 1) / 2;
     std::map<int, std::size_t> taken;
     for (int c : all)
@@ -58,7 +56,7 @@ std::vector<int> copy_cores_of(const Graph& g, const Target& t, const Value& v, 
   // delays its own layer by the copy; one of its tail halts last, and the
   // firmware, which waits for the cores in the order it started them (the
   // copy's first), then passes over all the others once more, a few cycles
-  // each (tiny_cnn's 394: 1.2 k cycles, its copy 0.4 k). The tail's core
+  // each (tiny_cnn's 393: 1.2 k cycles, its copy 0.9 k). The tail's core
   // when the copy is the longer: ResNet-50 735,173 cycles with the head's,
   // 717,601 with the tail's (741,542 with all 16 in cluster 0).
   const bool tail = copy_cycles(t, v, want) >
