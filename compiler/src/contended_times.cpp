@@ -63,7 +63,6 @@ class Waits {
       const double all = static_cast<double>(b.window + b.dram);
       dram_.push_back(all > 0 ? n.dma_packets * dram_more * static_cast<double>(b.dram) / all : 0.0);
       const bool known = n.dma_packets > 0 && n.packet_flits > 0;
-      one_step_.push_back(n.loaded_step_cycles > 0 && 3 * n.loaded_step_cycles > n.loaded_stage_cycles);
       // mesh_load counts a node's bytes in flits of noc.link_bits; its
       // packets also carry their headers and round up (12-byte rows: 3
       // flits for 1.5).
@@ -105,11 +104,10 @@ class Waits {
       if (flits_[i][r] <= 0) continue;
       const Load& l = at(r);
       if (l.flits <= 0) continue;
-      // A layer whose copies each compute a row step or two (a block of a
-      // few pixels) issue all their
-      // loads at once: the last copy's data arrives after the busiest
-      // resource has carried the whole burst.
-      stretch = std::max(stretch, one_step_[i] ? flits_[i][r] * noc_cycle_ : l.flits * noc_cycle_ / kMaxBusy - span);
+      // (A layer whose copies each compute a row step or two was stretched
+      // by its whole burst of loads here, which stood in for the second step
+      // of a copy whose block spans two rows; row_times counts that step.)
+      stretch = std::max(stretch, l.flits * noc_cycle_ / kMaxBusy - span);
       const double rho = std::min(l.flits * noc_cycle_ / span, kMaxBusy);
       const double residual = l.sized / (2 * l.flits), mean_power = l.powered / l.flits;
       const auto by_size = [&](double s) { return residual * std::pow(s, kSizeExponent) / mean_power; };
@@ -124,7 +122,6 @@ class Waits {
   const Graph& g_;
   std::vector<std::vector<double>> flits_;
   std::vector<double> own_, sized_, powered_, dram_;
-  std::vector<bool> one_step_;
   std::size_t resources_ = 0;
   // A flit holds a link or port one NoC cycle: this many chip cycles.
   double noc_cycle_ = 1.0;

@@ -454,8 +454,7 @@ CompileResult compile_model(const CompileOptions& o) {
     dump(o.dump_dir, 4, "mapped" + tag, cg, &target);
     cg.row_releases = !o.image_releases;
     cg.twin_buffers = o.twin_buffers;
-    cg.row_pitch = o.row_pitch == CompileOptions::RowPitch::on ||
-                   (o.row_pitch == CompileOptions::RowPitch::automatic && o.batch > 1);
+    cg.row_pitch = o.row_pitch != CompileOptions::RowPitch::off;
     plan_memory(cg, target);
     dump(o.dump_dir, 5, "planned" + tag, cg, &target);
     // The emitter writes the program and the weight image by path: into a

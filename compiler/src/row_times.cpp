@@ -7,7 +7,10 @@
 // row at layer3's end against 22 k at its start) was then estimated up to
 // 15 % late. Here every output row has its own time: it is done one row
 // step after the later of the input rows its windows read and the row its
-// copy computed before it.
+// copy computed before it. With contiguous blocks of pixels each copy is
+// followed through its rows: the copy that ends row k may have begun in
+// it, while another, begun in row k - 1, computes its part of row k only
+// after its part of row k - 1.
 #include <algorithm>
 
 #include "schedule_cost.h"
@@ -62,10 +65,10 @@ bool walks_rows(const Node& n) {
 }
 
 // The row a copy of n computed before output row k (-1: none), as
-// share_loop deals rows (share_runs): with strips, each strip's rows go to
-// its row groups in turn, rows_at_once apart; with contiguous blocks of
-// pixels, the row before when the copy that ends row k began before it.
-// A MatMul inside windows (window_sharers > 0) walks whole windows.
+// share_loop deals rows (share_runs) in strips: each strip's rows go to its
+// row groups in turn, rows_at_once apart. (Contiguous blocks of pixels are
+// followed copy by copy in row_times.) A MatMul inside windows
+// (window_sharers > 0) walks whole windows.
 std::int64_t row_before(const Graph& g, const Node& n, std::int64_t k, int window_sharers) {
   const Shape& o = g.val(n.out[0]).shape;
   if (n.windows > 1 && window_sharers > 0) {
@@ -82,15 +85,8 @@ std::int64_t row_before(const Graph& g, const Node& n, std::int64_t k, int windo
     return b > 0 && owner(b - 1) == owner(b) ? k - 1 : -1;
   }
   const std::int64_t OW = walks_rows(n) ? 1 : std::max<std::int64_t>(1, o.w), R = std::max(1, n.replicas);
-  if (o.h * OW >= kStripRows * OW * R) {
-    const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / g.min_strip));
-    return k - std::max<std::int64_t>(1, std::min(o.h, R / S));
-  }
-  const std::int64_t P = o.h * OW, last = (k + 1) * OW - 1;
-  std::int64_t r = last * R / P;
-  while (r + 1 < R && P * (r + 1) / R <= last) ++r;
-  while (r > 0 && P * r / R > last) --r;
-  return P * r / R < k * OW ? k - 1 : -1;
+  const std::int64_t S = std::max<std::int64_t>(1, std::min<std::int64_t>(R, OW / g.min_strip));
+  return k - std::max<std::int64_t>(1, std::min(o.h, R / S));
 }
 
 }  // namespace
@@ -114,6 +110,13 @@ std::vector<std::pair<int, bool>> row_inputs(const Graph& g, const Node& n) {
   return ins;
 }
 
+// The rows of copy r of R in contiguous blocks of the map's P = OH x OW
+// units (share_runs' blocks): [first, last].
+std::pair<std::int64_t, std::int64_t> block_rows(std::int64_t P, std::int64_t OW, int r, int R) {
+  const std::int64_t lo = P * r / R, hi = P * (r + 1) / R;
+  return {lo / OW, (hi - 1) / OW};
+}
+
 RowTimes row_times(const Graph& g, const StagePrices& p) {
   const std::size_t N = g.nodes.size();
   RowTimes rt(N);
@@ -124,12 +127,10 @@ RowTimes row_times(const Graph& g, const StagePrices& p) {
     if (n.fused) continue;
     const std::int64_t OH = std::max<std::int64_t>(1, g.val(n.out[0]).shape.h);
     const std::vector<std::pair<int, bool>> ins = row_inputs(g, n);
-    std::vector<double>& rows = done[i];
-    rows.assign(static_cast<std::size_t>(OH), 0.0);
+    // When the input rows output row k reads are there.
+    std::vector<double> in(static_cast<std::size_t>(OH), 0.0);
     for (std::int64_t k = 0; k < OH; ++k) {
-      const std::int64_t before =
-          row_before(g, n, k, i < p.window_sharers.size() ? p.window_sharers[i] : 0);
-      double ready = before >= 0 ? rows[static_cast<std::size_t>(before)] : 0.0;
+      double ready = 0.0;
       for (const auto& [v, window] : ins) {
         if (v < 0) continue;  // an optional input left out
         const int w = storer[static_cast<std::size_t>(v)];
@@ -139,15 +140,50 @@ RowTimes row_times(const Graph& g, const StagePrices& p) {
           if (pace > 0) ready = std::max(ready, static_cast<double>(row_needed(g, n, v, window, k, OH) + 1) * pace);
           continue;
         }
-        const std::vector<double>& in = done[static_cast<std::size_t>(w)];
+        const std::vector<double>& rows = done[static_cast<std::size_t>(w)];
         const std::int64_t r =
-            std::min<std::int64_t>(row_needed(g, n, v, window, k, OH), static_cast<std::int64_t>(in.size()) - 1);
-        ready = std::max(ready, in[static_cast<std::size_t>(r)]);
+            std::min<std::int64_t>(row_needed(g, n, v, window, k, OH), static_cast<std::int64_t>(rows.size()) - 1);
+        ready = std::max(ready, rows[static_cast<std::size_t>(r)]);
       }
-      rows[static_cast<std::size_t>(k)] = ready + p.step[i];
+      in[static_cast<std::size_t>(k)] = ready;
+    }
+    std::vector<double>& rows = done[i];
+    rows.assign(static_cast<std::size_t>(OH), 0.0);
+    const int sharers = i < p.window_sharers.size() ? p.window_sharers[i] : 0;
+    const Shape& o = g.val(n.out[0]).shape;
+    const std::int64_t OW = walks_rows(n) ? 1 : std::max<std::int64_t>(1, o.w);
+    const int R = std::max(1, n.replicas);
+    if (!(n.windows > 1 && sharers > 0) && OH < kStripRows * R) {
+      // Contiguous blocks of pixels: a copy computes the parts of its block
+      // row after row, each a step after the part before and its inputs. A
+      // block across two rows ends its second part two steps after its
+      // first part's inputs, however early the second's come (tiny_cnn's
+      // stem: 9 pixels on rows of 32, one MVM round a part).
+      // A step is a row of the widest share (CostModel::stage: its groups
+      // of lanes a row); a part of a row takes its groups' share of it.
+      const std::int64_t P = OH * OW, lanes = std::max(1, n.lanes);
+      const std::int64_t width = std::min(OW, (P + R - 1) / R);
+      const double per_step = static_cast<double>((width + lanes - 1) / lanes);
+      for (int r = 0; r < R; ++r) {
+        const std::int64_t lo = P * r / R, hi = P * (r + 1) / R;
+        double end = 0.0;
+        for (std::int64_t k = lo / OW; k <= (hi - 1) / OW && k < OH; ++k) {
+          const std::int64_t px = std::min(hi, (k + 1) * OW) - std::max(lo, k * OW);
+          const double part = std::min(1.0, static_cast<double>((px + lanes - 1) / lanes) / per_step);
+          end = std::max(end, in[static_cast<std::size_t>(k)]) + p.step[i] * part;
+          rows[static_cast<std::size_t>(k)] = std::max(rows[static_cast<std::size_t>(k)], end);
+        }
+      }
+    } else {
+      for (std::int64_t k = 0; k < OH; ++k) {
+        const std::int64_t before = row_before(g, n, k, sharers);
+        const double ready = std::max(before >= 0 ? rows[static_cast<std::size_t>(before)] : 0.0,
+                                      in[static_cast<std::size_t>(k)]);
+        rows[static_cast<std::size_t>(k)] = ready + p.step[i];
+      }
     }
     rt.step[i] = p.step[i];
-    rt.first[i] = rows.front();
+    rt.first[i] = *std::min_element(rows.begin(), rows.end());
     rt.last[i] = *std::max_element(rows.begin(), rows.end());
     rt.total = std::max(rt.total, rt.last[i]);
   }

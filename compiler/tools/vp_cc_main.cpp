@@ -78,7 +78,7 @@ const char* kUsage =
     "                   --batch N > 1, off for one image\n"
     "  --row-pitch auto|on|off   a small map in the cluster SRAMs' window takes a granule per row, so its\n"
     "                   rows lie in many SRAMs and their readers' loads spread over those SRAMs' ports\n"
-    "                   (on), or packs its rows (off); auto (the default): on for --batch N > 1\n"
+    "                   (on), or packs its rows (off); auto (the default): on\n"
     "  --copy-prices whole-rows|as-loaded|auto   the copy choice prices a Conv's line buffer at kh rows\n"
     "                   of the whole output row per row (whole-rows) or as it is loaded (as-loaded);\n"
     "                   auto (the default) chooses the copies at both and keeps as-loaded when the\n"

@@ -166,6 +166,42 @@ TEST(RowTimes, AGraphInputArrivesAtItsPadLayersPace) {
   EXPECT_DOUBLE_EQ(rt.last[0], 81);
 }
 
+// Copies in contiguous blocks of pixels are followed through their rows: a
+// block across two rows computes its part of the second after its part of
+// the first, each part a step's share by its pixels.
+TEST(RowTimes, ABlockAcrossTwoRowsEndsItsSecondPartAfterItsFirst) {
+  Graph g;
+  g.min_strip = kMinStrip;
+  // Three rows of 4 pixels in two copies: pixels 0-5 (row 0, half of row
+  // 1) and 6-11 (the other half of row 1, row 2).
+  const int x = add_map(g, "x", 8, 3, 4, -1), y = add_map(g, "y", 8, 3, 4, -1);
+  g.inputs = {x};
+  Node n;
+  n.name = "mul";
+  n.op = OpKind::Mul;
+  n.in = {x, x};
+  n.out = {y};
+  n.replicas = 2;
+  n.cores = {0, 1};
+  g.nodes.push_back(n);
+  StagePrices p{{80}, {40}, {}, {}};
+  p.input_step.assign(g.values.size(), 0.0);
+  p.input_step[static_cast<std::size_t>(x)] = 1;  // input row k there at k + 1
+  const RowTimes rt = row_times(g, p);
+  // Copy 0: row 0 at 1 + 40, then its half of row 1 at 41 + 20. Copy 1:
+  // its half of row 1 at 2 + 20, row 2 at 22 + 40. (Taking row k as done a
+  // step after its inputs, or after row k - 1 when the copy that ends it
+  // began there, gave 41, 42 and 82.)
+  EXPECT_DOUBLE_EQ(rt.first[0], 41);
+  EXPECT_DOUBLE_EQ(rt.last[0], 62);
+  // Inputs that come late set the pace instead: each part a step's share
+  // after its own rows.
+  p.input_step[static_cast<std::size_t>(x)] = 100;
+  const RowTimes late = row_times(g, p);
+  EXPECT_DOUBLE_EQ(late.first[0], 140);
+  EXPECT_DOUBLE_EQ(late.last[0], 340);
+}
+
 // A pixel-wise operator's step on a map wider than one pixel is one row of
 // the map (its cores walk and hand over whole rows), not one pixel.
 TEST(CostModel, APixelOperatorsStepIsARowOfItsMap) {

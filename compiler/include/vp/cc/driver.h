@@ -55,10 +55,11 @@ struct CompileOptions {
   // further on (ResNet-50 807,294 cycles against 741,542).
   enum class RowsAhead { off, on, automatic } rows_ahead = RowsAhead::automatic;
   // --row-pitch auto|on|off (Graph::row_pitch): a granule's pitch for small
-  // maps in the SRAM window (plan_memory). auto, the default, gives it in a
-  // stream (--batch > 1); for one image the cost model's estimate of the
-  // small CNNs it speeds up falls out of 10 % (docs/compiler.md, "Rows at
-  // a granule's pitch").
+  // maps in the SRAM window (plan_memory). auto, the default, is on: no run
+  // measured slower with it (docs/compiler.md, "Rows at a granule's pitch").
+  // It was on for streams only while the estimate missed the second row
+  // step of a copy whose block spans two rows, and fell out of 10 % of the
+  // small CNNs' runs at one image.
   enum class RowPitch { off, on, automatic } row_pitch = RowPitch::automatic;
   // --copy-prices whole-rows|as-loaded|auto (MapOptions::rows_as_loaded):
   // auto maps at both and keeps as-loaded when the report's estimate finds
