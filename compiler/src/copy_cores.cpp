@@ -22,10 +22,6 @@ static double copy_cycles(const Target& t, const Value& v, std::size_t cores) {
 }
 
 std::vector<int> copy_cores_of(const Graph& g, const Target& t, const Value& v, const std::vector<int>& pool) {
-  std::map<int, std::size_t> first;  // each core's first layer
-  for (std::size_t k = 0; k < g.nodes.size(); ++k)
-    if (!g.nodes[k].fused)
-      for (int c : g.nodes[k].cores) first.emplace(c, k);
   const std::set<int> all(pool.begin(), pool.end());
   const std::size_t want = static_cast<std::size_t>(
       std::min<std::int64_t>({16, std::max<std::int64_t>(1, v.shape.h), static_cast<std::int64_t>(all.size())}));
@@ -59,6 +55,10 @@ std::vector<int> copy_cores_of(const Graph& g, const Target& t, const Value& v, 
   // each (tiny_cnn's 393: 1.2 k cycles, its copy 0.9 k). The tail's core
   // when the copy is the longer: ResNet-50 735,173 cycles with the head's,
   // 717,601 with the tail's (741,542 with all 16 in cluster 0).
+  std::map<int, std::size_t> first;  // each core's first layer
+  for (std::size_t k = 0; k < g.nodes.size(); ++k)
+    if (!g.nodes[k].fused)
+      for (int c : g.nodes[k].cores) first.emplace(c, k);
   const bool tail = copy_cycles(t, v, want) >
                     static_cast<double>(CostModel::start_per_core() * static_cast<std::int64_t>(first.size()));
   std::map<int, std::vector<std::pair<std::size_t, int>>> by_cluster;

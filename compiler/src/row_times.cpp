@@ -110,13 +110,6 @@ std::vector<std::pair<int, bool>> row_inputs(const Graph& g, const Node& n) {
   return ins;
 }
 
-// The rows of copy r of R in contiguous blocks of the map's P = OH x OW
-// units (share_runs' blocks): [first, last].
-std::pair<std::int64_t, std::int64_t> block_rows(std::int64_t P, std::int64_t OW, int r, int R) {
-  const std::int64_t lo = P * r / R, hi = P * (r + 1) / R;
-  return {lo / OW, (hi - 1) / OW};
-}
-
 RowTimes row_times(const Graph& g, const StagePrices& p) {
   const std::size_t N = g.nodes.size();
   RowTimes rt(N);
@@ -154,13 +147,13 @@ RowTimes row_times(const Graph& g, const StagePrices& p) {
     const std::int64_t OW = walks_rows(n) ? 1 : std::max<std::int64_t>(1, o.w);
     const int R = std::max(1, n.replicas);
     if (!(n.windows > 1 && sharers > 0) && OH < kStripRows * R) {
-      // Contiguous blocks of pixels: a copy computes the parts of its block
-      // row after row, each a step after the part before and its inputs. A
-      // block across two rows ends its second part two steps after its
-      // first part's inputs, however early the second's come (tiny_cnn's
-      // stem: 9 pixels on rows of 32, one MVM round a part).
-      // A step is a row of the widest share (CostModel::stage: its groups
-      // of lanes a row); a part of a row takes its groups' share of it.
+      // Contiguous blocks of pixels (share_runs): a copy computes the parts
+      // of its block row after row, each after the part before and after
+      // its own inputs, so a block across two rows ends its second part
+      // after its first however early the second's inputs come (tiny_cnn's
+      // stem: 9 pixels on rows of 32, one MVM round a part). A step is a row
+      // of the widest share (CostModel::stage: its groups of lanes a row); a
+      // part takes its groups' share of it.
       const std::int64_t P = OH * OW, lanes = std::max(1, n.lanes);
       const std::int64_t width = std::min(OW, (P + R - 1) / R);
       const double per_step = static_cast<double>((width + lanes - 1) / lanes);
