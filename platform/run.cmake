@@ -13,6 +13,7 @@ add_library(vp_platform STATIC
   src/run/float_io.cpp
   src/run/model_image.cpp
   src/run/firmware_report.cpp
+  src/run/stream_images.cpp
   src/run/adc_profile.cpp
   src/run/model_run.cpp
   src/run/system_file.cpp

@@ -9,8 +9,10 @@
 #   fill   = cycles of N images - (N - 1) x period
 # (the first image's latency with the pipeline's filling and draining, as
 # if every later image took one period), beside vp-cc's estimate of each
-# (the report's stream line: "the first image's F then one per P"). Exits
-# non-zero when the platform differs from the golden model.
+# (the report's stream line: "the first image's F then one per P"), and
+# the 2N run's own `firmware.stream_period_cycles` (vp-run --stats: the
+# cycles per image from image N/2's result to image 3N/2's, one run).
+# Exits non-zero when the platform differs from the golden model.
 #   bash bench/compiler/steady_state.sh BUILD_DIR MODELS_DIR [MODEL...] [-- VP-CC ARGS...]
 #   (MODELS_DIR: scripts/models/export_models.py's output; default models:
 #    tiny_cnn mlp resnet18 mobilenet_v2 resnet50; STREAM=N sets N, default 16)
@@ -29,17 +31,19 @@ case "$N" in '' | *[!0-9]* | 0 | 1) echo "steady_state.sh: STREAM must be a whol
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-printf "%-14s %7s %12s %12s %10s %10s %7s %10s %10s %7s\n" model stream "per inf. N" "per inf. 2N" \
-  period "est." ratio fill "est." ratio
+printf "%-14s %7s %12s %12s %10s %10s %7s %10s %10s %7s %10s\n" model stream "per inf. N" "per inf. 2N" \
+  period "est." ratio fill "est." ratio "one run"
 for m in "${models[@]}"; do
   for b in "$N" $((2 * N)); do
     /usr/bin/python3 "$ROOT/compiler/tools/check_model.py" "$m" --models "$M" --out "$W/$m.$b" --bin "$B" \
       --max-tests 1 --report --json "$W/$m.$b.json" --vp-run-arg=--no-deploy --vp-cc-arg=--batch \
       --vp-cc-arg="$b" "${cc_args[@]}" > "$W/$m.$b.log"
   done
-  /usr/bin/python3 - "$m" "$N" "$W/$m.$N.json" "$W/$m.$((2 * N)).json" "$W/$m.$N.log" <<'PY'
+  /usr/bin/python3 - "$m" "$N" "$W/$m.$N.json" "$W/$m.$((2 * N)).json" "$W/$m.$N.log" \
+    "$W/$m.$((2 * N))/stats.json" <<'PY'
 import json, re, sys
 m, n = sys.argv[1], int(sys.argv[2])
+one_run = json.load(open(sys.argv[6]))["firmware"].get("stream_period_cycles", 0)
 per = [json.load(open(p))["chip_figures"]["inference_cycles"] for p in sys.argv[3:5]]
 t1, t2 = per[0] * n, per[1] * 2 * n
 period = (t2 - t1) / n
@@ -47,7 +51,7 @@ fill = t1 - (n - 1) * period
 est = re.search(r"^stream of \d+ images: .*the first image's (\d+) then one per (\d+)", open(sys.argv[5]).read(), re.M)
 ef, ep = (int(est.group(1)), int(est.group(2))) if est else (0, 0)
 ratio = lambda e, v: "%.2f" % (e / v) if e and v > 0 else "-"
-print("%-14s %7d %12.0f %12.0f %10.0f %10s %7s %10.0f %10s %7s" % (
-    m, n, per[0], per[1], period, ep or "-", ratio(ep, period), fill, ef or "-", ratio(ef, fill)))
+print("%-14s %7d %12.0f %12.0f %10.0f %10s %7s %10.0f %10s %7s %10.0f" % (
+    m, n, per[0], per[1], period, ep or "-", ratio(ep, period), fill, ef or "-", ratio(ef, fill), one_run))
 PY
 done

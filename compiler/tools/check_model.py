@@ -363,6 +363,11 @@ def main():
              chip["clock_mhz"], chip["inferences_per_s"], chip["energy_per_inference_uj"],
              chip["dynamic_energy_per_inference_uj"],
              chip["crossbars_used"], chip["crossbars_total"], chip["deploy_cycles"], chip["deploy_energy_uj"]))
+        if chip["stream_period_cycles"]:
+            print("%s streamed %d images per start: %.0f cycles per image once the stream is full "
+                  "(%.1f inferences/s; image %d's result to image %d's)" %
+                  (name, images, chip["stream_period_cycles"], chip["clock_mhz"] * 1e6 / chip["stream_period_cycles"],
+                   images // 4, 3 * images // 4))
     print("%s: host time: compile %.1f s, vp-run %.1f s (%d input(s)), ONNX Runtime %.1f s" %
           (name, t_compile, t_sim, len(stems), t_ort))
     return 0 if exact and r.returncode == 0 and not failures else 1

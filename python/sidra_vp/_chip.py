@@ -28,6 +28,9 @@ class RunResult:
     cycles_per_inference = property(lambda self: self.figures["inference_cycles"])
     energy_per_inference_uj = property(lambda self: self.figures["energy_per_inference_uj"])
     inferences = property(lambda self: self.figures["inferences"])
+    # Cycles per image once a stream is full (programs compiled with
+    # batch=N of 4 or more); 0 otherwise.
+    stream_period_cycles = property(lambda self: self.figures["stream_period_cycles"])
 
     def __repr__(self):
         return "<RunResult %s: %d cycles, %s cycles and %.3f uJ per inference>" % (

@@ -41,6 +41,9 @@ def chip_figures(stats):
         "inference_cycles": inf,
         "inference_us": inf / mhz if mhz else 0.0,
         "inferences_per_s": mhz * 1e6 / inf if inf else 0.0,
+        # A stream's period once it is full (vp-cc --batch N, 4 or more
+        # images); 0 otherwise.
+        "stream_period_cycles": fw.get("stream_period_cycles", 0.0),
         "energy_per_inference_uj": e_inf / 1e6,
         "dynamic_energy_per_inference_uj": (total - en.get("ispp", 0.0) - leak) / n / 1e6,
         "energy_total_uj": total / 1e6,

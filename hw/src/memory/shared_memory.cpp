@@ -27,6 +27,12 @@ void SharedMemory::b_transport(int, tlm::tlm_generic_payload& trans, sc_core::sc
   const noc::ChannelTransfer t = channel_.transfer(len, ready);
   delay = cycles_to_time(t.end_cycle) - sc_core::sc_time_stamp();
   if (listener_) listener_(t.start_cycle, t.start_cycle + t.occupancy_cycles, len, read);
+  if (!read)
+    for (const auto& [lo, n] : watched_)
+      if (addr < lo + n && lo < addr + len) {
+        marks_.push_back({addr, len, t.end_cycle});
+        break;
+      }
   (read ? stats_.reads : stats_.writes)++;
   (read ? stats_.bytes_read : stats_.bytes_written) += len;
   trans.set_response_status(tlm::TLM_OK_RESPONSE);

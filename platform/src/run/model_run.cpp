@@ -16,6 +16,7 @@
 #include "vp/platform/float_io.h"
 #include "vp/platform/program_loader.h"
 #include "vp/platform/run_statistics.h"
+#include "vp/platform/stream_images.h"
 #include "vp/platform/trace_recorder.h"
 #include "vp/platform/waveform_export.h"
 
@@ -174,6 +175,15 @@ RunOutcome run_model(const RunSetup& s) {
   } catch (const std::exception& e) {
     throw RunStartError(e.what());
   }
+  // A stream's output slots, each image's share of every output binding:
+  // global memory marks the writes into them (stream_images.h).
+  std::vector<OutputSlots> stream_slots;
+  if (!bare && image.images_per_start > 1)
+    for (const size_t k : io.output_bindings) {
+      const obj::IoBinding& b = object.io[k];
+      stream_slots.push_back({b.address, b.bytes / image.images_per_start});
+      chip.global_memory().watch_writes(b.address, b.bytes);
+    }
 
   // A progress line on long runs, only for a person at a terminal.
   std::atomic<bool> done{false};
@@ -221,6 +231,12 @@ RunOutcome run_model(const RunSetup& s) {
     if (!bare) {
       out.firmware = read_firmware_report(chip, image);
       stats["firmware"] = firmware_statistics(out.firmware, image, s.cfg);
+      if (!stream_slots.empty()) {
+        const auto images_done = image_done_cycles(chip.global_memory().write_marks(), stream_slots, image.images_per_start,
+                                            out.firmware.inferences);
+        stats["firmware"]["image_done_cycles"] = images_done;
+        stats["firmware"]["stream_period_cycles"] = steady_period(images_done);
+      }
     }
     if (races) {
       out.races_checked = true;

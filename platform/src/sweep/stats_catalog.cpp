@@ -29,9 +29,12 @@ const char* const kGroups[][2] = {
 
 // Present when the firmware deploys the cell programs and runs the
 // inferences (program_loader); absent for programs started directly.
+// stream_period_cycles only for a program that streams images (vp-cc
+// --batch N, platform/stream_images.h).
 const char* const kFirmware =
     "batch cell_programs cells code cu_programs deploy_cycles deploy_us failed_cells image_bytes "
-    "images_per_start inference_cycles_mean inference_us_mean inferences load_cycles pulses retries rows_programmed";
+    "images_per_start inference_cycles_mean inference_us_mean inferences load_cycles pulses retries rows_programmed "
+    "stream_period_cycles";
 
 std::vector<StatPath> build() {
   std::vector<StatPath> out;

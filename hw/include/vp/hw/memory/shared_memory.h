@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <systemc>
@@ -38,6 +39,14 @@ class SharedMemory : public sc_core::sc_module {
   // (waveforms of memory activity); none by default.
   using Listener = std::function<void(uint64_t start, uint64_t end, uint64_t bytes, bool read)>;
   void set_listener(Listener l) { listener_ = std::move(l); }
+  // Writes that touch a watched range, each with the cycle its data is in
+  // memory: when a stream's image has its whole result (its slots of the
+  // output bindings, platform/stream_images.h). None watched by default.
+  struct WriteMark {
+    uint64_t addr = 0, bytes = 0, end_cycle = 0;
+  };
+  void watch_writes(uint64_t addr, uint64_t bytes) { watched_.push_back({addr, bytes}); }
+  const std::vector<WriteMark>& write_marks() const { return marks_; }
 
  private:
   void b_transport(int port, tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
@@ -46,6 +55,8 @@ class SharedMemory : public sc_core::sc_module {
   noc::BandwidthChannel channel_;
   Listener listener_;
   SharedMemoryStats stats_;
+  std::vector<std::pair<uint64_t, uint64_t>> watched_;  // (address, bytes)
+  std::vector<WriteMark> marks_;
 };
 
 // SystemC time counts core cycles: 1 ns of simulated time is one cycle of
