@@ -232,8 +232,8 @@ RunOutcome run_model(const RunSetup& s) {
       out.firmware = read_firmware_report(chip, image);
       stats["firmware"] = firmware_statistics(out.firmware, image, s.cfg);
       if (!stream_slots.empty()) {
-        const auto images_done = image_done_cycles(chip.global_memory().write_marks(), stream_slots, image.images_per_start,
-                                            out.firmware.inferences);
+        const auto images_done = image_done_cycles(chip.global_memory().write_marks(), stream_slots,
+                                                   image.images_per_start, out.firmware.inferences);
         stats["firmware"]["image_done_cycles"] = images_done;
         stats["firmware"]["stream_period_cycles"] = steady_period(images_done);
       }
