@@ -14,18 +14,7 @@
 #   (MODELS_DIR: scripts/models/export_models.py's output; default models:
 #    tiny_cnn mlp resnet18 mobilenet_v2 resnet50)
 set -euo pipefail
-B=$(cd "${1:?build dir}" && pwd)/bin
-M=$(cd "${2:?models dir}" && pwd)
-shift 2
-models=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do models+=("$1"); shift; done
-[ $# -gt 0 ] && shift
-cc_args=()
-for a in "$@"; do cc_args+=("--vp-cc-arg=$a"); done
-[ ${#models[@]} -gt 0 ] || models=(tiny_cnn mlp resnet18 mobilenet_v2 resnet50)
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/model_args.sh"
 printf "%-14s %10s %10s %10s %10s %9s %9s %7s %9s %9s %9s\n" model measured estimate "MVM bound" "chip bound" "MVM share" crossbars "mJ/inf" "mJ dyn" slowest period
 for m in "${models[@]}"; do
   /usr/bin/python3 "$ROOT/compiler/tools/check_model.py" "$m" --models "$M" --out "$W/$m" --bin "$B" \

@@ -17,20 +17,9 @@
 #   (MODELS_DIR: scripts/models/export_models.py's output; default models:
 #    tiny_cnn mlp resnet18 mobilenet_v2 resnet50; STREAM=N sets N, default 16)
 set -euo pipefail
-B=$(cd "${1:?build dir}" && pwd)/bin
-M=$(cd "${2:?models dir}" && pwd)
-shift 2
-models=()
-while [ $# -gt 0 ] && [ "$1" != "--" ]; do models+=("$1"); shift; done
-[ $# -gt 0 ] && shift
-cc_args=()
-for a in "$@"; do cc_args+=("--vp-cc-arg=$a"); done
-[ ${#models[@]} -gt 0 ] || models=(tiny_cnn mlp resnet18 mobilenet_v2 resnet50)
+. "$(dirname "$0")/model_args.sh"
 N=${STREAM:-16}
 case "$N" in '' | *[!0-9]* | 0 | 1) echo "steady_state.sh: STREAM must be a whole number above 1, got '$N'" >&2; exit 2 ;; esac
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 printf "%-14s %7s %12s %12s %10s %10s %7s %10s %10s %7s %10s\n" model stream "per inf. N" "per inf. 2N" \
   period "est." ratio fill "est." ratio "one run"
 for m in "${models[@]}"; do
