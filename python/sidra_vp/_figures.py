@@ -21,6 +21,7 @@ def chip_figures(stats):
     xb = stats.get("crossbar", {})
     en = stats.get("energy_pj", {})
     ispp = stats.get("ispp", {})
+    busiest = stats.get("noc", {}).get("busiest_link", {})
     mhz = run.get("clock_mhz", 0.0)
     total_cycles = run.get("cycles", 0)
     inf = fw.get("inference_cycles_mean") or total_cycles
@@ -56,4 +57,9 @@ def chip_figures(stats):
         "rows_programmed": fw.get("rows_programmed", ispp.get("rows_programmed", 0)),
         "crossbars_used": xb.get("crossbars_used"),
         "crossbars_total": xb.get("crossbars_total"),
+        # The NoC link busy the longest over the whole run (the program's
+        # load and the deployment included), and its busy cycles: no run
+        # with this traffic is shorter.
+        "busiest_link": busiest.get("link"),
+        "busiest_link_busy_cycles": busiest.get("busy_cycles", 0),
     }

@@ -116,14 +116,20 @@ json run_statistics(const hw::Chip& chip, const hw::RunResult& result, const Loa
 
   const hw::noc::MeshNoc& noc = chip.noc();
   json links = json::array();
+  // The link (between routers, or a port) busy the longest: a link moves
+  // one flit a NoC cycle, so no run with this traffic is shorter than its
+  // busy cycles, and a stream's period no shorter than its share per image.
+  const hw::noc::Link* busiest = nullptr;
   for (const auto& l : noc.links())
-    if (l.stats.packets)
+    if (l.stats.packets) {
       links.push_back({{"link", l.name},
                        {"bytes", l.stats.bytes},
                        {"flits", l.stats.flits},
                        {"packets", l.stats.packets},
                        {"busy_cycles", l.stats.busy_cycles},
                        {"blocked_cycles", l.stats.blocked_cycles}});
+      if (!busiest || l.stats.busy_cycles > busiest->stats.busy_cycles) busiest = &l;
+    }
   const hw::noc::NocTotals& nt = noc.totals();
   j["noc"] = {{"packets", nt.packets},
               {"bytes", nt.bytes},
@@ -132,6 +138,10 @@ json run_statistics(const hw::Chip& chip, const hw::RunResult& result, const Loa
               {"contention_cycles", nt.contention_cycles},
               {"core_to_core_bytes", noc_bytes},
               {"links", links}};
+  if (busiest)
+    j["noc"]["busiest_link"] = {{"link", busiest->name},
+                                {"busy_cycles", busiest->stats.busy_cycles},
+                                {"share_of_run", ratio(static_cast<double>(busiest->stats.busy_cycles), cycles)}};
 
   const hw::SharedMemoryStats& gs = chip.global_memory().stats();
   uint64_t sram_bytes = 0;
@@ -212,6 +222,13 @@ std::string run_summary(const json& s) {
                 static_cast<unsigned long long>(s["noc"]["bytes"].get<uint64_t>()),
                 static_cast<unsigned long long>(s["noc"]["contention_cycles"].get<uint64_t>()));
   o << buf;
+  if (s["noc"].contains("busiest_link")) {
+    const auto& b = s["noc"]["busiest_link"];
+    std::snprintf(buf, sizeof buf, "busiest:     link %s, busy %llu cycles (%.1f%% of the run)\n",
+                  b["link"].get<std::string>().c_str(), static_cast<unsigned long long>(b["busy_cycles"].get<uint64_t>()),
+                  100.0 * b["share_of_run"].get<double>());
+    o << buf;
+  }
   std::snprintf(buf, sizeof buf, "energy:      %.3f uJ\n", s["energy_pj"]["total"].get<double>() * 1e-6);
   o << buf;
   std::snprintf(buf, sizeof buf, "host:        %.3f s wall, %.2f M instructions/s\n", s["host"]["wall_s"].get<double>(),

@@ -62,6 +62,9 @@ std::vector<StatPath> build() {
     out.push_back({"firmware." + fw.substr(pos, end - pos), false, true});
     pos = end + 1;
   }
+  // The NoC link busy the longest, when any packet crossed the mesh.
+  for (const char* f : {"busy_cycles", "share_of_run"})
+    out.push_back({std::string("noc.busiest_link.") + f, false, true});
   // A system of chips (vp-run --system, platform/src/run/system_run.cpp):
   // its pipeline and link figures; each chip's own are under "chips".
   for (const char* f : {"chips", "cycles", "elements", "latency_cycles", "interval_cycles", "energy_pj",

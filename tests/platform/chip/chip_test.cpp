@@ -18,6 +18,7 @@
 #include "vp/hw/crossbar/weight_encoding.h"
 #include "vp/platform/chip_builder.h"
 #include "vp/platform/program_loader.h"
+#include "vp/platform/run_statistics.h"
 
 namespace vp {
 namespace {
@@ -439,6 +440,39 @@ TEST(ChipTiming, TwoPacketsOnOneRouteAreSerialized) {
   ASSERT_EQ(run.trace.find("send", 0, 0).start, run.trace.find("send", 0, 1).start);
   EXPECT_EQ(static_cast<int64_t>(b.end) - static_cast<int64_t>(a.end), S);
   EXPECT_GT(run.chip->noc().totals().contention_cycles, 0u);
+}
+
+TEST(ChipStatistics, TheBusiestLinkIsTheOneBothPacketsCross) {
+  // As above: two 512-byte packets from cluster 0 to cluster 3. The port
+  // out of cluster 0's CUs and the links of the route each carry both, one
+  // serialization time apiece, and nothing carries more: the statistics
+  // name such a link busiest, busy 2 S cycles, and no run with this
+  // traffic is shorter than that.
+  const std::string body = "    li r1, 0\n    li r2, 512\n    li r3, 6\n    send r1, r2, r3, 1\n    halt\n";
+  ChipRun run(".core 0, 0\n" + body + ".core 0, 1\n" + body +
+              ".core 3, 0\n    li r1, 0\n    li r2, 512\n    li r3, 0\n    li r4, 1\n    li r5, 1024\n"
+              "    recv r1, r2, r3, 1\n    recv r5, r2, r4, 1\n    halt\n");
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  const auto& p = run.params;
+  const double ratio = p.get_double("chip.clock_mhz") / p.get_double("noc.clock_mhz");
+  const int64_t flits = p.get_int("noc.packet_header_flits") + (512 * 8 + p.get_int("noc.link_bits") - 1) / p.get_int("noc.link_bits");
+  const int64_t S = static_cast<int64_t>(std::ceil(static_cast<double>(flits) * ratio));
+  const nlohmann::json st = platform::run_statistics(*run.chip, run.result, {}, {});
+  ASSERT_TRUE(st["noc"].contains("busiest_link"));
+  const auto& b = st["noc"]["busiest_link"];
+  EXPECT_EQ(b["busy_cycles"].get<int64_t>(), 2 * S);
+  uint64_t most = 0;
+  bool named = false;
+  for (const auto& l : st["noc"]["links"]) {
+    most = std::max(most, l["busy_cycles"].get<uint64_t>());
+    named = named || (l["link"] == b["link"] && l["busy_cycles"] == b["busy_cycles"]);
+  }
+  EXPECT_TRUE(named) << b.dump();
+  EXPECT_EQ(most, b["busy_cycles"].get<uint64_t>());
+  EXPECT_LE(b["busy_cycles"].get<uint64_t>(), run.result.cycles);
+  EXPECT_DOUBLE_EQ(b["share_of_run"].get<double>(),
+                   static_cast<double>(2 * S) / static_cast<double>(run.result.cycles));
+  EXPECT_NE(platform::run_summary(st).find("busiest:     link " + b["link"].get<std::string>()), std::string::npos);
 }
 
 // ---- DMA ----------------------------------------------------------------------------------
