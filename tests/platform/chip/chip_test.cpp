@@ -423,18 +423,26 @@ TEST(ChipTiming, OnePacketArrivesAfterTheHopFormula) {
   EXPECT_LT(recv.start, send.start);                              // the receiver was waiting
 }
 
-TEST(ChipTiming, TwoPacketsOnOneRouteAreSerialized) {
-  // Both CUs of cluster 0 send to cluster 3 in the same cycle: the second
-  // packet waits for the first on the shared links, one serialization time.
+// Both CUs of cluster 0 send 512 bytes to cluster 3 in the same cycle.
+std::string two_senders() {
   const std::string body = "    li r1, 0\n    li r2, 512\n    li r3, 6\n    send r1, r2, r3, 1\n    halt\n";
-  ChipRun run(".core 0, 0\n" + body + ".core 0, 1\n" + body +
-              ".core 3, 0\n    li r1, 0\n    li r2, 512\n    li r3, 0\n    li r4, 1\n    li r5, 1024\n"
-              "    recv r1, r2, r3, 1\n    recv r5, r2, r4, 1\n    halt\n");
-  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
-  const auto& p = run.params;
+  return ".core 0, 0\n" + body + ".core 0, 1\n" + body +
+         ".core 3, 0\n    li r1, 0\n    li r2, 512\n    li r3, 0\n    li r4, 1\n    li r5, 1024\n"
+         "    recv r1, r2, r3, 1\n    recv r5, r2, r4, 1\n    halt\n";
+}
+// One 512-byte packet's serialization time S, in chip cycles.
+int64_t serialization_512(const config::ParamSet& p) {
   const double ratio = p.get_double("chip.clock_mhz") / p.get_double("noc.clock_mhz");
   const int64_t flits = p.get_int("noc.packet_header_flits") + (512 * 8 + p.get_int("noc.link_bits") - 1) / p.get_int("noc.link_bits");
-  const int64_t S = static_cast<int64_t>(std::ceil(static_cast<double>(flits) * ratio));
+  return static_cast<int64_t>(std::ceil(static_cast<double>(flits) * ratio));
+}
+
+TEST(ChipTiming, TwoPacketsOnOneRouteAreSerialized) {
+  // The second packet waits for the first on the shared links, one
+  // serialization time.
+  ChipRun run(two_senders());
+  ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
+  const int64_t S = serialization_512(run.params);
   const Retired& a = run.trace.find("recv", 3, 0, 0);
   const Retired& b = run.trace.find("recv", 3, 0, 1);
   ASSERT_EQ(run.trace.find("send", 0, 0).start, run.trace.find("send", 0, 1).start);
@@ -443,20 +451,13 @@ TEST(ChipTiming, TwoPacketsOnOneRouteAreSerialized) {
 }
 
 TEST(ChipStatistics, TheBusiestLinkIsTheOneBothPacketsCross) {
-  // As above: two 512-byte packets from cluster 0 to cluster 3. The port
-  // out of cluster 0's CUs and the links of the route each carry both, one
-  // serialization time apiece, and nothing carries more: the statistics
-  // name such a link busiest, busy 2 S cycles, and no run with this
-  // traffic is shorter than that.
-  const std::string body = "    li r1, 0\n    li r2, 512\n    li r3, 6\n    send r1, r2, r3, 1\n    halt\n";
-  ChipRun run(".core 0, 0\n" + body + ".core 0, 1\n" + body +
-              ".core 3, 0\n    li r1, 0\n    li r2, 512\n    li r3, 0\n    li r4, 1\n    li r5, 1024\n"
-              "    recv r1, r2, r3, 1\n    recv r5, r2, r4, 1\n    halt\n");
+  // The two packets of two_senders(): the port out of cluster 0's CUs and
+  // the links of the route each carry both, one serialization time apiece,
+  // and nothing carries more: the statistics name such a link busiest,
+  // busy 2 S cycles, and no run with this traffic is shorter than that.
+  ChipRun run(two_senders());
   ASSERT_EQ(run.result.status, hw::RunStatus::Completed) << run.result.message;
-  const auto& p = run.params;
-  const double ratio = p.get_double("chip.clock_mhz") / p.get_double("noc.clock_mhz");
-  const int64_t flits = p.get_int("noc.packet_header_flits") + (512 * 8 + p.get_int("noc.link_bits") - 1) / p.get_int("noc.link_bits");
-  const int64_t S = static_cast<int64_t>(std::ceil(static_cast<double>(flits) * ratio));
+  const int64_t S = serialization_512(run.params);
   const nlohmann::json st = platform::run_statistics(*run.chip, run.result, {}, {});
   ASSERT_TRUE(st["noc"].contains("busiest_link"));
   const auto& b = st["noc"]["busiest_link"];
