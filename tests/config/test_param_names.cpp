@@ -144,7 +144,8 @@ const std::set<std::string>& statistics_names() {
       "ispp.energy_pj", "ispp.rows_read_back", "ispp.preloaded_cells",
       "ispp.preloaded_cell_programs", "ispp.preload_row_serial_cycles",
       "noc.packets", "noc.bytes", "noc.flits", "noc.flit_hops",
-      "noc.contention_cycles", "noc.core_to_core_bytes",
+      "noc.contention_cycles", "noc.core_to_core_bytes", "noc.links", "noc.busiest_link",
+      "noc.busiest_link.busy_cycles", "noc.busiest_link.share_of_run",
   };
   return names;
 }
