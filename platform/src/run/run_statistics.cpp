@@ -118,7 +118,8 @@ json run_statistics(const hw::Chip& chip, const hw::RunResult& result, const Loa
   json links = json::array();
   // The link (between routers, or a port) busy the longest: a link moves
   // one flit a NoC cycle, so no run with this traffic is shorter than its
-  // busy cycles, and a stream's period no shorter than its share per image.
+  // busy cycles. They count the whole run, the program's load and any
+  // deployment included, so they bound the run, not one inference.
   const hw::noc::Link* busiest = nullptr;
   for (const auto& l : noc.links())
     if (l.stats.packets) {
