@@ -122,6 +122,12 @@ struct LayerCost {
   // takes the longer of the loads and the work after the first row's loads
   // (ahead_in_stage); the copy choice's prices keep them in turn.
   bool ahead = false, ahead_in_stage = false;
+  // A unit's store the DMA engine carries out under the next unit's load
+  // and work (emit_norm, emit_matmul, emit_softmax: the store is the
+  // unit's last instruction and nothing waits for it): the estimate's
+  // stage (stores_in_stage off) leaves it out; the copy choice keeps it.
+  std::int64_t store_behind = 0;
+  bool stores_in_stage = true;
   std::int64_t residual_cols = 0;  // a fused Add's channels per pixel (0: none)
 };
 
@@ -204,6 +210,7 @@ class CostModel {
   std::int64_t loaded_stage(LayerCost c, int copies) const {
     c.line_in_stage = true;
     c.ahead_in_stage = c.ahead;
+    c.stores_in_stage = false;
     return stage(c, copies);
   }
   std::int64_t loaded_step(LayerCost c, int copies) const {

@@ -214,6 +214,24 @@ TEST(CostModel, APixelOperatorsStepIsARowOfItsMap) {
   EXPECT_EQ(cm.map_row_step(c, 2, 3200), 400);  // two strips of 4 pixels, every row each
 }
 
+// A LayerNormalization's, MatMul's or Softmax's store is its pixel's last
+// instruction and nothing waits for it until the row's end (emit_sync): the
+// estimate's stage leaves each store out but each row's last; the copy
+// choice's keeps them all.
+TEST(CostModel, APixelsStoreGoesOutUnderTheNextPixel) {
+  const CostModel cm(load_target("sidra-y1"), kMinStrip);
+  LayerCost c;
+  c.units = 64;  // an 8x8 map
+  c.map_width = 8;
+  c.pixel_cycles = 100;
+  c.store_behind = 30;
+  const std::int64_t whole = cm.stage(c, 1);
+  EXPECT_EQ(cm.loaded_stage(c, 1), whole - (64 - 8) * 30);
+  EXPECT_EQ(cm.loaded_stage(c, 2), cm.stage(c, 2) - (32 - 8) * 30);  // two strips of 4 pixels
+  c.map_width = 0;  // rows of one pixel: every store is a row's last
+  EXPECT_EQ(cm.loaded_stage(c, 1), cm.stage(c, 1));
+}
+
 // Inside windows a core takes whole windows (emit_matmul_head_groups): 4
 // windows of 16 rows over 6 cores are one window on each of 4 of them, not
 // 11 rows on each.
