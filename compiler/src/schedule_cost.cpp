@@ -155,12 +155,6 @@ std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
   const Share sh = share(c, copies, c.row_units);
   const std::int64_t groups = c.lanes == 1 ? sh.pixels : sh.rows * ((sh.width + c.lanes - 1) / c.lanes);
   std::int64_t work = sh.pixels * c.pixel_cycles + groups * c.group_cycles;
-  // Each row's last store is waited for before its readers hear of the
-  // row (emit_sync's row end); the others go out under the next unit.
-  if (!c.stores_in_stage && c.store_behind > 0) {
-    const std::int64_t rows = share(c, copies, c.map_width > 0 ? c.map_width : c.row_units).rows;
-    work -= std::max<std::int64_t>(0, sh.pixels - std::max<std::int64_t>(1, rows)) * c.store_behind;
-  }
   if (c.overlap && c.lanes == 1) {
     // Software-pipelined: per group the crossbars run its MVMs while the
     // vector unit assembles the next group's windows and finishes the group
@@ -173,6 +167,12 @@ std::int64_t CostModel::stage(const LayerCost& c, int copies) const {
     const std::int64_t k = std::min<std::int64_t>(c.lanes, std::max<std::int64_t>(1, sh.width));
     const std::int64_t vec_work = k * (c.fill_cycles + c.vector_cycles);
     work = groups * std::max(c.group_cycles, vec_work) + sh.rows * std::min(c.group_cycles, vec_work);
+  }
+  // Each row's last store is waited for before its readers hear of the
+  // row (emit_sync's row end); the others go out under the next unit.
+  if (!c.stores_in_stage && c.store_behind > 0) {
+    const std::int64_t rows = share(c, copies, c.map_width > 0 ? c.map_width : c.row_units).rows;
+    work -= std::max<std::int64_t>(0, sh.pixels - std::max<std::int64_t>(1, rows)) * c.store_behind;
   }
   std::int64_t rows = sh.rows * c.row_cycles;
   if (c.line_kh > 0 && c.line_in_stage) {
@@ -500,8 +500,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       c.pixel_cycles = (mask_in ? 3 : 2) * dma(C) + (n.causal || mask_in ? 6 : 4) * vec(C) +
                        runs * (3 * vec(G) + kSoftmaxRunCycles) + kPixelFixed;
       c.unit_dmas.assign(mask_in ? 3 : 2, C);
-      // With a mask its load goes out beside the scores': only its flits add.
-      c.store_behind = dma(C) + (mask_in ? dma(C) - t_.timing.noc_to_chip(flits(C)) : 0);
+      c.store_behind = dma(C);
       c.gmem_bytes = (mask_in ? 3 : 2) * out.shape.numel();
       break;
     }
