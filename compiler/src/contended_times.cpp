@@ -58,10 +58,31 @@ class Waits {
         t.sram_global_base > 0
             ? static_cast<double>(t.timing.gmem_latency_cycles()) - t.timing.sram_latency_cycles
             : 0.0;
+    // The stages also price every DMA's route at the mean hops to the
+    // memory's corner, through four ports (CostModel::dma). The placement
+    // gives each node its own: the mean hops of its bytes (a value in the
+    // window spreads over the clusters, so a core in the mesh's middle is
+    // nearer most of it) and the share that leaves its cluster (a small
+    // value may sit in the reader's own SRAM: swin_tiny's LayerNorms load
+    // their 32-byte pixels in 7 cycles where the price had 26). Each DMA
+    // latency the node's stage waits out one after the other
+    // (Node::path_latencies) moves by the difference.
+    const CostModel cm(t, g.min_strip);
+    const double priced = cm.route_latency(CostModel::priced_hops(), 1.0);
+    const std::size_t links = 4u * static_cast<std::size_t>(t.clusters);
+    const double link_bytes = t.noc_link_bits / 8.0;
     for (const Node& n : g.nodes) {
       const MemoryBytes b = n.fused ? MemoryBytes{} : memory_bytes_of(g, n, t);
       const double all = static_cast<double>(b.window + b.dram);
       dram_.push_back(all > 0 ? n.dma_packets * dram_more * static_cast<double>(b.dram) / all : 0.0);
+      const std::size_t k = dram_.size() - 1;
+      if (all > 0 && k < flits_.size() && flits_[k].size() > links) {
+        double hop_flits = 0, port_flits = 0;
+        for (std::size_t r = 0; r < flits_[k].size(); ++r) (r < links ? hop_flits : port_flits) += flits_[k][r];
+        const double moved = all / link_bytes;
+        const double route = cm.route_latency(hop_flits / moved, std::min(1.0, port_flits / (2 * moved)));
+        dram_[k] += n.path_latencies * (route - priced);
+      }
       const bool known = n.dma_packets > 0 && n.packet_flits > 0;
       // mesh_load counts a node's bytes in flits of noc.link_bits; its
       // packets also carry their headers and round up (12-byte rows: 3

@@ -31,6 +31,7 @@ constexpr std::int64_t kNormScalarCycles = 8 + 11;
 // multiply) and recip (cu.scalar.recip_cycles).
 constexpr std::int64_t kSoftmaxRunCycles = 14 + 14;
 constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
+constexpr std::int64_t kGatherRunSetup = 3;  // a gather run's addi, addi and li (emit_gather)
 constexpr std::int64_t kConcatInputSetup = 9;  // per input of a pixel: its registers (li) and the store's address
 constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
 // The firmware's part of an inference (firmware/sidra_fw.s, measured in
@@ -72,8 +73,16 @@ std::int64_t CostModel::dma(std::int64_t bytes) const {
   const Target::Timing& m = t_.timing;
   const std::int64_t lat = window_ ? m.sram_latency_cycles : m.gmem_latency_cycles();
   return m.dma_setup_cycles + lat +
-         m.noc_to_chip(2 * kMeanHops * m.noc_hop_cycles + 4 * m.noc_local_port_cycles + flits(bytes)) + kDmaExtra;
+         m.noc_to_chip(2 * kMeanHops * m.noc_hop_cycles + 4 * m.noc_local_port_cycles + flits(bytes)) + kDmaExtra +
+         latency_extra_;
 }
+
+double CostModel::route_latency(double hops, double remote) const {
+  const Target::Timing& m = t_.timing;
+  return (2 * hops * m.noc_hop_cycles + 4 * remote * m.noc_local_port_cycles) * m.chip_clock_mhz / m.noc_clock_mhz;
+}
+
+double CostModel::priced_hops() { return kMeanHops; }
 
 std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t>& input_bytes,
                              const std::vector<std::int64_t>& output_bytes) const {
@@ -285,6 +294,16 @@ void CostModel::price(Node& n, const LayerCost& c, int copies, bool with_bound) 
   n.loaded_stage_cycles = loaded_stage(c, copies);
   n.rows_ahead = c.ahead && c.line_kh > 0 && share(c, copies, c.row_units).rows > 1;
   n.loaded_step_cycles = map_row_step(c, copies, n.loaded_stage_cycles);
+  n.path_latencies = 0;
+  if (!c.longer_latency.empty()) {
+    // The copy choice's changes to the layer (lanes, the software pipeline)
+    // carried over to its twin.
+    LayerCost s = c.longer_latency.front();
+    s.lanes = c.lanes;
+    s.overlap = c.overlap;
+    n.path_latencies =
+        static_cast<double>(probe().loaded_stage(s, copies) - n.loaded_stage_cycles) / static_cast<double>(kLatencyProbe);
+  }
   const Packets p = packets(c, copies);
   n.dma_packets = p.count;
   n.packet_flits = p.flits;
@@ -396,6 +415,7 @@ LayerCost CostModel::conv(const Graph& g, const Node& n, int groups, int cols, i
     const std::int64_t own = std::int64_t{n.geom.kh} * n.geom.kw * std::min(C, (cols * C + out.shape.c - 1) / out.shape.c);
     c.moved_bytes = gathering_cus * c.units * std::min(own, bytes_per_unit) + c.other_bytes;
   }
+  if (latency_extra_ == 0) c.longer_latency.push_back(probe().conv(g, n, groups, cols, gathering_cus));
   return c;
 }
 
@@ -506,9 +526,33 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
     }
     case OpKind::Concat:
       if (!n.gather.empty()) {  // emit_gather: DMAs in and out, per run of pixels
+        // Each run of consecutive input pixels is one load and one store,
+        // the store after the load (it copies the load's bytes): a patch
+        // merging's strided pixels are a run each (swin_layout's merge:
+        // 16 a row of 4 output pixels, where one DMA each way was priced).
+        const std::int64_t Ci = in.shape.c, rows = std::max<std::int64_t>(1, out.shape.h);
+        const std::int64_t per_row = static_cast<std::int64_t>(n.gather.size()) / rows;
+        std::int64_t runs = 0, cycles = 0;
+        for (std::size_t k = 0; k < n.gather.size();) {
+          const std::int64_t p = n.gather[k];
+          std::size_t len = 1;
+          while (k + len < n.gather.size() && (k + len) % static_cast<std::size_t>(per_row) != 0 &&
+                 n.gather[k + len] == p + static_cast<std::int64_t>(len) &&
+                 (in.buf.pad == 0 || (p + static_cast<std::int64_t>(len)) % in.shape.w != 0))
+            ++len;
+          ++runs;
+          cycles += 2 * dma(static_cast<std::int64_t>(len) * Ci) + kGatherRunSetup;
+          k += len;
+        }
         c.units = out.shape.h;
+        // The copy choice keeps one DMA each way a row: priced by its runs,
+        // swin_layout's merge (4 rows) became its slowest stage, the layers
+        // around it took fewer copies to match its pace, and the run at
+        // batch 1 was 5 % slower (28,251 cycles against 26,957).
         c.pixel_cycles = 2 * dma(W * C) + kPixelFixed;
-        c.unit_dmas.assign(2, W * C);
+        c.loaded_pixel_cycles = (cycles + rows - 1) / rows + kPixelFixed;
+        const std::int64_t row_runs = std::max<std::int64_t>(1, (runs + rows - 1) / rows);
+        c.unit_dmas.assign(static_cast<std::size_t>(2 * row_runs), std::max<std::int64_t>(1, W * C / row_runs));
         c.gmem_bytes = 2 * out.shape.numel();
         break;
       }
@@ -536,6 +580,7 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       c.gmem_bytes = 2 * out.shape.numel();
       break;
   }
+  if (latency_extra_ == 0) c.longer_latency.push_back(probe().other(g, n));
   return c;
 }
 

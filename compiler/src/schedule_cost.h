@@ -129,6 +129,15 @@ struct LayerCost {
   std::int64_t store_behind = 0;
   bool stores_in_stage = true;
   std::int64_t residual_cols = 0;  // a fused Add's channels per pixel (0: none)
+  // A unit as the code runs it where the copy choice keeps a coarser price
+  // (a pixel gather's runs, each a load and a store): the estimate's stage
+  // (loaded_stage) takes it. 0: pixel_cycles.
+  std::int64_t loaded_pixel_cycles = 0;
+  // The same layer priced with every DMA CostModel::kLatencyProbe cycles
+  // longer (conv(), other()): price() takes from the difference how many
+  // DMA latencies the loaded stage waits out one after the other, which the
+  // report reprices at the routes the placement gives (contended_times).
+  std::vector<LayerCost> longer_latency;
 };
 
 // A core's DMA packets per inference (the largest share's): how many, and
@@ -211,6 +220,7 @@ class CostModel {
     c.line_in_stage = true;
     c.ahead_in_stage = c.ahead;
     c.stores_in_stage = false;
+    if (c.loaded_pixel_cycles > 0) c.pixel_cycles = c.loaded_pixel_cycles;
     return stage(c, copies);
   }
   std::int64_t loaded_step(LayerCost c, int copies) const {
@@ -245,6 +255,16 @@ class CostModel {
   static std::int64_t start_per_core();
   // One DMA of `bytes` between global memory and a scratchpad.
   std::int64_t dma(std::int64_t bytes) const;
+  // The part of a DMA's latency its route sets, in chip cycles: the request
+  // and the answer each cross `hops` mesh hops, and a share `remote` of the
+  // transfers enters and leaves the mesh at two ports each way (a cluster's
+  // own SRAM granules stay on its bus). dma() prices every transfer at
+  // kMeanHops and remote 1.
+  double route_latency(double hops, double remote) const;
+  static double priced_hops();
+  // Cycles added to every DMA when a layer is priced a second time
+  // (LayerCost::longer_latency).
+  static constexpr std::int64_t kLatencyProbe = 64;
   // The flits of `bytes` on the target's links, headers not counted.
   std::int64_t flits(std::int64_t bytes) const { return (bytes * 8 + t_.noc_link_bits - 1) / t_.noc_link_bits; }
   std::int64_t vec(std::int64_t elems) const;
@@ -269,6 +289,12 @@ class CostModel {
   bool window_ = false;  // activations in the cluster SRAMs (see the constructor)
   std::int64_t min_strip_ = kMinStrip;
   bool rows_as_loaded_ = false;
+  std::int64_t latency_extra_ = 0;  // kLatencyProbe in the copy that prices longer_latency
+  CostModel probe() const {
+    CostModel m = *this;
+    m.latency_extra_ = kLatencyProbe;
+    return m;
+  }
 };
 
 }  // namespace vp::cc

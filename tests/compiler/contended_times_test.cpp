@@ -251,5 +251,73 @@ TEST(CostModel, AMatMulInsideWindowsSharesWholeWindows) {
   EXPECT_EQ(cm.share(c, 6, 1).pixels, 11);  // no windows: rows dealt in turn
 }
 
+// A pixel gather copies each run of consecutive input pixels with one load
+// and one store (emit_gather): a patch merging's strided pixels are a run
+// each, a row that is one run is one DMA each way. The estimate's stage
+// counts the runs; the copy choice keeps one DMA each way a row.
+TEST(CostModel, AGatherLoadsAndStoresEachRunOfPixels) {
+  const Target t = load_target("sidra-y1");
+  const CostModel cm(t, kMinStrip);
+  auto gather = [&](bool merging) {
+    Graph g;
+    g.min_strip = kMinStrip;
+    const int x = add_map(g, "x", 32, 8, 8, t.sram_global_base);
+    const int y = merging ? add_map(g, "y", 128, 4, 4, t.sram_global_base + 4096)
+                          : add_map(g, "y", 32, 8, 8, t.sram_global_base + 4096);
+    Node n;
+    n.name = "gather";
+    n.op = OpKind::Concat;
+    n.in = {x};
+    n.out = {y};
+    if (merging) {
+      // Output pixel (i, j) takes input pixels (2i, 2j), (2i + 1, 2j),
+      // (2i, 2j + 1), (2i + 1, 2j + 1) side by side.
+      for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 4; ++j)
+          for (int p : {0, 8, 1, 9}) n.gather.push_back((2 * i) * 8 + 2 * j + p);
+    } else {
+      for (int k = 0; k < 64; ++k) n.gather.push_back(k ^ 8);  // rows swapped in pairs: whole rows
+    }
+    return cm.other(g, n);
+  };
+  const LayerCost merge = gather(true), rows = gather(false);
+  // 16 runs of 32 bytes a row of 4 output pixels.
+  EXPECT_EQ(merge.units, 4);
+  EXPECT_EQ(merge.unit_dmas.size(), 32u);
+  EXPECT_EQ(merge.loaded_pixel_cycles, 16 * (2 * cm.dma(32) + 3) + 12);
+  EXPECT_EQ(merge.pixel_cycles, 2 * cm.dma(512) + 12);
+  EXPECT_GT(cm.loaded_stage(merge, 1), cm.stage(merge, 1) * 3);
+  // One run of 256 bytes a row.
+  EXPECT_EQ(rows.unit_dmas.size(), 2u);
+  EXPECT_EQ(rows.loaded_pixel_cycles, 2 * cm.dma(256) + 3 + 12);
+}
+
+// The stages price every DMA's route at kMeanHops to the memory's corner
+// through four ports; the estimate reprices the latencies a stage waits
+// out one after the other at the routes its placement gives. A value of
+// many granules in the window spreads over the 16 clusters: from a corner
+// cluster it is 3 hops away on average, from one in the middle 2, and a
+// sixteenth of it is in the reader's own cluster.
+TEST(ContendedTimes, ADmaNearerItsBytesWaitsLess) {
+  const Target t = load_target("sidra-y1");
+  auto stage = [&](int cluster, double latencies) {
+    Graph g;
+    g.min_strip = kMinStrip;
+    const int x = add_map(g, "x", 64, 64, 64, t.sram_global_base);
+    const int y = add_map(g, "y", 64, 64, 64, t.sram_global_base + (1 << 20));
+    g.inputs = {x};
+    Node& n = add_relu(g, "relu", x, y, {cluster * t.cus_per_cluster}, 100000, 12500, 1 << 19, 4096, 128);
+    n.path_latencies = latencies;
+    return contended_times(g, t).prices.stage[0];
+  };
+  const CostModel cm(t, kMinStrip);
+  const double corner = stage(0, 100) - stage(0, 0), middle = stage(5, 100) - stage(5, 0);
+  // The middle saves a hop each way on each of the 100 latencies.
+  EXPECT_LT(middle, corner);
+  EXPECT_NEAR(corner - middle, 100 * (cm.route_latency(3, 1) - cm.route_latency(2, 1)), 100 * 0.5);
+  // The corner's route is the priced one but for its own sixteenth.
+  EXPECT_NEAR(corner, 100 * (cm.route_latency(3, 15.0 / 16) - cm.route_latency(3, 1)), 100 * 0.5);
+}
+
 }  // namespace
 }  // namespace vp::cc

@@ -244,6 +244,9 @@ struct Node {
   // The stage and step with every line buffer priced as it is loaded
   // (CostModel::loaded_stage): the report's estimate starts from them.
   std::int64_t loaded_stage_cycles = 0, loaded_step_cycles = 0;
+  // How much the loaded stage grows per cycle of DMA latency: the latencies
+  // its busiest core waits out one after the other (CostModel::price).
+  double path_latencies = 0;
   // The emitter loads the node's rows ahead (Graph::rows_ahead, a line
   // buffer its own CU loads): each row takes the next row's tokens first,
   // so it waits for one more of its writers' rows (row_times, report.cpp).
