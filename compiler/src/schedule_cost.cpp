@@ -31,6 +31,8 @@ constexpr std::int64_t kNormScalarCycles = 8 + 11;
 // multiply) and recip (cu.scalar.recip_cycles).
 constexpr std::int64_t kSoftmaxRunCycles = 14 + 14;
 constexpr std::int64_t kVmovScalar = 3;    // address arithmetic of one vmov
+// A MatMul's head loop around its values: the head's pointers and count.
+constexpr std::int64_t kHeadLoop = 5;
 constexpr std::int64_t kGatherRunSetup = 3;  // a gather run's addi, addi and li (emit_gather)
 constexpr std::int64_t kConcatInputSetup = 9;  // per input of a pixel: its registers (li) and the store's address
 constexpr std::int64_t kLayerFixed = 60;   // setup, wait and barrier per layer
@@ -497,16 +499,31 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
       const std::int64_t keys = n.causal ? (N + 2) / 2 : N, values = n.causal ? (K + 2) / 2 : K;
       c.units = out.shape.h * W;
       c.map_width = W;
+      // B held as int8 codes, widened at each use (emit_matmul_head_groups:
+      // inside windows, or too large as int32): one more vector operation
+      // per key or value.
+      const bool widen = matmul_b_as_int8(g, n, t_);
+      // The core issues in order, one instruction a cycle; a vector
+      // operation waits for the one before it, and the scalar instructions
+      // after it issue while it runs. Per key (trans_b): [vwiden], vmul,
+      // then per head a vpsum and three scalar instructions, at least 4
+      // cycles, the last head also the key loop's three. Per value: ldb
+      // (2 cycles; the vmuls needs its code, a vwiden does not), [vwiden],
+      // vmuls, vadd and three scalar instructions under the vadd. Against
+      // the traces: swin_tiny's windowed keys 18 cycles (2 heads of 16),
+      // its values 11; vit_tiny's keys 23 (4 heads of 17), its values 9.
+      const std::int64_t vk = vec(K), vn = vec(N), va = vec(CA);
+      const std::int64_t per_key =
+          (widen ? va : 0) + std::max<std::int64_t>(va, 4) + (h - 1) * std::max<std::int64_t>(vk, 4) +
+          std::max<std::int64_t>(vk, 7);
+      const std::int64_t per_value = (widen ? 1 + 2 * vn : 2 + vn) + std::max<std::int64_t>(vn, 3) + 1;
       c.pixel_cycles = 2 * dma(C) + vec(C) +
-                       (n.trans_b ? vec(CA) + keys * (vec(CA) + h * (vec(K) + 4) + 4)
-                                  : vec(C) + h * values * (2 * vec(N) + 8));
+                       (n.trans_b ? vec(CA) + keys * per_key : vec(C) + h * (values * per_value + kHeadLoop));
       c.row_cycles = 0;
       c.unit_dmas.assign(2, C);
       c.store_behind = dma(C);
       c.gmem_bytes = 2 * out.shape.numel() + g.val(n.in[1]).shape.numel();
-      // Inside windows B is held as codes, widened at each use (emit_matmul_head_groups).
       if (n.windows > 1) {
-        c.pixel_cycles += n.trans_b ? keys * vec(CA) : h * values * vec(N);
         c.windows = n.windows;
         c.head_groups = std::max(1, matmul_head_groups(g, n, t_));
       }
