@@ -68,7 +68,7 @@ class Waits {
     // latency the node's stage waits out one after the other
     // (Node::path_latencies) moves by the difference.
     const CostModel cm(t, g.min_strip);
-    const double priced = cm.route_latency(CostModel::priced_hops(), 1.0);
+    const double priced = cm.priced_route_latency();
     const std::size_t links = 4u * static_cast<std::size_t>(t.clusters);
     const double link_bytes = t.noc_link_bits / 8.0;
     for (const Node& n : g.nodes) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "emit_loops.h"
+#include "pixel_gather.h"
 
 namespace vp::cc::emit {
 
@@ -438,18 +439,10 @@ void emit_gather(Ctx& e, const Node& n) {
     const std::int64_t limit = std::max<std::int64_t>(C, e.scratch_free(c) / 2 / C * C);
     std::vector<std::vector<Run>> runs(static_cast<std::size_t>(h1 - h0));
     for (std::int64_t h = h0; h < h1; ++h) {
-      const std::int64_t k0 = h * W * m, k1 = k0 + W * m;
-      for (std::int64_t k = k0; k < k1;) {
-        const std::int64_t p = n.gather[static_cast<std::size_t>(k)];
-        std::int64_t len = 1;
-        // (Input rows follow each other in memory when it has no border.)
-        while (k + len < k1 && n.gather[static_cast<std::size_t>(k + len)] == p + len &&
-               (x.buf.pad == 0 || (p + len) % x.shape.w != 0) && (len + 1) * C <= limit)
-          ++len;
+      const std::int64_t k0 = h * W * m;
+      for (const GatherRun& r : gather_runs(n, k0, k0 + W * m, x.shape.w, x.buf.pad != 0, limit / C))
         runs[static_cast<std::size_t>(h - h0)].push_back(
-            {interior(e, x) + (p / x.shape.w) * xrow + (p % x.shape.w) * C, (k - k0) * C, len * C});
-        k += len;
-      }
+            {interior(e, x) + (r.src / x.shape.w) * xrow + (r.src % x.shape.w) * C, (r.k - k0) * C, r.len * C});
     }
     const std::int64_t row_bytes = W * m * C;
     const bool one_run = std::all_of(runs.begin(), runs.end(), [&](const std::vector<Run>& r) {

@@ -25,4 +25,28 @@ std::vector<T> gather_pixels(const Node& n, const std::vector<T>& x, const Shape
   return y;
 }
 
+// Output run k0 .. k1 - 1 of a gather (one output row's) as runs of
+// consecutive input pixels, each copied with one DMA in and one out
+// (emit_gather; the cost model prices them): run k takes input pixels
+// src .. src + len - 1. Input rows follow each other in memory only when
+// the input has no border (in_padded off); a run holds at most max_len
+// pixels (the scratchpad's room).
+struct GatherRun {
+  std::int64_t k, src, len;
+};
+inline std::vector<GatherRun> gather_runs(const Node& n, std::int64_t k0, std::int64_t k1, std::int64_t in_w,
+                                          bool in_padded, std::int64_t max_len) {
+  std::vector<GatherRun> runs;
+  for (std::int64_t k = k0; k < k1;) {
+    const std::int64_t p = n.gather[static_cast<std::size_t>(k)];
+    std::int64_t len = 1;
+    while (k + len < k1 && n.gather[static_cast<std::size_t>(k + len)] == p + len &&
+           (!in_padded || (p + len) % in_w != 0) && len < max_len)
+      ++len;
+    runs.push_back({k, p, len});
+    k += len;
+  }
+  return runs;
+}
+
 }  // namespace vp::cc

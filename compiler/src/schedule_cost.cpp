@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "emit_context.h"
+#include "pixel_gather.h"
 #include "vp/config/cycles.h"
 #include "vp/hw/crossbar/crossbar_config.h"
 #include "vp/hw/crossbar/mvm_timing.h"
@@ -84,7 +86,7 @@ double CostModel::route_latency(double hops, double remote) const {
   return (2 * hops * m.noc_hop_cycles + 4 * remote * m.noc_local_port_cycles) * m.chip_clock_mhz / m.noc_clock_mhz;
 }
 
-double CostModel::priced_hops() { return kMeanHops; }
+double CostModel::priced_route_latency() const { return route_latency(kMeanHops, 1.0); }
 
 std::int64_t CostModel::start(std::int64_t cores, const std::vector<std::int64_t>& input_bytes,
                              const std::vector<std::int64_t>& output_bytes) const {
@@ -547,20 +549,15 @@ LayerCost CostModel::other(const Graph& g, const Node& n) const {
         // the store after the load (it copies the load's bytes): a patch
         // merging's strided pixels are a run each (swin_layout's merge:
         // 16 a row of 4 output pixels, where one DMA each way was priced).
-        const std::int64_t Ci = in.shape.c, rows = std::max<std::int64_t>(1, out.shape.h);
+        const std::int64_t rows = std::max<std::int64_t>(1, out.shape.h);
         const std::int64_t per_row = static_cast<std::int64_t>(n.gather.size()) / rows;
         std::int64_t runs = 0, cycles = 0;
-        for (std::size_t k = 0; k < n.gather.size();) {
-          const std::int64_t p = n.gather[k];
-          std::size_t len = 1;
-          while (k + len < n.gather.size() && (k + len) % static_cast<std::size_t>(per_row) != 0 &&
-                 n.gather[k + len] == p + static_cast<std::int64_t>(len) &&
-                 (in.buf.pad == 0 || (p + static_cast<std::int64_t>(len)) % in.shape.w != 0))
-            ++len;
-          ++runs;
-          cycles += 2 * dma(static_cast<std::int64_t>(len) * Ci) + kGatherRunSetup;
-          k += len;
-        }
+        for (std::int64_t h = 0; h < rows; ++h)
+          for (const GatherRun& r : gather_runs(n, h * per_row, (h + 1) * per_row, in.shape.w, in.buf.pad != 0,
+                                                std::numeric_limits<std::int64_t>::max())) {
+            ++runs;
+            cycles += 2 * dma(r.len * in.shape.c) + kGatherRunSetup;
+          }
         c.units = out.shape.h;
         // The copy choice keeps one DMA each way a row: priced by its runs,
         // swin_layout's merge (4 rows) became its slowest stage, the layers

@@ -259,9 +259,9 @@ class CostModel {
   // and the answer each cross `hops` mesh hops, and a share `remote` of the
   // transfers enters and leaves the mesh at two ports each way (a cluster's
   // own SRAM granules stay on its bus). dma() prices every transfer at
-  // kMeanHops and remote 1.
+  // kMeanHops and remote 1 (priced_route_latency).
   double route_latency(double hops, double remote) const;
-  static double priced_hops();
+  double priced_route_latency() const;
   // Cycles added to every DMA when a layer is priced a second time
   // (LayerCost::longer_latency).
   static constexpr std::int64_t kLatencyProbe = 64;
