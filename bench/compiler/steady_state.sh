@@ -11,7 +11,11 @@
 # if every later image took one period), beside vp-cc's estimate of each
 # (the report's stream line: "the first image's F then one per P"), and
 # the 2N run's own `firmware.stream_period_cycles` (vp-run --stats: the
-# cycles per image from image N/2's result to image 3N/2's, one run).
+# cycles per image from image N/2's result to image 3N/2's, one run), and
+# the bound the mesh sets: the busiest link's busy cycles per image
+# (`noc.busiest_link`; when both runs name the same link, (busy of 2N -
+# busy of N) / N, else the 2N run's mean) and that over the period (a
+# link busy 90 % of the period leaves the period no room to fall).
 # Exits non-zero when the platform differs from the golden model.
 #   bash bench/compiler/steady_state.sh BUILD_DIR MODELS_DIR [MODEL...] [-- VP-CC ARGS...]
 #   (MODELS_DIR: scripts/models/export_models.py's output; default models:
@@ -20,8 +24,8 @@ set -euo pipefail
 . "$(dirname "$0")/model_args.sh"
 N=${STREAM:-16}
 case "$N" in '' | *[!0-9]* | 0 | 1) echo "steady_state.sh: STREAM must be a whole number above 1, got '$N'" >&2; exit 2 ;; esac
-printf "%-14s %7s %12s %12s %10s %10s %7s %10s %10s %7s %10s\n" model stream "per inf. N" "per inf. 2N" \
-  period "est." ratio fill "est." ratio "one run"
+printf "%-14s %7s %12s %12s %10s %10s %7s %10s %10s %7s %10s %10s %6s  %s\n" model stream "per inf. N" "per inf. 2N" \
+  period "est." ratio fill "est." ratio "one run" "link/img" "/per." "busiest link"
 for m in "${models[@]}"; do
   for b in "$N" $((2 * N)); do
     /usr/bin/python3 "$ROOT/compiler/tools/check_model.py" "$m" --models "$M" --out "$W/$m.$b" --bin "$B" \
@@ -29,10 +33,12 @@ for m in "${models[@]}"; do
       --vp-cc-arg="$b" "${cc_args[@]}" > "$W/$m.$b.log"
   done
   /usr/bin/python3 - "$m" "$N" "$W/$m.$N.json" "$W/$m.$((2 * N)).json" "$W/$m.$N.log" \
-    "$W/$m.$((2 * N))/stats.json" <<'PY'
+    "$W/$m.$((2 * N))/stats.json" "$W/$m.$N/stats.json" <<'PY'
 import json, re, sys
 m, n = sys.argv[1], int(sys.argv[2])
-one_run = json.load(open(sys.argv[6]))["firmware"].get("stream_period_cycles", 0)
+stats = [json.load(open(p)) for p in (sys.argv[7], sys.argv[6])]
+one_run = stats[1]["firmware"].get("stream_period_cycles", 0)
+links = [s["noc"].get("busiest_link", {}) for s in stats]
 per = [json.load(open(p))["chip_figures"]["inference_cycles"] for p in sys.argv[3:5]]
 t1, t2 = per[0] * n, per[1] * 2 * n
 period = (t2 - t1) / n
@@ -40,7 +46,13 @@ fill = t1 - (n - 1) * period
 est = re.search(r"^stream of \d+ images: .*the first image's (\d+) then one per (\d+)", open(sys.argv[5]).read(), re.M)
 ef, ep = (int(est.group(1)), int(est.group(2))) if est else (0, 0)
 ratio = lambda e, v: "%.2f" % (e / v) if e and v > 0 else "-"
-print("%-14s %7d %12.0f %12.0f %10.0f %10s %7s %10.0f %10s %7s %10.0f" % (
-    m, n, per[0], per[1], period, ep or "-", ratio(ep, period), fill, ef or "-", ratio(ef, fill), one_run))
+name = links[1].get("link", "-")
+if name != "-" and links[0].get("link") == name:
+    link = (links[1]["busy_cycles"] - links[0]["busy_cycles"]) / n
+else:
+    link = links[1].get("busy_cycles", 0) / (2 * n)
+print("%-14s %7d %12.0f %12.0f %10.0f %10s %7s %10.0f %10s %7s %10.0f %10.0f %6s  %s" % (
+    m, n, per[0], per[1], period, ep or "-", ratio(ep, period), fill, ef or "-", ratio(ef, fill), one_run,
+    link, ratio(link, period), name))
 PY
 done
