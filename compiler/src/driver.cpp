@@ -251,6 +251,40 @@ std::string map_at_prices(Graph& g, const Target& t, const CompileOptions& o, co
          std::to_string(whole) + " at whole rows, before addresses and messages)\n";
 }
 
+// The stream's memory plan at --rings: plain rings only, or bordered ones
+// too. auto plans both and keeps bordered when the report's estimate finds
+// it at least kBorderedRingsMargin faster: a ring's writer waits for its
+// slowest reader's releases a ring's rows back, which the estimate does not
+// price, and on sidra-y1 the rings bordered values would take cost more
+// than the window they free brings (ResNet-50's stream of 16: 327,769
+// cycles per inference with them, 322,177 without; estimates 360,860 and
+// 357,891); with half the SRAM they keep maps out of global memory
+// (ResNet-50 1,150,134 against 1,297,087, MobileNetV2 333,057 against
+// 594,974; docs/compiler.md, "Streams of images"). Returns the report's
+// line saying which was kept (empty unless both were planned).
+constexpr double kBorderedRingsMargin = 0.05;
+std::string plan_rings(Graph& g, const Target& t, const CompileOptions& o, const std::string& tag) {
+  using R = CompileOptions::Rings;
+  g.bordered_rings = o.rings != R::plain;
+  plan_memory(g, t);
+  if (o.rings != R::automatic) return {};
+  bool bordered = false;
+  for (const Value& v : g.values) bordered = bordered || (v.buf.ring_rows > 0 && v.buf.pad > 0);
+  if (!bordered) return {};
+  const std::int64_t with = inference_estimate_cycles(g, t);
+  g.bordered_rings = false;
+  plan_memory(g, t);
+  const std::int64_t without = inference_estimate_cycles(g, t);
+  const bool keep = static_cast<double>(with) <= (1 - kBorderedRingsMargin) * static_cast<double>(without);
+  if (keep) {
+    g.bordered_rings = true;
+    plan_memory(g, t);
+  }
+  return "rings" + (tag.empty() ? std::string() : " (" + tag.substr(1) + ")") + ": " + (keep ? "bordered" : "plain") +
+         " (est. " + std::to_string(with) + " cycles per inference with bordered values in rings, " +
+         std::to_string(without) + " without)\n";
+}
+
 void dump(const std::string& dir, int i, const std::string& stage, const Graph& g, const Target* t = nullptr) {
   if (dir.empty()) return;
   std::filesystem::create_directories(dir);
@@ -455,7 +489,7 @@ CompileResult compile_model(const CompileOptions& o) {
     cg.row_releases = !o.image_releases;
     cg.twin_buffers = o.twin_buffers;
     cg.row_pitch = o.row_pitch != CompileOptions::RowPitch::off;
-    plan_memory(cg, target);
+    copy_prices_note += plan_rings(cg, target, o, tag);
     dump(o.dump_dir, 5, "planned" + tag, cg, &target);
     // The emitter writes the program and the weight image by path: into a
     // private folder, under the final names (the program names its image).

@@ -136,6 +136,9 @@ void emit_conv(Ctx& e, const Node& n) {
     if (lb.at >= 0) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
       rows_in = shares_loads(n, c) ? shared_line_rows(e, c, n, lb, row) : line_rows(e, c, n, lb, row);
+      // Its row loads find the ring's rows (ring_address): the pointer walks
+      // the map as if held whole.
+      if (lb.ring_bytes) ptrs[0].ring_lo = ptrs[0].ring_bytes = 0;
     }
     shared_loads_begin(e, c, n);
     // Lane q's window is q pixels to the right of the current pixel; `slot`

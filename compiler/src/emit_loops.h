@@ -35,10 +35,10 @@ struct Ptr {
   // counted from (base - indirect_origin is the offset into the buffer).
   std::int64_t indirect_word = -1, indirect_origin = 0;
 };
-// p over value v, wrapping in v's ring if it has one.
+// p over value v, wrapping in v's ring if it has one (past its border rows).
 inline Ptr over(Ptr p, const Value& v) {
   if (v.buf.ring_rows > 0) {
-    p.ring_lo = v.buf.addr;
+    p.ring_lo = v.buf.ring_lo(v.shape);
     p.ring_bytes = v.buf.ring_rows * v.buf.row(v.shape);
   }
   return p;
@@ -324,6 +324,11 @@ struct LineBuffer {
   std::int64_t stride = 0;    // bytes between buffered rows
   std::int64_t C = 0, sw = 1;
   ConvGeom geom;
+  // An input held as a ring of rows (Buffer::ring_rows) whose windows span
+  // rows or a border: the loop's row pointer walks the map as if it were
+  // held whole, and each row load finds where the ring holds its row
+  // (ring_address). 0: the rows are where the pointer says.
+  std::int64_t ring_lo = 0, ring_bytes = 0, map_bytes = 0;
   // Bytes of one input row that `cols` consecutive output pixels read.
   std::int64_t span(std::int64_t cols) const { return ((cols - 1) * sw + std::int64_t{geom.kw - 1} * geom.dw + 1) * C; }
   // The window of a column tile in the buffer (gofs from the current pixel's
@@ -352,7 +357,38 @@ inline LineBuffer line_buffer(Ctx& e, int c, const Node& n, const Value& in, con
   if (!use_line_buffer(n.geom, in.shape, out.shape, e.t.spad_bytes, nullptr)) return lb;
   lb.stride = (lb.span(out.shape.w) + 7) / 8 * 8;
   lb.at = e.scratch(c, lb.stride * n.geom.kh);
+  if (in.buf.ring_rows > 0 && (n.geom.kh > 1 || in.buf.pad > 0)) {
+    lb.ring_lo = in.buf.ring_lo(in.shape);
+    lb.ring_bytes = in.buf.ring_rows * in.buf.row(in.shape);
+    lb.map_bytes = in.shape.h * in.buf.row(in.shape);
+  }
   return lb;
+}
+
+// A row address in register `reg`, counted as if the map were held whole
+// with its border rows, to where lb's ring holds it (r16 a temporary): a
+// top border row is where it is, a bottom one below the ring's last row
+// (the ring's height divides the map's, so the map's last row is the
+// ring's), a row of the map at its row modulo the ring's rows. At most
+// height / ring rows - 1 steps back, a handful of instructions beside the
+// DMA they address.
+inline void ring_address(Ctx& e, int c, int reg, const LineBuffer& lb) {
+  if (!lb.ring_bytes) return;
+  const std::string done = e.label(c, "rdone"), in_map = e.label(c, "rmap"), wrap = e.label(c, "rwrap");
+  e.li(c, 16, lb.ring_lo);
+  e.ins(c, "blt " + r(reg) + ", r16, " + done);
+  e.li(c, 16, lb.ring_lo + lb.map_bytes);
+  e.ins(c, "blt " + r(reg) + ", r16, " + in_map);
+  e.li(c, 16, lb.map_bytes - lb.ring_bytes);
+  e.ins(c, "sub " + r(reg) + ", " + r(reg) + ", r16");
+  e.ins(c, "jmp " + done);
+  e.put_label(c, in_map);
+  e.li(c, 16, lb.ring_lo + lb.ring_bytes);
+  e.put_label(c, wrap);
+  e.ins(c, "blt " + r(reg) + ", r16, " + done);
+  e.ins(c, "addi " + r(reg) + ", " + r(reg) + ", " + std::to_string(-lb.ring_bytes));
+  e.ins(c, "jmp " + wrap);
+  e.put_label(c, done);
 }
 
 // The row hook that fills the line buffer: `load(cols, y0)` brings rows
@@ -388,6 +424,7 @@ inline RowHook line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
     e.li(c, 12, lb.span(cols));
     for (int y = y0; y < n.geom.kh; ++y) {
       e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * row));
+      ring_address(e, c, 10, lb);
       e.li(c, 11, lb.at + y * lb.stride);
       e.ins(c, "dma.gl r11, r10, r12");
     }
@@ -413,6 +450,7 @@ inline std::function<void(std::int64_t, std::int64_t)> line_rows_next(Ctx& e, in
     e.li(c, 12, lb.span(cols));
     for (int y = y0; y < kh; ++y) {
       e.ins(c, "addi r10, r13, " + std::to_string(std::int64_t{y} * n.geom.dh * row));
+      ring_address(e, c, 10, lb);
       e.ins(c, "addi r11, r14, " + std::to_string(y * lb.stride));
       e.ins(c, "dma.gl r11, r10, r12");
     }

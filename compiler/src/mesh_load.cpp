@@ -137,7 +137,7 @@ namespace {
 // counts half in each.
 std::vector<double> cluster_shares(const Value& v, const Target& t) {
   std::vector<double> share(static_cast<std::size_t>(t.clusters), 1.0 / t.clusters);
-  const std::int64_t held = v.buf.ring_rows > 0 ? v.buf.ring_rows * v.buf.row(v.shape) : v.buf.bytes(v.shape);
+  const std::int64_t held = v.buf.held(v.shape);
   const std::int64_t granule = t.sram_interleave_bytes;
   if (v.buf.addr < t.sram_global_base || held <= 0 || granule <= 0) return share;
   std::fill(share.begin(), share.end(), 0.0);

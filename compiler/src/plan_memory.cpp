@@ -75,15 +75,19 @@ Border border_of(const Graph& g, int id) {
 
 // The rows a stream may hold of value `id` as a ring, or 0. Only where every
 // address of it is a row pointer that walks down the map (emit_loops.h's
-// pixel loop, which wraps it): written by a Conv (or the Add it computes),
-// read by 1x1 Convs and residual Adds computed by their Conv, no border; a
-// reader of row h then needs no later row of it, so a ring of R rows holds
-// every row still to be read once the writer is R rows ahead. R divides the
-// height (row h of every image in one place), is at least a quarter of it
-// and 12 rows, and no copy steps over a whole ring in one row step.
-std::int64_t ring_rows_of(const Graph& g, int id) {
+// pixel loop, which wraps it) or a line buffer's row load (which finds
+// each row in the ring: LineBuffer::ring_bytes): written by a Conv (or the
+// Add it computes), read by 1x1 Convs, residual Adds computed by their
+// Conv, and Convs and poolings that load their windows' rows into a line
+// buffer; a border of zeros (fill -128 stays in global memory) keeps its
+// rows apart, above and below the ring. A reader of row h then needs no
+// row past its window's, so a ring of R rows holds every row still to be
+// read once the writer is R rows ahead. R divides the height (row h of
+// every image in one place), is at least a quarter of it and 12 rows, and
+// no copy steps over a whole ring in one row step, windows' rows counted.
+std::int64_t ring_rows_of(const Graph& g, const Target& t, int id) {
   const Value& v = g.val(id);
-  if (v.buf.pad || v.buf.fill || v.preload || v.is_const || v.shape.h < 2) return 0;
+  if ((v.buf.pad && !g.bordered_rings) || v.buf.fill || v.preload || v.is_const || v.shape.h < 2) return 0;
   if (std::find(g.inputs.begin(), g.inputs.end(), id) != g.inputs.end() ||
       std::find(g.outputs.begin(), g.outputs.end(), id) != g.outputs.end())
     return 0;
@@ -105,6 +109,9 @@ std::int64_t ring_rows_of(const Graph& g, int id) {
     const Node& m = g.nodes[static_cast<std::size_t>(c)];
     if (m.op == OpKind::Conv && m.in[0] == id && m.geom.kh == 1 && m.geom.kw == 1 && m.geom.dh == 1) {
       step = std::max(step, m.geom.sh * m.replicas);
+    } else if ((m.op == OpKind::Conv || m.op == OpKind::MaxPool || m.op == OpKind::AveragePool) && m.in[0] == id &&
+               m.geom.dh == 1 && use_line_buffer(m.geom, v.shape, g.val(m.out[0]).shape, t.spad_bytes, nullptr)) {
+      step = std::max<int>(step, m.geom.kh + m.geom.sh * m.replicas);
     } else if (m.op == OpKind::Add && m.fused) {
       const auto conv = std::find_if(g.nodes.begin(), g.nodes.end(),
                                      [&](const Node& k) { return k.fused_next == c; });
@@ -486,17 +493,17 @@ void plan_memory(Graph& g, const Target& t) {
     std::int64_t demand = 0;
     for (const auto& [reads, id] : candidates) {
       const Value& v = g.val(id);
-      const std::int64_t ring = rings ? ring_rows_of(g, id) : 0;
+      const std::int64_t ring = rings ? ring_rows_of(g, t, id) : 0;
       const std::int64_t p = granule_pitch(g, t, id, ring);
       pitch[static_cast<std::size_t>(id)] = p;
-      const std::int64_t held = p > 0 ? v.buf.hp(v.shape) * p : ring ? ring * v.buf.row(v.shape) : v.buf.bytes(v.shape);
+      const std::int64_t held = p > 0 ? v.buf.hp(v.shape) * p : ring ? (ring + 2 * v.buf.pad) * v.buf.row(v.shape) : v.buf.bytes(v.shape);
       demand += (g.batch > 1 ? 2 : 1) * held;
     }
     if (4 * demand > 3 * window_bytes) std::fill(pitch.begin(), pitch.end(), 0);
   }
   for (const auto& [reads, id] : candidates) {
     Value& v = g.val(id);
-    const std::int64_t ring = rings ? ring_rows_of(g, id) : 0;
+    const std::int64_t ring = rings ? ring_rows_of(g, t, id) : 0;
     if (v.buf.addr >= 0 || later[static_cast<std::size_t>(id)]) continue;
     v.buf.pitch = pitch[static_cast<std::size_t>(id)];
     std::int64_t at = -1;
@@ -505,7 +512,7 @@ void plan_memory(Graph& g, const Target& t) {
       if (at < 0) v.buf.pitch = 0;
     }
     const std::int64_t full = v.buf.bytes(v.shape);
-    const std::int64_t bytes = ((ring ? full / v.shape.h * ring : full) + 63) / 64 * 64;
+    const std::int64_t bytes = ((ring ? (ring + 2 * v.buf.pad) * v.buf.row(v.shape) : full) + 63) / 64 * 64;
     if (at < 0) at = placer.place(bytes, cluster_cost(g, t, id));
     if (at < 0) continue;
     v.buf.addr = t.sram_global_base + at;
@@ -604,8 +611,8 @@ bool activations_fit_sram(const Graph& g, const Target& t, bool rings) {
     if (!stored[id] || v.is_const) continue;
     const Border b = border_of(g, static_cast<int>(id));
     if (b.neg) return false;
-    const std::int64_t ring = rings ? ring_rows_of(g, static_cast<int>(id)) : 0;
-    bytes += ((ring ? ring : v.shape.h + 2 * b.pad) * (v.shape.w + 2 * b.pad) * v.shape.c + 63) / 64 * 64;
+    const std::int64_t ring = rings ? ring_rows_of(g, t, static_cast<int>(id)) : 0;
+    bytes += ((ring ? ring + 2 * b.pad : v.shape.h + 2 * b.pad) * (v.shape.w + 2 * b.pad) * v.shape.c + 63) / 64 * 64;
   }
   return bytes <= window;
 }

@@ -19,9 +19,10 @@
 // earlier layers (the forward tokens) or for releases of image i - 1; every
 // wait goes to an earlier (image, layer), so none closes a cycle. In a ring
 // a writer step of row h also waits for reads of row h - R of its own image;
-// plan_memory holds a value as a ring only where a reader of a row needs
-// no later row of it (1x1 Convs, residual Adds), so those reads wait for
-// nothing past row h - R. A writer is at most one image ahead of its
+// plan_memory holds a value as a ring only where a reader's step of a row
+// needs no row past its window (1x1 Convs, residual Adds, line-buffered
+// windows of kh rows) and R is at least kh, so those reads wait for nothing
+// past row h - R + kh - 1 < h. A writer is at most one image ahead of its
 // slowest reader, so a mailbox holds at most two images' tokens of a stream.
 // A value in two buffers (Buffer::alt, images alternating between them):
 // a writer step of image i + 1 overwrites image i - 1's rows and waits for

@@ -132,6 +132,7 @@ RowHook shared_line_rows(Ctx& e, int c, const Node& n, const LineBuffer& lb, std
       e.li(c, 12, lb.span(cols));
       for (int y = y0; y < kh; ++y) {
         e.ins(c, "addi r10, r21, " + std::to_string(std::int64_t{y} * n.geom.dh * row));
+        ring_address(e, c, 10, lb);
         e.li(c, 11, slot + y * lb.stride);
         e.ins(c, "dma.gs r11, r10, r12");
       }

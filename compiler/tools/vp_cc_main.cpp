@@ -34,7 +34,7 @@ const char* kUsage =
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
     "             [--stream-buffers 2|1] [--shared-loads on|off] [--copy-prices whole-rows|as-loaded|auto]\n"
-    "             [--rows-ahead auto|on|off] [--row-pitch auto|on|off]\n"
+    "             [--rows-ahead auto|on|off] [--row-pitch auto|on|off] [--rings plain|bordered|auto]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
     "\n"
@@ -83,6 +83,10 @@ const char* kUsage =
     "                   of the whole output row per row (whole-rows) or as it is loaded (as-loaded);\n"
     "                   auto (the default) chooses the copies at both and keeps as-loaded when the\n"
     "                   report's estimate finds it at least 10 % faster (--report says which)\n"
+    "  --rings plain|bordered|auto   a stream whose maps do not fit the SRAMs holds values as rings of\n"
+    "                   rows: only those read row by row without a border (plain), or also those read\n"
+    "                   by windows of several rows or with a border (bordered); auto (the default) plans\n"
+    "                   both and keeps bordered when the report's estimate finds it at least 5 % faster\n"
     "  --handover-tables auto|memory   where each core keeps its row hand-over tables: among its\n"
     "                   parameters, or (memory, and auto for a core whose scratchpad would overflow)\n"
     "                   in global memory, each layer's loaded into its scratch at the layer's start\n"
@@ -224,6 +228,18 @@ Options parse_options(int argc, char** argv, bool& help) {
         o.copy_prices = P::automatic;
       } else {
         throw UsageError("--copy-prices " + v + ": expected whole-rows, as-loaded or auto");
+      }
+    } else if (a == "--rings") {
+      const std::string v = next();
+      using R = vp::cc::CompileOptions::Rings;
+      if (v == "plain") {
+        o.rings = R::plain;
+      } else if (v == "bordered") {
+        o.rings = R::bordered;
+      } else if (v == "auto") {
+        o.rings = R::automatic;
+      } else {
+        throw UsageError("--rings " + v + ": expected plain, bordered or auto");
       }
     } else if (a == "--shared-loads") {
       const std::string v = next();

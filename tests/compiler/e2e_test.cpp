@@ -59,6 +59,7 @@ struct RunResult {
   // Mul of two activations' cores; -1 with no such Mul.
   int mul_loads_per_pixel = -1;
   int rings = 0;  // values held as rings of rows (Buffer::ring_rows)
+  int bordered_rings = 0;  // of them, with a border (Buffer::pad) or read by windows of several rows
   int twins = 0;  // values with a second buffer (Buffer::alt)
   bool twin_code = false;  // the program's image loop emitted twice over (EmitResult::twin_buffers)
   int shared_copies = 0;   // copies whose CUs share their row loads (Node::staging)
@@ -106,6 +107,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
       if (!layer_of_core.emplace(c, static_cast<int>(i)).second) r.core_per_layer = false;
   for (const Value& v : g.values) r.on_chip += t.sram_global_base > 0 && v.buf.addr >= t.sram_global_base;
   for (const Value& v : g.values) r.rings += v.buf.ring_rows > 0;
+  for (const Value& v : g.values) r.bordered_rings += v.buf.ring_rows > 0 && v.buf.pad > 0;
   for (const Value& v : g.values) r.twins += v.buf.alt >= 0;
   for (const Value& v : g.values) {
     if (v.buf.pitch <= 0) continue;
@@ -127,7 +129,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     if (a.is_const || a.buf.addr < t.sram_global_base || a.buf.pad == 0) continue;
     for (const Value& b : g.values) {
       if (&a == &b || b.is_const || b.buf.addr < 0) continue;
-      const bool overlap = a.buf.addr < b.buf.addr + b.buf.bytes(b.shape) && b.buf.addr < a.buf.addr + a.buf.bytes(a.shape);
+      const bool overlap = a.buf.addr < b.buf.addr + b.buf.held(b.shape) && b.buf.addr < a.buf.addr + a.buf.held(a.shape);
       r.border_shared = r.border_shared || overlap;
     }
   }
@@ -772,6 +774,36 @@ TEST(EndToEnd, RingsOfRowsHoldAStreamWhoseMapsDoNotFit) {
     EXPECT_EQ(r.rings, 3);  // s, p, and the Add's input its Conv does not compute
   }
 }
+// Rings for values read through line buffers (plan_memory's ring_rows_of,
+// Graph::bordered_rings): a 3x3 Conv with a border and a max pooling with
+// one read rings of 12 rows of 24-row maps, the border rows above and below
+// the ring and never written, each row load finding where the ring holds
+// its row (emit_loops.h, ring_address), a copy's windows wrapping past the
+// ring's last row. Every image equals the golden model, with one copy per
+// layer and with copies in strips, and vp-run --check-races finds every
+// row's write ordered after the reads of the row it overwrites; planned
+// without them (plain rings only) the same values stay whole.
+TEST(EndToEnd, RingsOfRowsHoldBorderedMapsReadByWindows) {
+  OnnxBuilder b("windows", 13, 25);
+  auto x = b.input("x", {1, 8, 24, 24});
+  auto s = b.relu(b.conv(x, 8, 16, 1));
+  auto t = b.relu(b.conv(s, 16, 16, 3, 1, 1));
+  auto u = b.relu(b.conv(t, 16, 16, 3, 1, 1));
+  auto p = b.maxpool(u, 3, 2, 1);
+  b.output(b.global_avgpool(b.conv(p, 16, 8, 1)));
+  const TestModel m{"windows", b.serialize()};
+  const std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4", "cluster.sram_kib=2",
+                                         "cluster.sram.interleave_bytes=1024"};
+  for (int rep : {1, 3}) {
+    SCOPED_TRACE("--replicate " + std::to_string(rep));
+    const RunResult r = compile_and_run(m, "small", sets, 5, MapOptions{rep, true}, 3);
+    expect_exact(r);
+    EXPECT_EQ(r.bordered_rings, 3);  // s and t, each read by a bordered 3x3 window, u by the pooling
+    EXPECT_GE(r.rings, 3);
+    EXPECT_FALSE(r.border_shared);
+  }
+}
+
 // Strips of two or three pixels: copies that share a map's columns read
 // line buffers of their strip plus the windows' overlap, write the strip's
 // pixels of each row, and hand rows over to readers cut differently; with

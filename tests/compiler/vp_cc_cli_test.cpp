@@ -329,6 +329,45 @@ TEST_F(VpCcCli, CopyPricesAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
   EXPECT_EQ(slurp(path("o.asm")), chosen);
 }
 
+// --rings plain|bordered|auto: a stream of three 24-row maps (two copies a
+// layer) on SRAMs of 1 KiB each in 256-byte granules, whose 3x3 Conv reads
+// a bordered map that only a bordered ring keeps on chip. auto's program is the one of the choice its report line
+// names, plain and bordered differ, the golden bytes do not change, and the
+// line is printed only for auto.
+TEST_F(VpCcCli, RingsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
+  expect_usage_errors("--rings", {"abc", "", "Plain", "border", "on", "automatic"});
+  EXPECT_TRUE(outputs().empty());
+  OnnxBuilder b("win");
+  auto x = b.input("x", {1, 8, 24, 24});
+  x = b.relu(b.conv(b.relu(b.conv(x, 8, 16, 1)), 16, 16, 3, 1, 1));
+  b.output(b.global_avgpool(x));
+  write("net.onnx", b.serialize());
+  write("calib.npy", vp::cc::encode_npy({1, 8, 24, 24}, std::vector<float>(8 * 24 * 24, 0.5f)));
+  write("test.npy", vp::cc::encode_npy({1, 8, 24, 24}, std::vector<float>(8 * 24 * 24, -0.25f)));
+  const std::string base =
+      "net.onnx -o o.asm --calib calib.npy --test test.npy --batch 3 --replicate 2 --report --set cluster.sram_kib=1 "
+      "--set cluster.sram.interleave_bytes=256";
+  const auto a = cc(base);
+  ASSERT_EQ(a.code, 0) << a.err;
+  const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
+  const auto at = a.out.find("rings: ");
+  ASSERT_NE(at, std::string::npos) << a.out;
+  const bool bordered = a.out.compare(at + 7, 8, "bordered") == 0;
+  EXPECT_TRUE(bordered || a.out.compare(at + 7, 5, "plain") == 0) << a.out.substr(at);
+  std::string program[2];
+  for (int k = 0; k < 2; ++k) {
+    const auto r = cc(base + (k ? " --rings bordered" : " --rings plain"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find("rings: "), std::string::npos);
+    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+    program[k] = slurp(path("o.asm"));
+  }
+  EXPECT_NE(program[0], program[1]);
+  EXPECT_EQ(chosen, program[bordered ? 1 : 0]);
+  ASSERT_EQ(cc(base + " --rings auto").code, 0);
+  EXPECT_EQ(slurp(path("o.asm")), chosen);
+}
+
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
 // do not change; each MVM stays one instruction (its mask covers every
 // copy's crossbars), the patch is repeated (vmov) and the report shows the

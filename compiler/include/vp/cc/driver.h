@@ -65,6 +65,11 @@ struct CompileOptions {
   // auto maps at both and keeps as-loaded when the report's estimate finds
   // it at least 10 % faster (driver.cpp, kCopyPricesMargin).
   enum class CopyPrices { whole_rows, as_loaded, automatic } copy_prices = CopyPrices::automatic;
+  // --rings plain|bordered|auto (Graph::bordered_rings): which values a
+  // stream whose maps do not fit may hold as rings of rows. auto plans both
+  // and keeps bordered when the report's estimate finds it at least 5 %
+  // faster (driver.cpp, kBorderedRingsMargin).
+  enum class Rings { plain, bordered, automatic } rings = Rings::automatic;
   std::string adc_profile;    // --adc-ranges: a vp-run --adc-profile file
   double adc_headroom = 1.0;  // its sums are multiplied by this before ranges are chosen
   // --chips N: the model cut over N chips of `chip` (partition_chips.cpp),

@@ -43,7 +43,9 @@ struct Buffer {
   // A stream's ring (plan_memory): only this many rows are held, row h at
   // row h mod ring_rows of the buffer (ring_rows divides the height); a
   // writer overwrites a row once its readers have read the row ring_rows
-  // before it (row_release.h). 0: the whole map.
+  // before it (row_release.h). 0: the whole map. A bordered ring keeps its
+  // `pad` border rows apart, above and below the ring's rows, never
+  // written: [pad rows][ring_rows rows][pad rows].
   std::int64_t ring_rows = 0;
   // A stream's second buffer of the value (plan_memory), -1: none. Images
   // alternate between the two (even ones in `addr`, odd ones here), so a
@@ -60,6 +62,10 @@ struct Buffer {
   std::int64_t hp(const Shape& s) const { return s.h + 2 * pad; }
   std::int64_t row(const Shape& s) const { return pitch > 0 ? pitch : wp(s) * s.c; }
   std::int64_t bytes(const Shape& s) const { return hp(s) * row(s); }
+  // The bytes the buffer takes: a ring's rows and its border rows, or the map.
+  std::int64_t held(const Shape& s) const { return ring_rows > 0 ? (ring_rows + 2 * pad) * row(s) : bytes(s); }
+  // Where a ring's row 0 is: past its top border rows.
+  std::int64_t ring_lo(const Shape& s) const { return addr + (ring_rows > 0 ? pad * row(s) : 0); }
 };
 
 struct Value {
@@ -311,6 +317,10 @@ struct Graph {
   // A stream's buffers released per row (vp-cc --stream-release rows, the
   // default): only then may plan_memory hold values as rings of rows.
   bool row_releases = true;
+  // Rings of rows also for values with a border or read by windows of
+  // several rows (vp-cc --rings; plan_memory's ring_rows_of), not only for
+  // those read row by row without one.
+  bool bordered_rings = true;
   // A stream's values in two buffers where they fit (vp-cc --stream-buffers
   // 2, the default; Buffer::alt): plan_memory gives the second ones.
   bool twin_buffers = true;
