@@ -496,7 +496,7 @@ void plan_memory(Graph& g, const Target& t) {
       const std::int64_t ring = rings ? ring_rows_of(g, t, id) : 0;
       const std::int64_t p = granule_pitch(g, t, id, ring);
       pitch[static_cast<std::size_t>(id)] = p;
-      const std::int64_t held = p > 0 ? v.buf.hp(v.shape) * p : ring ? (ring + 2 * v.buf.pad) * v.buf.row(v.shape) : v.buf.bytes(v.shape);
+      const std::int64_t held = p > 0 ? v.buf.hp(v.shape) * p : v.buf.held(v.shape, ring);
       demand += (g.batch > 1 ? 2 : 1) * held;
     }
     if (4 * demand > 3 * window_bytes) std::fill(pitch.begin(), pitch.end(), 0);
@@ -511,8 +511,7 @@ void plan_memory(Graph& g, const Target& t) {
       at = placer.place(v.buf.bytes(v.shape), cluster_cost(g, t, id), true);
       if (at < 0) v.buf.pitch = 0;
     }
-    const std::int64_t full = v.buf.bytes(v.shape);
-    const std::int64_t bytes = ((ring ? (ring + 2 * v.buf.pad) * v.buf.row(v.shape) : full) + 63) / 64 * 64;
+    const std::int64_t bytes = (v.buf.held(v.shape, ring) + 63) / 64 * 64;
     if (at < 0) at = placer.place(bytes, cluster_cost(g, t, id));
     if (at < 0) continue;
     v.buf.addr = t.sram_global_base + at;

@@ -95,6 +95,43 @@ class VpCcCli : public ::testing::Test {
     EXPECT_EQ(slurp(path("test.golden.bin")), golden) << args;
     return slurp(path("o.asm"));
   }
+  // An option whose `auto` chooses between two settings by the report's
+  // estimate (`base` has --report): auto's report line, starting `line`,
+  // names the kept setting by its word, and auto's program is that
+  // setting's; the line is printed for auto only; no setting changes the
+  // golden bytes. Returns the two settings' programs.
+  struct Setting {
+    std::string word, value;  // as the report line names it, as the option takes it
+  };
+  std::vector<std::string> expect_auto_keeps_the_program_it_names(const std::string& base, const std::string& option,
+                                                                  const std::string& line, const Setting (&set)[2]) {
+    const auto a = cc(base);
+    EXPECT_EQ(a.code, 0) << a.err;
+    const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
+    const auto at = a.out.find(line);
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "no '" << line << "' line in: " << a.out;
+      return {};
+    }
+    int kept = -1;
+    for (int k = 0; k < 2; ++k)
+      if (a.out.compare(at + line.size(), set[k].word.size(), set[k].word) == 0) kept = k;
+    EXPECT_GE(kept, 0) << a.out.substr(at);
+    std::vector<std::string> program;
+    for (const Setting& k : set) {
+      const auto r = cc(base + " " + option + " " + k.value);
+      EXPECT_EQ(r.code, 0) << r.err;
+      EXPECT_EQ(r.out.find(line), std::string::npos);
+      EXPECT_EQ(slurp(path("test.golden.bin")), golden);
+      program.push_back(slurp(path("o.asm")));
+    }
+    if (kept >= 0) {
+      EXPECT_EQ(chosen, program[static_cast<std::size_t>(kept)]);
+    }
+    EXPECT_EQ(cc(base + " " + option + " auto").code, 0);
+    EXPECT_EQ(slurp(path("o.asm")), chosen);
+    return program;
+  }
   // Files in the scratch folder other than the test's own inputs.
   std::vector<std::string> outputs() const {
     std::vector<std::string> out;
@@ -308,32 +345,16 @@ TEST_F(VpCcCli, RowPitchIsParsedStrictlyAndAutoIsOn) {
 TEST_F(VpCcCli, CopyPricesAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
   expect_usage_errors("--copy-prices", {"abc", "", "whole", "Auto", "loaded", "as_loaded"});
   EXPECT_TRUE(outputs().empty());
-  const std::string base = "net.onnx -o o.asm --calib calib.npy --test test.npy --report";
-  const auto a = cc(base);
-  ASSERT_EQ(a.code, 0) << a.err;
-  const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
-  const auto at = a.out.find("copy prices: ");
-  ASSERT_NE(at, std::string::npos) << a.out;
-  const bool loaded = a.out.compare(at + 13, 9, "as loaded") == 0;
-  EXPECT_TRUE(loaded || a.out.compare(at + 13, 10, "whole rows") == 0) << a.out.substr(at);
-  std::string program[2];
-  for (int k = 0; k < 2; ++k) {
-    const auto r = cc(base + (k ? " --copy-prices as-loaded" : " --copy-prices whole-rows"));
-    ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(r.out.find("copy prices: "), std::string::npos);
-    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
-    program[k] = slurp(path("o.asm"));
-  }
-  EXPECT_EQ(chosen, program[loaded ? 1 : 0]);
-  ASSERT_EQ(cc(base + " --copy-prices auto").code, 0);
-  EXPECT_EQ(slurp(path("o.asm")), chosen);
+  expect_auto_keeps_the_program_it_names("net.onnx -o o.asm --calib calib.npy --test test.npy --report",
+                                         "--copy-prices", "copy prices: ",
+                                         {{"whole rows", "whole-rows"}, {"as loaded", "as-loaded"}});
 }
 
 // --rings plain|bordered|auto: a stream of three 24-row maps (two copies a
 // layer) on SRAMs of 1 KiB each in 256-byte granules, whose 3x3 Conv reads
-// a bordered map that only a bordered ring keeps on chip. auto's program is the one of the choice its report line
-// names, plain and bordered differ, the golden bytes do not change, and the
-// line is printed only for auto.
+// a bordered map that only a bordered ring keeps on chip. auto's program is
+// the one of the choice its report line names, plain and bordered differ,
+// the golden bytes do not change, and the line is printed only for auto.
 TEST_F(VpCcCli, RingsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
   expect_usage_errors("--rings", {"abc", "", "Plain", "border", "on", "automatic"});
   EXPECT_TRUE(outputs().empty());
@@ -347,25 +368,10 @@ TEST_F(VpCcCli, RingsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
   const std::string base =
       "net.onnx -o o.asm --calib calib.npy --test test.npy --batch 3 --replicate 2 --report --set cluster.sram_kib=1 "
       "--set cluster.sram.interleave_bytes=256";
-  const auto a = cc(base);
-  ASSERT_EQ(a.code, 0) << a.err;
-  const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
-  const auto at = a.out.find("rings: ");
-  ASSERT_NE(at, std::string::npos) << a.out;
-  const bool bordered = a.out.compare(at + 7, 8, "bordered") == 0;
-  EXPECT_TRUE(bordered || a.out.compare(at + 7, 5, "plain") == 0) << a.out.substr(at);
-  std::string program[2];
-  for (int k = 0; k < 2; ++k) {
-    const auto r = cc(base + (k ? " --rings bordered" : " --rings plain"));
-    ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(r.out.find("rings: "), std::string::npos);
-    EXPECT_EQ(slurp(path("test.golden.bin")), golden);
-    program[k] = slurp(path("o.asm"));
-  }
+  const auto program =
+      expect_auto_keeps_the_program_it_names(base, "--rings", "rings: ", {{"plain", "plain"}, {"bordered", "bordered"}});
+  ASSERT_EQ(program.size(), 2u);
   EXPECT_NE(program[0], program[1]);
-  EXPECT_EQ(chosen, program[bordered ? 1 : 0]);
-  ASSERT_EQ(cc(base + " --rings auto").code, 0);
-  EXPECT_EQ(slurp(path("o.asm")), chosen);
 }
 
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes

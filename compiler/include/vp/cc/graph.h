@@ -62,8 +62,10 @@ struct Buffer {
   std::int64_t hp(const Shape& s) const { return s.h + 2 * pad; }
   std::int64_t row(const Shape& s) const { return pitch > 0 ? pitch : wp(s) * s.c; }
   std::int64_t bytes(const Shape& s) const { return hp(s) * row(s); }
-  // The bytes the buffer takes: a ring's rows and its border rows, or the map.
-  std::int64_t held(const Shape& s) const { return ring_rows > 0 ? (ring_rows + 2 * pad) * row(s) : bytes(s); }
+  // The bytes the buffer takes as a ring of `rows` rows (its border rows
+  // too), or with rows 0 the map.
+  std::int64_t held(const Shape& s, std::int64_t rows) const { return rows > 0 ? (rows + 2 * pad) * row(s) : bytes(s); }
+  std::int64_t held(const Shape& s) const { return held(s, ring_rows); }
   // Where a ring's row 0 is: past its top border rows.
   std::int64_t ring_lo(const Shape& s) const { return addr + (ring_rows > 0 ? pad * row(s) : 0); }
 };
