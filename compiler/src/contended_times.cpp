@@ -2,6 +2,7 @@
 #include "contended_times.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -32,23 +33,59 @@ constexpr double kSizeExponent = 1.0 / 3;
 // Arrivals burstier than random (a layer's CUs start their row loads at
 // the same token) wait longer than Pollaczek-Khinchine's: Kingman's factor
 // (c_a^2 + c_s^2) / 2 over (1 + c_s^2) / 2. Fitted on the nineteen runs of
-// docs/compiler.md's table ("Cost model"): from 1.0 to 1.3 their mean
-// |log(estimate / measured)| stays between 0.080 and 0.081, and 1.1 has
-// the most within 10 %. (1.5, fitted before the stream's input copy was
-// priced, stood in for that copy.)
-constexpr double kBurst = 1.1;
+// docs/compiler.md's table ("Cost model"), with a packet waiting behind
+// the flits of its route's other inputs only (behind()): 1.7 and 1.8 put
+// all nineteen within 10 %, 1.6 and 2.0 one out (ResNet-18's stream,
+// ResNet-50's). It was 1.1 while a packet waited at each hop behind all
+// the hop's flits: the two overstatements had cancelled in part.
+constexpr double kBurst = 1.7;
 
 // What every node's flits add at one resource: their sum, the sum weighted
 // by packet size (E[S^2] / E[S] per node: the residual's numerator) and by
 // the size's power (the split of the waits by size).
 struct Load {
   double flits = 0, sized = 0, powered = 0;
+  std::array<double, kMeshInputs> entering{};  // the flits by the input they came from
+
+  // this += k * o
+  void add(const Load& o, double k) {
+    flits += k * o.flits;
+    sized += k * o.sized;
+    powered += k * o.powered;
+    for (std::size_t i = 0; i < entering.size(); ++i) entering[i] += k * o.entering[i];
+  }
 };
+
+// Flits that came in over the same input as a packet were let out one
+// after the other by it, so the packet does not queue behind them: the
+// platform reserves a packet's links in turn (docs/noc.md), and one that
+// left the input before it leaves the next link before it arrives, unless
+// it waited there behind others. A packet on a resource waits behind the
+// flits of its other inputs, at the queue's whole load: the share of the
+// load it queues behind, by its own flits on the resource's inputs.
+// (Summed link by link at the whole load, a packet of ResNet-50's stream
+// waited at each of its 2.5 hops as if the flits that had just crossed
+// the hop before with it were new: the stream's estimate was 1.11 of the
+// run.)
+double behind(const Load& at, const std::vector<double>& own, std::size_t r) {
+  double all = 0, others = 0;
+  for (int k = 0; k < kMeshInputs; ++k) {
+    const double f = own[r * kMeshInputs + static_cast<std::size_t>(k)];
+    if (f <= 0) continue;
+    all += f;
+    others += f * (k == kFirstHop ? at.flits : at.flits - at.entering[static_cast<std::size_t>(k)]);
+  }
+  return all > 0 && at.flits > 0 ? std::max(0.0, others / (all * at.flits)) : 1.0;
+}
 
 class Waits {
  public:
   Waits(const Graph& g, const Target& t)
-      : g_(g), flits_(node_traffic(g, t)), noc_cycle_(t.timing.chip_clock_mhz / t.timing.noc_clock_mhz) {
+      : g_(g), entering_(node_traffic_entering(g, t)), noc_cycle_(t.timing.chip_clock_mhz / t.timing.noc_clock_mhz) {
+    for (const auto& e : entering_) {
+      flits_.emplace_back(e.size() / kMeshInputs, 0.0);
+      for (std::size_t k = 0; k < e.size(); ++k) flits_.back()[k / kMeshInputs] += e[k];
+    }
     for (const auto& f : flits_) resources_ = std::max(resources_, f.size());
     // The stages price every DMA at the SRAMs' latency when activations
     // live in their window (schedule_cost.cpp); a value plan_memory left in
@@ -88,8 +125,11 @@ class Waits {
       // packets also carry their headers and round up (12-byte rows: 3
       // flits for 1.5).
       const std::size_t i = own_.size();
-      if (known && n.packet_bytes > 0 && i < flits_.size())
-        for (double& f : flits_[i]) f *= n.packet_flits * (t.noc_link_bits / 8.0) / n.packet_bytes;
+      if (known && n.packet_bytes > 0 && i < flits_.size()) {
+        const double headers = n.packet_flits * (t.noc_link_bits / 8.0) / n.packet_bytes;
+        for (double& f : flits_[i]) f *= headers;
+        for (double& f : entering_[i]) f *= headers;
+      }
       own_.push_back(known ? n.packet_flits : 1.0);
       sized_.push_back(known ? n.packet_flits_sq / n.packet_flits : 1.0);
       powered_.push_back(std::pow(own_.back(), kSizeExponent));
@@ -106,6 +146,8 @@ class Waits {
     l.flits += f;
     l.sized += f * sized_[j];
     l.powered += f * powered_[j];
+    if (f > 0)
+      for (std::size_t k = 0; k < kMeshInputs; ++k) l.entering[k] += entering_[j][r * kMeshInputs + k] * part;
   }
 
   // What one core of node i waits when resource r carries `at(r)` over
@@ -133,15 +175,15 @@ class Waits {
       const double residual = l.sized / (2 * l.flits), mean_power = l.powered / l.flits;
       const auto by_size = [&](double s) { return residual * std::pow(s, kSizeExponent) / mean_power; };
       const double packets = flits_[i][r] / own_[i] / static_cast<double>(n.cores.size());
-      wait += kBurst * rho / (1 - rho) * packets * (by_size(own_[i]) + tokens_per_packet * by_size(kTokenFlits)) *
-              noc_cycle_;
+      wait += kBurst * rho * behind(l, entering_[i], r) / (1 - rho) * packets *
+              (by_size(own_[i]) + tokens_per_packet * by_size(kTokenFlits)) * noc_cycle_;
     }
     return wait + stretch + dram_[i];
   }
 
  private:
   const Graph& g_;
-  std::vector<std::vector<double>> flits_;
+  std::vector<std::vector<double>> entering_, flits_;
   std::vector<double> own_, sized_, powered_, dram_;
   std::size_t resources_ = 0;
   // A flit holds a link or port one NoC cycle: this many chip cycles.
@@ -223,18 +265,14 @@ Contended contended_times(const Graph& g, const Target& t) {
       double now = ends.empty() ? 0.0 : ends.front().first;
       for (const auto& [time, e] : ends) {
         const double dt = time - now;
-        cum.flits += rate.flits * dt;
-        cum.sized += rate.sized * dt;
-        cum.powered += rate.powered * dt;
+        cum.add(rate, dt);
         now = time;
         const std::size_t j = e / 2;
         (e % 2 ? at_end : at_start)[j][r] = cum;
         Load per_cycle;
         waits.add(per_cycle, j, r, 1.0 / (to[j] - from[j]));
         const double sign = e % 2 ? -1.0 : 1.0;
-        rate.flits += sign * per_cycle.flits;
-        rate.sized += sign * per_cycle.sized;
-        rate.powered += sign * per_cycle.powered;
+        rate.add(per_cycle, sign);
       }
     }
     StagePrices next = base;
@@ -243,7 +281,8 @@ Contended contended_times(const Graph& g, const Target& t) {
       Load in;
       const double wait = waits.of(i, to[i] - from[i], [&](std::size_t r) -> const Load& {
         const Load &a = at_start[i][r], &b = at_end[i][r];
-        in = Load{b.flits - a.flits, b.sized - a.sized, b.powered - a.powered};
+        in = b;
+        in.add(a, -1.0);
         return in;
       });
       next.stage[i] = base.stage[i] + wait;

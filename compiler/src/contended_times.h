@@ -4,7 +4,9 @@
 // and each is then lengthened by what its DMAs wait behind the other
 // layers' flits on the links and ports they cross (mesh_load.h's routes):
 // at a resource busy a fraction rho of the time, a flit waits about
-// rho / (1 - rho) flit times (a single queue with random arrivals). Without
+// rho / (1 - rho) flit times (a single queue with random arrivals), behind
+// the flits that reach it over the resource's other inputs (those that came
+// over its own were let out before it, one at a time). Without
 // the waits the stages are short wherever the mesh is busy (ResNet-50's
 // stream: estimate 0.65 of the run); the copy choice's whole-row charge stood
 // in for them, and was long wherever it is quiet (ResNet-18 at batch 1: 1.44).

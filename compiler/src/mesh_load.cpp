@@ -22,7 +22,8 @@ class LinkBytes {
         clusters_(t.clusters),
         gmem_(t.gmem_attach_cluster),
         links_(4u * static_cast<std::size_t>(t.clusters), 0.0),
-        ports_(4u * static_cast<std::size_t>(t.clusters) + 2, 0.0) {}
+        ports_(4u * static_cast<std::size_t>(t.clusters) + 2, 0.0),
+        entering_((links_.size() + ports_.size()) * kMeshInputs, 0.0) {}
 
   // A window piece between a CU of cluster `cu` and cluster `sram`'s SRAM.
   // The cluster's own granules do not touch the mesh (ClusterBus).
@@ -30,12 +31,14 @@ class LinkBytes {
     if (bytes <= 0 || cu == sram) return;
     if (write) {
       port(cu, kLocalInject) += bytes;
-      route(cu, sram, bytes);
+      const int in = route(cu, sram, bytes, kFromLocal);
       port(sram, kSramEject) += bytes;
+      enter(port_index(sram, kSramEject), in, bytes);
     } else {
       port(sram, kSramInject) += bytes;
-      route(sram, cu, bytes);
+      const int in = route(sram, cu, bytes, kFromSram);
       port(cu, kLocalEject) += bytes;
+      enter(port_index(cu, kLocalEject), in, bytes);
     }
   }
 
@@ -44,12 +47,14 @@ class LinkBytes {
     if (bytes <= 0) return;
     if (write) {
       port(cu, kLocalInject) += bytes;
-      route(cu, gmem_, bytes);
+      const int in = route(cu, gmem_, bytes, kFromLocal);
       ports_[ports_.size() - 1] += bytes;
+      enter(links_.size() + ports_.size() - 1, in, bytes);
     } else {
       ports_[ports_.size() - 2] += bytes;
-      route(gmem_, cu, bytes);
+      const int in = route(gmem_, cu, bytes, kFromGmem);
       port(cu, kLocalEject) += bytes;
+      enter(port_index(cu, kLocalEject), in, bytes);
     }
   }
 
@@ -57,6 +62,15 @@ class LinkBytes {
   std::vector<double> all() const {
     std::vector<double> v(links_);
     v.insert(v.end(), ports_.begin(), ports_.end());
+    return v;
+  }
+
+  // Each resource's bytes by where they came from (kMeshInputs a resource,
+  // in all()'s order): an inject port's all from kFirstHop.
+  std::vector<double> entering() const {
+    std::vector<double> v(entering_);
+    for (std::size_t i = 0; i < ports_.size(); ++i)
+      if (is_inject(i)) v[(links_.size() + i) * kMeshInputs + kFirstHop] = ports_[i];
     return v;
   }
 
@@ -81,7 +95,21 @@ class LinkBytes {
  private:
   enum : int { kLocalInject = 0, kLocalEject = 1, kSramInject = 2, kSramEject = 3 };
 
+  // Where a resource's bytes came from, the inputs of its router: a link
+  // heading east, west, south or north (the directions' indices), or an
+  // inject port.
+  enum : int { kFromLocal = 4, kFromSram = 5, kFromGmem = 6 };
+
   double& port(int cluster, int kind) { return ports_[static_cast<std::size_t>(4 * cluster + kind)]; }
+  std::size_t port_index(int cluster, int kind) const {
+    return links_.size() + static_cast<std::size_t>(4 * cluster + kind);
+  }
+  bool is_inject(std::size_t port) const {
+    return static_cast<int>(port / 4) >= clusters_ ? port % 2 == 0 : port % 4 == kLocalInject || port % 4 == kSramInject;
+  }
+  void enter(std::size_t resource, int from, double bytes) {
+    entering_[resource * kMeshInputs + static_cast<std::size_t>(from)] += bytes;
+  }
 
   static std::string router(int x, int y) { return "r(" + std::to_string(x) + "," + std::to_string(y) + ")"; }
 
@@ -103,25 +131,32 @@ class LinkBytes {
     }
   }
 
-  // XY routing: all X hops first, then Y (hw/src/noc/mesh_noc.cpp).
-  void route(int from, int to, double bytes) {
-    if (bytes <= 0 || from == to) return;
+  // XY routing: all X hops first, then Y (hw/src/noc/mesh_noc.cpp). `in`:
+  // the input the bytes reach the first link from; returns the one they
+  // leave the last from (a link's direction, or `in` without a hop).
+  int route(int from, int to, double bytes, int in) {
+    if (bytes <= 0 || from == to) return in;
     int x = from % cols_, y = from / cols_;
     const int tx = to % cols_, ty = to / cols_;
+    const auto hop = [&](int d) {
+      const auto i = static_cast<std::size_t>(4 * (y * cols_ + x) + d);
+      links_[i] += bytes;
+      enter(i, in, bytes);
+      in = d;
+    };
     while (x != tx) {
-      const int d = tx > x ? 0 : 1;
-      links_[static_cast<std::size_t>(4 * (y * cols_ + x) + d)] += bytes;
+      hop(tx > x ? 0 : 1);
       x += tx > x ? 1 : -1;
     }
     while (y != ty) {
-      const int d = ty > y ? 2 : 3;
-      links_[static_cast<std::size_t>(4 * (y * cols_ + x) + d)] += bytes;
+      hop(ty > y ? 2 : 3);
       y += ty > y ? 1 : -1;
     }
+    return in;
   }
 
   int cols_, clusters_, gmem_;
-  std::vector<double> links_, ports_;
+  std::vector<double> links_, ports_, entering_;
 };
 
 }  // namespace
@@ -197,7 +232,11 @@ MeshLoad mesh_load(const Graph& g, const Target& t) {
   return links.load(t.noc_link_bits / 8.0);
 }
 
-std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t) {
+namespace {
+
+// Each node's routed bytes, as `view` lists them, in flits.
+template <class View>
+std::vector<std::vector<double>> per_node(const Graph& g, const Target& t, View view) {
   std::vector<std::vector<double>> out(g.nodes.size());
   if (t.mesh_cols <= 0 || t.clusters <= 0) return out;
   const double link_bytes = t.noc_link_bits / 8.0;
@@ -206,10 +245,20 @@ std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t) {
     if (n.fused || n.cores.empty()) continue;
     LinkBytes links(t);
     route_node(g, n, t, links);
-    out[i] = links.all();
+    out[i] = view(links);
     for (double& f : out[i]) f /= link_bytes;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t) {
+  return per_node(g, t, [](const LinkBytes& l) { return l.all(); });
+}
+
+std::vector<std::vector<double>> node_traffic_entering(const Graph& g, const Target& t) {
+  return per_node(g, t, [](const LinkBytes& l) { return l.entering(); });
 }
 
 }  // namespace vp::cc

@@ -130,6 +130,32 @@ TEST(ContendedTimes, LayersSharingLinksAtOnceWaitForEachOther) {
   EXPECT_DOUBLE_EQ(contended_times(quiet, t).prices.stage[0], 100000);
 }
 
+// Two layers whose packets share their whole route from its first port
+// queue for that port, and then cross every link one behind the other as
+// the port let them out: the platform reserves a packet's links in turn
+// (docs/noc.md), so none waits again. Three hops away they take as long as
+// one hop away; summed hop by hop at the whole load they took longer.
+TEST(ContendedTimes, PacketsThatShareTheirRouteFromItsStartWaitOnce) {
+  const Target t = load_target("sidra-y1");
+  const std::int64_t G = t.sram_interleave_bytes;
+  auto stages = [&](int sram) {
+    Graph g;
+    g.min_strip = kMinStrip;
+    // Two values each way, of a granule or less, all in cluster `sram`'s SRAM.
+    std::vector<int> v;
+    for (int k = 0; k < 4; ++k) v.push_back(add_map(g, "v" + std::to_string(k), 16, 8, 8,
+                                                    t.sram_global_base + (16 * k + sram) * G));
+    g.inputs = {v[0], v[2]};
+    add_relu(g, "a", v[0], v[1], {0}, 100000, 12500, 1 << 19, 512, 1024);
+    add_relu(g, "b", v[2], v[3], {1}, 100000, 12500, 1 << 19, 512, 1024);
+    return contended_times(g, t).prices.stage;
+  };
+  const std::vector<double> near = stages(1), far = stages(3);
+  EXPECT_GT(near[0], 100000);  // they wait for each other at the ports
+  EXPECT_NEAR(far[0], near[0], 1e-6 * near[0]);
+  EXPECT_NEAR(far[1], near[1], 1e-6 * near[1]);
+}
+
 // A value in global memory proper answers after gmem.latency_ns, where the
 // stages priced the SRAMs' latency: each packet from there costs the
 // difference.

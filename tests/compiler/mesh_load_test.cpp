@@ -98,6 +98,38 @@ TEST(MeshLoad, ReadsConvergeOnTheReadersClusterAndWritesFanOut) {
   EXPECT_EQ(mesh_load(one_node({}, 1000, 1000), t).busiest_flits, 0);
 }
 
+// Where each resource's flits come from, the router input they reach it
+// over: what lets a packet not queue behind the flits that crossed the hop
+// before with it (contended_times.cpp).
+TEST(MeshLoad, EachResourcesFlitsAreTakenByTheInputTheyCameFrom) {
+  const Target t = load_target("sidra-y1");
+  const double f = 8000 / 8.0;  // a sixteenth of the value, in flits
+  const Graph g = one_node({0}, 16 * 8000, 0);
+  const std::vector<double> in = node_traffic_entering(g, t)[0], all = node_traffic(g, t)[0];
+  ASSERT_EQ(in.size(), all.size() * kMeshInputs);
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    double sum = 0;
+    for (int k = 0; k < kMeshInputs; ++k) sum += in[r * kMeshInputs + static_cast<std::size_t>(k)];
+    EXPECT_NEAR(sum, all[r], 1e-9) << "resource " << r;
+  }
+  const auto at = [&](std::size_t r, int k) { return in[r * kMeshInputs + static_cast<std::size_t>(k)]; };
+  // r(0,1)->r(0,0): router 4's northbound link. Cluster 4's sixteenth comes
+  // from its SRAM's port, those of 5 to 7 along row 1 heading west, those
+  // of rows 2 and 3 down column 0 heading north.
+  const std::size_t north_of_4 = 4 * 4 + 3;
+  EXPECT_DOUBLE_EQ(at(north_of_4, 5), f);
+  EXPECT_DOUBLE_EQ(at(north_of_4, 1), 3 * f);
+  EXPECT_DOUBLE_EQ(at(north_of_4, 3), 8 * f);
+  // The CUs' eject port of (0,0): twelve sixteenths heading north, three
+  // along row 0 heading west; its own sixteenth stays off the mesh.
+  const std::size_t eject = 4 * 16 + 1;
+  EXPECT_DOUBLE_EQ(at(eject, 3), 12 * f);
+  EXPECT_DOUBLE_EQ(at(eject, 1), 3 * f);
+  // An SRAM's inject port is where its flits start.
+  const std::size_t sram5 = 4 * 16 + 4 * 5 + 2;
+  EXPECT_DOUBLE_EQ(at(sram5, kFirstHop), f);
+}
+
 // The compiler plans for the chip's links (noc.link_bits is a program
 // parameter): twice the width, half the flits on every link and port, and
 // a DMA priced that many flits shorter.

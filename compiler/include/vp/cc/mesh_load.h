@@ -44,4 +44,16 @@ MeshLoad mesh_load(const Graph& g, const Target& t);
 // (mesh_load's order); empty for nodes without CUs.
 std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t);
 
+// Where a resource's flits come from: a link's and an eject port's from one
+// of its router's inputs (a link arriving heading east, west, south or
+// north; the CUs', an SRAM's or global memory's inject port), an inject
+// port's from none (kFirstHop). Flits that came in over the same input
+// reach the resource one after the other, as the input let them out, so
+// they do not queue for it behind each other (contended_times.cpp).
+constexpr int kMeshInputs = 8, kFirstHop = 7;
+
+// node_traffic's flits by input: for each node, kMeshInputs entries per
+// resource, in node_traffic's order; each resource's sum is node_traffic's.
+std::vector<std::vector<double>> node_traffic_entering(const Graph& g, const Target& t);
+
 }  // namespace vp::cc
