@@ -201,31 +201,38 @@ bool assembler_has_io() {
 // loaded estimated 6 % faster, measured 3 % slower). Returns the report's
 // line saying which was kept (empty unless auto).
 constexpr double kCopyPricesMargin = 0.10;
-std::string map_at_prices(Graph& g, const Target& t, const CompileOptions& o, const std::string& tag) {
-  MapOptions mo{o.replicate, o.pipeline, o.lanes, o.batch, !o.image_releases, o.shared_loads};
-  using P = CompileOptions::CopyPrices;
-  if (o.copy_prices != P::automatic) {
-    mo.rows_as_loaded = o.copy_prices == P::as_loaded;
-    map_crossbars(g, t, mo);
-    return {};
-  }
-  // Mapping rewrites only the nodes (and sets Graph::min_strip alike for
-  // both) and reads the values' shapes and quantization, never their
-  // contents: the second mapping runs on a copy of the graph without them
-  // (ResNet-50's 100 MB of FP32 weights), on a second host thread where
-  // there is one (the two took 0.3 s of ResNet-50's 1.9 s compile one
-  // after the other).
+// A copy of g for another mapping: mapping rewrites only the nodes (and
+// sets Graph::min_strip alike) and reads the values' shapes and
+// quantization, never their contents, so the copy goes without them
+// (ResNet-50's 100 MB of FP32 weights).
+Graph without_contents(Graph& g) {
   std::vector<std::vector<float>> data(g.values.size());
   std::vector<std::vector<std::int8_t>> codes(g.values.size());
   for (std::size_t i = 0; i < g.values.size(); ++i) {
     data[i].swap(g.values[i].data);
     codes[i].swap(g.values[i].codes);
   }
-  Graph as_loaded = g;
+  Graph copy = g;
   for (std::size_t i = 0; i < g.values.size(); ++i) {
     data[i].swap(g.values[i].data);
     codes[i].swap(g.values[i].codes);
   }
+  return copy;
+}
+
+std::string map_at_prices(Graph& g, const Target& t, const CompileOptions& o, const std::string& tag, bool hand_rows) {
+  MapOptions mo{o.replicate, o.pipeline, o.lanes, o.batch, !o.image_releases, o.shared_loads};
+  mo.hand_rows = hand_rows;
+  using P = CompileOptions::CopyPrices;
+  if (o.copy_prices != P::automatic) {
+    mo.rows_as_loaded = o.copy_prices == P::as_loaded;
+    map_crossbars(g, t, mo);
+    return {};
+  }
+  // The second mapping runs on a copy without the values' contents, on a
+  // second host thread where there is one (the two took 0.3 s of
+  // ResNet-50's 1.9 s compile one after the other).
+  Graph as_loaded = without_contents(g);
   MapOptions lo = mo;
   lo.rows_as_loaded = true;
   const auto map_as_loaded = [&] {
@@ -249,6 +256,36 @@ std::string map_at_prices(Graph& g, const Target& t, const CompileOptions& o, co
   return "copy prices" + (tag.empty() ? std::string() : " (" + tag.substr(1) + ")") + ": " +
          (keep_loaded ? "as loaded" : "whole rows") + " (est. " + std::to_string(loaded) + " cycles per inference as loaded, " +
          std::to_string(whole) + " at whole rows, before addresses and messages)\n";
+}
+
+// The mapping at --hand-rows: with the pairs of handed rows (handed_rows.h)
+// or without. auto, for a stream, maps both ways and keeps the pairs when
+// the report's estimate (before addresses and messages) finds them at
+// least kHandRowsMargin faster: a reader's copies follow its writer's,
+// which suits a stream paced by the mesh (ResNet-50's stream of 16:
+// 293,857 cycles per inference with them, 322,177 without) and not one
+// paced by its stages (MobileNetV2's: 312,696 against 281,312). One image
+// is paced by its path, not the mesh, and goes without (ResNet-50 719,984
+// cycles with them, 717,601 without, where the estimate had them 5.4 %
+// faster; MobileNetV2 476,495 and 492,589). Returns the report's lines
+// saying which was kept.
+constexpr double kHandRowsMargin = 0.05;
+std::string map_choosing_hands(Graph& g, const Target& t, const CompileOptions& o, const std::string& tag) {
+  using H = CompileOptions::HandRows;
+  if (o.hand_rows != H::automatic || o.batch <= 1)
+    return map_at_prices(g, t, o, tag, o.hand_rows == H::on);
+  Graph plain = without_contents(g);
+  const std::string with_note = map_at_prices(g, t, o, tag, true);
+  if (std::none_of(g.nodes.begin(), g.nodes.end(), [](const Node& n) { return n.handed_from >= 0; }))
+    return with_note;
+  const std::int64_t with = inference_estimate_cycles(g, t);
+  const std::string plain_note = map_at_prices(plain, t, o, tag, false);
+  const std::int64_t without = inference_estimate_cycles(plain, t);
+  const bool keep = static_cast<double>(with) <= (1 - kHandRowsMargin) * static_cast<double>(without);
+  if (!keep) g.nodes = std::move(plain.nodes);
+  return (keep ? with_note : plain_note) + "hand rows" + (tag.empty() ? std::string() : " (" + tag.substr(1) + ")") +
+         ": " + (keep ? "on" : "off") + " (est. " + std::to_string(with) + " cycles per inference with them, " +
+         std::to_string(without) + " without, before addresses and messages)\n";
 }
 
 // The stream's memory plan at --rings: plain rings only, or bordered ones
@@ -484,7 +521,7 @@ CompileResult compile_model(const CompileOptions& o) {
     cg.batch = o.batch;
     cg.rows_ahead = o.rows_ahead == CompileOptions::RowsAhead::on ||
                     (o.rows_ahead == CompileOptions::RowsAhead::automatic && o.batch > 1);
-    copy_prices_note += map_at_prices(cg, target, o, tag);
+    copy_prices_note += map_choosing_hands(cg, target, o, tag);
     dump(o.dump_dir, 4, "mapped" + tag, cg, &target);
     cg.row_releases = !o.image_releases;
     cg.twin_buffers = o.twin_buffers;

@@ -74,6 +74,9 @@ class Ctx {
   // At a row's start: wait for the rows it reads; at its end: tell the readers.
   void sync_pre(int c);
   void sync_post(int c);
+  // Run at every row step's end after sync_post, while set (handed rows:
+  // the writer's token and mark, handed_rows.h).
+  std::function<void(int c)> row_end;
 
   // A stream of images (Graph::batch > 1): each core's program loops over
   // them; image_word(c) is the scratchpad word holding the current image.

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "emit_loops.h"
+#include "handed_rows.h"
 #include "shared_loads.h"
 
 namespace vp::cc::emit {
@@ -135,12 +136,15 @@ void emit_conv(Ctx& e, const Node& n) {
     const std::size_t lb_ptr = ptrs.size();
     if (lb.at >= 0) {
       ptrs.push_back({lb.at, n.geom.sw * C, 0, true});
-      rows_in = shares_loads(n, c) ? shared_line_rows(e, c, n, lb, row) : line_rows(e, c, n, lb, row);
+      rows_in = shares_loads(n, c)      ? shared_line_rows(e, c, n, lb, row)
+                : n.handed_from >= 0 ? handed_line_rows(e, c, n, lb)
+                                     : line_rows(e, c, n, lb, row);
       // Its row loads find the ring's rows (ring_address): the pointer walks
       // the map as if held whole.
       if (lb.ring_bytes) ptrs[0].ring_lo = ptrs[0].ring_bytes = 0;
     }
     shared_loads_begin(e, c, n);
+    if (lb.at >= 0) hand_in_begin(e, c, n);
     // Lane q's window is q pixels to the right of the current pixel; `slot`
     // picks the patch buffer (set x lanes + lane when software-pipelined).
     auto fill_patch = [&](std::size_t i, int q, std::size_t slot) {
@@ -187,6 +191,9 @@ void emit_conv(Ctx& e, const Node& n) {
     const bool grouped = lanes > 1 && ncols == Cout && mine[0]->n0 == 0;
     int res_reg = -1;
     std::size_t res_ptr = 0;
+    // Rows this core hands to a reader's copy (handed_rows.h): set just
+    // before the share loop, read by the stores.
+    HandOut hand;
     // Rows ahead with the residual's row in two halves too (grouped lanes:
     // the row's pixels, every channel, in one DMA with the next row's
     // rows); r15 holds the current half (free with lanes: only a single
@@ -353,6 +360,7 @@ void emit_conv(Ctx& e, const Node& n) {
       if (grouped) return;
       e.ins(c, "addi r10, r25, " + std::to_string(mine[0]->n0 + std::int64_t{q} * Cout - back));
       e.ins(c, "dma.lg r10, r4, r2");
+      hand_out_store(e, c, hand, 4, 2, std::int64_t{q} * Cout - back);
       if (lanes == 1 && !pipe) e.ins(c, "xor r4, r4, r15");
     };
     // A whole group's stores in one DMA (grouped lanes).
@@ -366,12 +374,13 @@ void emit_conv(Ctx& e, const Node& n) {
       } else {
         e.ins(c, "dma.lg r25, r11, r12");
       }
+      hand_out_store(e, c, hand, 11, 12, -back);
     };
     // Rows ahead (emit_loops.h): the line buffer's second half, when the
     // scratchpad still has room for it.
     RowsAhead ahead;
     const RowsAhead* ahead_p = nullptr;
-    if (!shares_loads(n, c) && line_rows_ahead(e, c, n, lb, row, lb_ptr, ahead)) {
+    if (!shares_loads(n, c) && n.handed_from < 0 && line_rows_ahead(e, c, n, lb, row, lb_ptr, ahead)) {
       ahead_p = &ahead;
       std::int64_t widest = 0;
       for (const ShareRun& run : share_runs(out.shape.h, out.shape.w, copy, n.replicas, e.g.min_strip))
@@ -399,6 +408,9 @@ void emit_conv(Ctx& e, const Node& n) {
         };
       }
     }
+    hand = hand_out_begin(e, c, n);
+    if (hand.reader >= 0 && (ncols != Cout || mine[0]->n0 != 0))
+      throw CompileError("emit: node '" + n.name + "' hands its rows from a core that does not store every channel");
     // A group of k pixels: every lane's MVMs first, so they run at once
     // (cu.xbar.concurrent_mvm), then each lane's vector work.
     if (pipe) {
@@ -413,6 +425,7 @@ void emit_conv(Ctx& e, const Node& n) {
                        store_group(k, st, moved ? back : 0);
                      }},
                  rows_in, lanes, ahead_p);
+      hand_out_end(e, c, hand);
       shared_loads_end(e, c, n);
       continue;
     }
@@ -424,6 +437,7 @@ void emit_conv(Ctx& e, const Node& n) {
           store_group(k, 0, 0);
         },
         rows_in, lanes, ahead_p);
+    hand_out_end(e, c, hand);
     shared_loads_end(e, c, n);
   }
 }

@@ -227,6 +227,7 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
     if (rest > 0) run_body(body, static_cast<int>(rest));
   }
   e.sync_post(c);
+  if (e.row_end) e.row_end(c);
   for (std::size_t k = 0; k < p.size(); ++k) {
     if (!p[k].step_h) continue;
     e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h * hstep));

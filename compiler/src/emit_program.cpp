@@ -262,7 +262,9 @@ std::vector<std::pair<int, std::string>> emit_layers_in_order(emit::Ctx& e, cons
       int out = n.out[0];
       switch (n.op) {
         case OpKind::Conv:
-          in = window(n.in[0], n.geom);
+          // A reader handed its rows (handed_rows.h) hears of them from the
+          // writer's slot, not the row hand-over.
+          if (n.handed_from < 0) in = window(n.in[0], n.geom);
           out = stored_value(g, n);
           if (const Node* add = fused_residual(g, n))
             for (auto& i : rows(add->in[add->in[1] == n.out[0] ? 0 : 1])) in.push_back(i);

@@ -25,6 +25,8 @@ std::vector<ValueBytes> memory_bytes_by_value(const Graph& g, const Node& n, con
   std::int64_t in_total = 0;
   for (const Node* m : {&n, &last})
     for (int v : m->in) {
+      // A reader handed its rows copies them within its cluster (handed_rows.h).
+      if (m == &n && n.handed_from >= 0 && v == n.in[0]) continue;
       const Value& x = g.val(v);
       if (x.is_const || v == n.out[0] || std::find(ins.begin(), ins.end(), &x) != ins.end()) continue;
       ins.push_back(&x);

@@ -14,16 +14,19 @@
 // has is split over several CUs whose partial sums travel on the NoC to the
 // first. Two placements: pipelined (map_pipelined: one load per CU, all
 // layers at once, lanes of the load side by side on its crossbars, copies
-// for the shortest single inference) and shared (place(): a CU holds loads
+// for the shortest single inference) and shared (place_shared, map_shared.cpp: a CU holds loads
 // of many layers, a layer's bins on distinct CUs near its home CU, copies
 // by the cycles they save per crossbar).
 #include <algorithm>
 #include <map>
 #include <queue>
+#include <set>
 #include <stdexcept>
 #include <string>
 
+#include "handed_rows.h"
 #include "handover_estimate.h"
+#include "map_layers.h"
 #include "schedule_cost.h"
 #include "shared_loads.h"
 #include "vp/cc/passes.h"
@@ -31,14 +34,6 @@
 namespace vp::cc {
 namespace {
 
-struct Slot {
-  int tile, row_tile0, row_tiles;
-};
-struct Bin {
-  std::vector<Slot> slots;
-  int xbars = 0;
-};
-constexpr int kMaxGroup = 16;  // mvm's crossbar mask
 
 // Every copy of its rows (ColumnTile::redundant) included.
 int row_tiles(const ColumnTile& ct, const Target& t) { return ct.row_tiles(t.rows); }
@@ -108,85 +103,6 @@ std::vector<Bin> layer_bins(const std::vector<ColumnTile>& tiles, const Target& 
   return bins;
 }
 
-struct Layer {
-  int node;
-  std::vector<ColumnTile> tiles;  // one copy, no parts yet
-  std::vector<Bin> bins;
-  LayerCost cost;
-  int xbars = 0;
-  int max_copies = 1;
-  int copies = 1;
-};
-
-// Places every layer's copies; false when some bin finds no CU. Bins go
-// largest first (a 16-crossbar bin needs an empty CU, small ones fill the
-// gaps), each to the CU it fits most tightly, ties to the CU nearest the
-// layer's first one, never two bins of one layer on one CU.
-bool place(Graph& g, const Target& t, std::vector<Layer>& layers) {
-  struct Item {
-    int layer, copy, bin, xbars;
-  };
-  std::vector<Item> items;
-  for (std::size_t l = 0; l < layers.size(); ++l)
-    for (int r = 0; r < layers[l].copies; ++r)
-      for (std::size_t b = 0; b < layers[l].bins.size(); ++b)
-        items.push_back({static_cast<int>(l), r, static_cast<int>(b), layers[l].bins[b].xbars});
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.xbars > b.xbars; });
-  const std::size_t C = static_cast<std::size_t>(t.cores());
-  std::vector<int> free(C, t.xbars_per_cu);
-  std::vector<std::vector<char>> taken(layers.size(), std::vector<char>(C, 0));
-  std::vector<int> home(layers.size(), -1);
-  struct Spot {
-    int core, xbar0;
-  };
-  std::vector<std::vector<std::vector<Spot>>> at(layers.size());
-  for (std::size_t l = 0; l < layers.size(); ++l)
-    at[l].assign(static_cast<std::size_t>(layers[l].copies), std::vector<Spot>(layers[l].bins.size(), Spot{-1, 0}));
-  // Layers start spread over the chip, in order, so consecutive layers are neighbours.
-  for (std::size_t l = 0; l < layers.size(); ++l)
-    home[l] = static_cast<int>(l * C / std::max<std::size_t>(layers.size(), 1));
-  for (const Item& it : items) {
-    const std::size_t l = static_cast<std::size_t>(it.layer);
-    int best = -1;
-    for (std::size_t c = 0; c < C; ++c) {
-      if (taken[l][c] || free[c] < it.xbars) continue;
-      if (best < 0) {
-        best = static_cast<int>(c);
-        continue;
-      }
-      const std::size_t b = static_cast<std::size_t>(best);
-      const int d = t.hops(static_cast<int>(c), home[l]), db = t.hops(best, home[l]);
-      if (free[c] < free[b] || (free[c] == free[b] && d < db)) best = static_cast<int>(c);
-    }
-    if (best < 0) return false;
-    const std::size_t b = static_cast<std::size_t>(best);
-    taken[l][b] = 1;
-    at[l][static_cast<std::size_t>(it.copy)][static_cast<std::size_t>(it.bin)] = {best, t.xbars_per_cu - free[b]};
-    free[b] -= it.xbars;
-  }
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    Layer& L = layers[l];
-    Node& n = g.nodes[static_cast<std::size_t>(L.node)];
-    n.tiles.clear();
-    n.cores.clear();
-    for (int r = 0; r < L.copies; ++r) {
-      std::vector<ColumnTile> copy = L.tiles;
-      for (ColumnTile& ct : copy) ct.copy = r;
-      for (std::size_t bi = 0; bi < L.bins.size(); ++bi) {
-        const Spot sp = at[l][static_cast<std::size_t>(r)][bi];
-        n.cores.push_back(sp.core);
-        int xb = sp.xbar0;
-        for (const Slot& s : L.bins[bi].slots) {
-          copy[static_cast<std::size_t>(s.tile)].parts.push_back({sp.core, xb, s.row_tile0, s.row_tiles});
-          xb += s.row_tiles;
-        }
-      }
-      n.tiles.insert(n.tiles.end(), copy.begin(), copy.end());
-    }
-    n.replicas = L.copies;
-  }
-  return true;
-}
 
 // The pipelined mapping: every CU holds the load of one copy of one layer,
 // or runs one share of an operator without weights, so all layers run at
@@ -276,12 +192,44 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
     return st > 0 ? cm.step(s.cost, k) * stage_time(s, k) / st : cm.step(s.cost, k);
   };
 
+  // Handed rows (handed_rows.h): a 1x1 Conv reading a residual block's
+  // output follows the copies of the Conv that stores it, when each copy of
+  // both is one CU, so that its copy r can sit beside the writer's copy r:
+  // the writer's copies grow with the reader's, at the CUs of both, and the
+  // reader's are not chosen on their own (a stream is paced by the rows
+  // the mesh carries, which the pairs keep off it: docs/compiler.md,
+  // "Handed rows").
+  std::vector<int> follower(stages.size(), -1);
+  std::vector<bool> follows(stages.size(), false);
+  if (opt.hand_rows) {
+    std::map<int, std::size_t> stage_of;
+    for (std::size_t i = 0; i < stages.size(); ++i) stage_of[stages[i].node] = i;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      Stage& s = stages[i];
+      if (s.layer < 0 || s.cus_per_copy != 1) continue;
+      const auto w = stage_of.find(hand_source(g, g.nodes[static_cast<std::size_t>(s.node)], t));
+      if (w == stage_of.end() || follower[w->second] >= 0 || follows[w->second] || follows[i] || follower[i] >= 0)
+        continue;
+      const Stage& ws = stages[w->second];
+      if (ws.layer < 0 || ws.cus_per_copy != 1 || ws.copies != s.copies) continue;
+      follower[w->second] = static_cast<int>(i);
+      follows[i] = true;
+    }
+  }
   std::int64_t used = 0;
   for (const Stage& s : stages) used += std::int64_t{s.cus_per_copy} * s.copies;
   if (used > t.cores()) return false;
   std::int64_t spare = t.cores() - used;
+  // CUs that growing stage s to `to` copies takes, its follower's with it.
+  auto cus_for = [&](const Stage& s, int to) {
+    const int f = follower[static_cast<std::size_t>(&s - stages.data())];
+    const std::int64_t per = s.cus_per_copy + (f >= 0 ? stages[static_cast<std::size_t>(f)].cus_per_copy : 0);
+    return per * (to - s.copies);
+  };
   auto fits = [&](const Stage& s, int to) {
-    return to <= s.max_copies && std::int64_t{s.cus_per_copy} * (to - s.copies) <= spare;
+    const int f = follower[static_cast<std::size_t>(&s - stages.data())];
+    return to <= s.max_copies && (f < 0 || to <= stages[static_cast<std::size_t>(f)].max_copies) &&
+           cus_for(s, to) <= spare;
   };
   if (opt.replicate != kReplicateAuto) {
     for (Stage& s : stages) {
@@ -331,6 +279,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       int grow = 0;
       double best = 0;
       for (Stage& s : stages) {
+        if (follows[static_cast<std::size_t>(&s - stages.data())]) continue;
         const std::size_t k = static_cast<std::size_t>(seg[static_cast<std::size_t>(&s - stages.data())]);
         const std::int64_t c0 = stage_time(s, s.copies), s0 = step(s, s.copies);
         const std::int64_t others = c0 == top[k] ? second[k] : top[k];
@@ -341,7 +290,7 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
           const std::int64_t saved = (tied[k] > 1 && c0 == top[k] ? (c0 - std::max(below[k], c1)) / tied[k]
                                                                   : std::max(top[k], c0) - std::max(others, c1)) +
                                      (s0 - s1);
-          const double gain = static_cast<double>(saved) / (double(s.cus_per_copy) * (to - s.copies));
+          const double gain = static_cast<double>(saved) / static_cast<double>(cus_for(s, to));
           if (gain > best) {
             best = gain;
             pick = &s;
@@ -360,13 +309,14 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       if (!pick) {
         double most = 0;
         for (Stage& s : stages) {
+          if (follows[static_cast<std::size_t>(&s - stages.data())]) continue;
           const std::size_t k = static_cast<std::size_t>(seg[static_cast<std::size_t>(&s - stages.data())]);
           const auto near_top = [&](std::int64_t c) { return c * 100 >= top[k] * 99; };
           const std::int64_t c0 = stage_time(s, s.copies);
           if (!near_top(c0) || !near_top(second[k]) || top[k] <= 0) continue;
           for (int to = s.copies + s.unit; to <= s.copies + 64 && fits(s, to); to += s.unit) {
             const std::int64_t c1 = stage_time(s, to);
-            const double gain = static_cast<double>(c0 - c1) / (double(s.cus_per_copy) * (to - s.copies));
+            const double gain = static_cast<double>(c0 - c1) / static_cast<double>(cus_for(s, to));
             if (c1 < c0 && gain > most) {
               most = gain;
               pick = &s;
@@ -376,11 +326,21 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
         }
       }
       if (!pick) break;
-      spare -= std::int64_t{pick->cus_per_copy} * (grow - pick->copies);
+      spare -= cus_for(*pick, grow);
       pick->copies = grow;
       copies[static_cast<std::size_t>(pick - stages.data())] = grow;
+      if (const int f = follower[static_cast<std::size_t>(pick - stages.data())]; f >= 0) {
+        stages[static_cast<std::size_t>(f)].copies = grow;
+        copies[static_cast<std::size_t>(f)] = grow;
+      }
     }
   }
+  // The pairs that hand rows, as copied: the reader's copies are the
+  // writer's (the choice above grew them together).
+  std::vector<std::pair<std::size_t, std::size_t>> hands;  // (writer's stage, reader's stage)
+  for (std::size_t i = 0; i < stages.size(); ++i)
+    if (follower[i] >= 0 && stages[static_cast<std::size_t>(follower[i])].copies == stages[i].copies)
+      hands.emplace_back(i, static_cast<std::size_t>(follower[i]));
   // Fewest lanes that keep each stage's time (spare crossbars stay unprogrammed).
   for (Stage& s : stages) {
     const std::int64_t best = cm.stage(s.cost, s.copies);
@@ -440,6 +400,20 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
         for (int r = 0; r < stages[i].copies; ++r) groups.push_back({i, r, stages[i].cus_per_copy});
     grouped = place_copy_groups(groups, order, t, taken_in);
   }
+  // Each writer's copy and its reader's in one cluster, two CUs a pair,
+  // placed as the groups above (spread: the CUs dealt over the clusters).
+  if (spread && !hands.empty()) {
+    std::vector<CopyGroup> pairs;
+    std::map<std::size_t, std::size_t> reader_of;
+    for (const auto& [ws, rs] : hands) {
+      reader_of[ws] = rs;
+      for (int r = 0; r < stages[ws].copies; ++r) pairs.push_back({ws, r, 2});
+    }
+    for (const auto& [key, cus] : place_copy_groups(pairs, order, t, taken_in)) {
+      grouped[key] = {cus[0]};
+      grouped[{reader_of.at(key.first), key.second}] = {cus[1]};
+    }
+  }
   int next_cu = 0;
   std::size_t turn = 0;
   auto take = [&] {
@@ -495,6 +469,19 @@ bool map_pipelined(Graph& g, const Target& t, const CostModel& cm, std::vector<L
       n.memory_bytes = cm.memory(once, s.copies);
     }
   }
+  // A pair hands its rows when every copy of the reader sits in its
+  // writer's copy's cluster (place_copy_groups left none out).
+  for (const auto& [ws, rs] : hands) {
+    const int p = stages[ws].node;
+    Node& q = g.nodes[static_cast<std::size_t>(stages[rs].node)];
+    const Node& w = g.nodes[static_cast<std::size_t>(p)];
+    bool together = spread && q.replicas == w.replicas;
+    for (int r = 0; together && r < q.replicas; ++r) {
+      const std::vector<int> a = copy_cores(w, r), b = copy_cores(q, r);
+      together = a.size() == 1 && b.size() == 1 && t.cluster_of(a[0]) == t.cluster_of(b[0]);
+    }
+    q.handed_from = together ? p : -1;
+  }
   for (Node& n : g.nodes)
     if (n.fused) {
       n.cores.clear();
@@ -543,6 +530,8 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     n.lanes = 1;
     n.share_copy.clear();
     n.staging.clear();
+    n.handed_from = -1;
+    n.hand_slot.clear();
     if (!op_has(n.op, op_crossbar)) continue;
     const Shape out = g.val(n.out[0]).shape;
     Layer lay;
@@ -613,7 +602,7 @@ void map_crossbars(Graph& g, const Target& t, const MapOptions& opt) {
     }
   }
   // Fragmentation may leave a bin without a CU: drop the copy that costs least.
-  while (!place(g, t, layers)) {
+  while (!place_shared(g, t, layers)) {
     Layer* best = nullptr;
     std::int64_t loss = 0;
     for (Layer& lay : layers) {

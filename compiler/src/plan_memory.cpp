@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "handed_rows.h"
 #include "schedule_cost.h"
 #include "shared_loads.h"
 #include "vp/cc/passes.h"
@@ -460,6 +461,34 @@ void plan_memory(Graph& g, const Target& t) {
         local_top[static_cast<std::size_t>(cl)] += (bytes + 63) / 64 * 64;
       }
     }
+  }
+  // The handed rows' slots (handed_rows.h), in the SRAM of each pair's
+  // cluster as the shared loads' are; a reader whose slots do not all fit
+  // loads its rows over the mesh.
+  for (Node& n : g.nodes) {
+    n.hand_slot.assign(n.handed_from >= 0 ? static_cast<std::size_t>(n.replicas) : 0, -1);
+    for (int r = 0; r < static_cast<int>(n.hand_slot.size()); ++r) {
+      const int cl = t.cluster_of(copy_cores(n, r).front());
+      const std::int64_t bytes = hand_slot_bytes(g, n, r);
+      std::int64_t& at = n.hand_slot[static_cast<std::size_t>(r)];
+      if (window) {
+        at = placer.place_local(cl, bytes);
+        const std::int64_t G = std::max<std::int64_t>(64, t.sram_interleave_bytes);
+        for (std::int64_t x = at; at >= 0 && x < at + bytes; x += G) {
+          const std::int64_t lo = (x / G * t.clusters + cl) * G;
+          slots.emplace_back(lo, lo + G);
+          on_chip += G;
+        }
+      } else if (local_top[static_cast<std::size_t>(cl)] + bytes <= t.sram_bytes) {
+        at = local_top[static_cast<std::size_t>(cl)];
+        local_top[static_cast<std::size_t>(cl)] += (bytes + 63) / 64 * 64;
+      }
+      if (at < 0) {
+        n.handed_from = -1;
+        break;
+      }
+    }
+    if (n.handed_from < 0) n.hand_slot.clear();
   }
   // For one image with one layer per CU: values without a border whose
   // writer starts after the first values are finished are left to

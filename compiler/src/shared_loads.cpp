@@ -76,15 +76,15 @@ std::int64_t staging_bytes(const Graph& g, const Node& n, const Target& t) {
   return (span + 7) / 8 * 8 * n.geom.kh;  // emit::line_buffer's stride
 }
 
-namespace emit {
-namespace {
-
 int copy_of(const Node& n, int c) {
   for (const ColumnTile& ct : n.tiles)
     for (const ColumnTile::Part& p : ct.parts)
       if (p.core == c) return ct.copy;
   return -1;
 }
+
+namespace emit {
+namespace {
 
 // A mark or token of one word (its value unused) between c and each of
 // `peers`: the word's address and size set once, then one li and one

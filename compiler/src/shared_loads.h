@@ -40,6 +40,8 @@ std::map<std::pair<std::size_t, int>, std::vector<int>> place_copy_groups(std::v
 // The CUs of copy r of n, in the order the mapping took them: the first
 // fills the slot.
 std::vector<int> copy_cores(const Node& n, int copy);
+// The copy of n that core c computes, -1 for none.
+int copy_of(const Node& n, int c);
 
 // Bytes of a copy's slot: the line buffer's kh rows at its stride.
 std::int64_t staging_bytes(const Graph& g, const Node& n, const Target& t);

@@ -33,7 +33,8 @@ const char* kUsage =
     "             [--weight-bits N[:LAYER,...]] [--encoding offset|differential[:LAYER,...]]\n"
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
-    "             [--stream-buffers 2|1] [--shared-loads on|off] [--copy-prices whole-rows|as-loaded|auto]\n"
+    "             [--stream-buffers 2|1] [--shared-loads on|off] [--hand-rows auto|on|off]\n"
+    "             [--copy-prices whole-rows|as-loaded|auto]\n"
     "             [--rows-ahead auto|on|off] [--row-pitch auto|on|off] [--rings plain|bordered|auto]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
@@ -72,6 +73,13 @@ const char* kUsage =
     "                   puts each copy's CUs in one cluster; the first brings each row step's input rows\n"
     "                   into a slot of that cluster's SRAM and the others copy them from there (on, the\n"
     "                   default), or every CU loads its own rows over the mesh (off)\n"
+    "  --hand-rows auto|on|off   pipeline placement: a 1x1 Conv reading a residual block's output,\n"
+    "                   stored by a Conv whose copies each compute every channel on one CU, takes as\n"
+    "                   many copies, each beside its writer's in one cluster, which hands it each row\n"
+    "                   through that cluster's SRAM (on), or it loads its rows over the mesh (off);\n"
+    "                   auto (the default): off for one image; for --batch N > 1 it maps both ways\n"
+    "                   and keeps the pairs when the report's estimate finds them at least 5 %\n"
+    "                   faster (--report says which)\n"
     "  --rows-ahead auto|on|off   a Conv whose CU loads its own line buffer takes the next row's\n"
     "                   tokens and loads its rows into a second buffer while the current row computes\n"
     "                   (on), or loads each row's rows at its start (off); auto (the default): on for\n"
@@ -245,6 +253,8 @@ Options parse_options(int argc, char** argv, bool& help) {
       const std::string v = next();
       if (v != "on" && v != "off") throw UsageError("--shared-loads " + v + ": expected on or off");
       o.shared_loads = v == "on";
+    } else if (a == "--hand-rows") {
+      o.hand_rows = auto_on_off<CompileOptions::HandRows>(a, next());
     } else if (a == "--rows-ahead") {
       o.rows_ahead = auto_on_off<CompileOptions::RowsAhead>(a, next());
     } else if (a == "--row-pitch") {

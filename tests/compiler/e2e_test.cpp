@@ -64,6 +64,9 @@ struct RunResult {
   bool twin_code = false;  // the program's image loop emitted twice over (EmitResult::twin_buffers)
   int shared_copies = 0;   // copies whose CUs share their row loads (Node::staging)
   bool shared_in_one_cluster = true;  // every such copy's CUs in one cluster
+  int handed = 0;          // Convs handed their rows through a cluster's SRAM (Node::handed_from)
+  bool handed_beside = true;  // each such copy in its writer's copy's cluster
+  int slot_stores = 0;     // dma.ls in the program (a writer's rows into a slot)
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -150,6 +153,15 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
                       static_cast<int>(clusters.size()) == std::min<int>(t.clusters, static_cast<int>(n.cores.size()));
   }
   for (const Node& n : g.nodes) {
+    if (n.handed_from < 0) continue;
+    ++r.handed;
+    const Node& w = g.nodes[static_cast<std::size_t>(n.handed_from)];
+    for (const auto& ct : n.tiles)
+      for (const auto& wt : w.tiles)
+        if (ct.copy == wt.copy)
+          r.handed_beside = r.handed_beside && t.cluster_of(ct.parts[0].core) == t.cluster_of(wt.parts[0].core);
+  }
+  for (const Node& n : g.nodes) {
     r.max_replicas = std::max(r.max_replicas, n.replicas);
     r.max_lanes = std::max(r.max_lanes, n.lanes);
     if (n.lanes > 1) {
@@ -190,6 +202,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
       r.pipelined = r.pipelined || line.find("addi r10, r25, -") != std::string::npos;
       r.ahead_loops += line.find("_lastrow") != std::string::npos && line.back() == ':';
       r.residual_ahead += line.find("add r11, r11, r15") != std::string::npos;
+      r.slot_stores += line.find("dma.ls ") != std::string::npos;
       int id = 0;
       char name[256] = {};
       if (std::sscanf(line.c_str(), ".layer %d, \"%255[^\"]\"", &id, name) == 2 && concat_inputs.count(name))
@@ -802,6 +815,38 @@ TEST(EndToEnd, RingsOfRowsHoldBorderedMapsReadByWindows) {
     EXPECT_GE(r.rings, 3);
     EXPECT_FALSE(r.border_shared);
   }
+}
+
+// Handed rows (handed_rows.h): the second block's first 1x1 Conv takes
+// each row of the first block's output (stored by the Conv that computes
+// the residual Add) from its writer's copy through their cluster's SRAM
+// instead of over the mesh. In a stream of three images, one copy each and
+// in strips, every image equals the golden model, and vp-run
+// --check-races finds the slot's writes and reads ordered by the pair's
+// tokens and marks; without the pairs the reader loads its rows.
+TEST(EndToEnd, ABlockOutputIsHandedToTheNext1x1ConvThroughItsClustersSram) {
+  OnnxBuilder b("bottlenecks", 13, 27);
+  auto x = b.input("x", {1, 16, 12, 12});
+  for (int k = 0; k < 2; ++k) {
+    auto y = b.relu(b.conv(x, 16, 8, 1));
+    y = b.relu(b.conv(y, 8, 8, 3, 1, 1));
+    x = b.relu(b.add(b.conv(y, 8, 16, 1), x));
+  }
+  b.output(b.global_avgpool(x));
+  const TestModel m{"bottlenecks", b.serialize()};
+  const std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4"};
+  for (int rep : {1, 3})
+    for (bool hand : {false, true}) {
+      SCOPED_TRACE("--replicate " + std::to_string(rep) + (hand ? " --hand-rows on" : " --hand-rows off"));
+      MapOptions mo{rep, true};
+      mo.batch = 3;
+      mo.hand_rows = hand;
+      const RunResult r = compile_and_run(m, "small", sets, 5, mo, 3, true, true);
+      expect_exact(r);
+      EXPECT_EQ(r.handed, hand ? 1 : 0);
+      EXPECT_TRUE(r.handed_beside);
+      EXPECT_EQ(r.slot_stores > 0, hand);
+    }
 }
 
 // Strips of two or three pixels: copies that share a map's columns read

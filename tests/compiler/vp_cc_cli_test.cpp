@@ -374,6 +374,37 @@ TEST_F(VpCcCli, RingsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
   EXPECT_NE(program[0], program[1]);
 }
 
+// --hand-rows auto|on|off: a stream of two bottleneck blocks, the second's
+// first 1x1 Conv reading the first's output (two copies a layer). auto's
+// program is the one of the choice its report line names; with the pairs
+// the writer's copies store into their slots (dma.ls), without them none
+// does; the golden bytes do not change, and the line is printed only for
+// auto, and only for a stream (one image goes without the pairs).
+TEST_F(VpCcCli, HandRowsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
+  expect_usage_errors("--hand-rows", {"abc", "", "On", "yes", "automatic"});
+  EXPECT_TRUE(outputs().empty());
+  OnnxBuilder b("blocks");
+  auto x = b.input("x", {1, 16, 12, 12});
+  for (int k = 0; k < 2; ++k) {
+    auto y = b.relu(b.conv(b.relu(b.conv(x, 16, 8, 1)), 8, 8, 3, 1, 1));
+    x = b.relu(b.add(b.conv(y, 8, 16, 1), x));
+  }
+  b.output(b.global_avgpool(x));
+  write("net.onnx", b.serialize());
+  write("calib.npy", vp::cc::encode_npy({1, 16, 12, 12}, std::vector<float>(16 * 12 * 12, 0.5f)));
+  write("test.npy", vp::cc::encode_npy({1, 16, 12, 12}, std::vector<float>(16 * 12 * 12, -0.25f)));
+  const std::string one = "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2 --report";
+  const auto program =
+      expect_auto_keeps_the_program_it_names(one + " --batch 3", "--hand-rows", "hand rows: ", {{"off", "off"}, {"on", "on"}});
+  ASSERT_EQ(program.size(), 2u);
+  EXPECT_EQ(occurrences(program[0], "dma.ls "), 0u);
+  EXPECT_GT(occurrences(program[1], "dma.ls "), 0u);
+  const auto r = cc(one);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("hand rows: "), std::string::npos);
+  EXPECT_EQ(occurrences(slurp(path("o.asm")), "dma.ls "), 0u);
+}
+
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes
 // do not change; each MVM stays one instruction (its mask covers every
 // copy's crossbars), the patch is repeated (vmov) and the report shows the

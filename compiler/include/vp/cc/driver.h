@@ -49,6 +49,11 @@ struct CompileOptions {
   bool image_releases = false;      // --stream-release images (EmitOptions)
   bool twin_buffers = true;         // --stream-buffers 2 (Graph::twin_buffers)
   bool shared_loads = true;         // --shared-loads on (MapOptions::shared_loads)
+  // --hand-rows on|off|auto (MapOptions::hand_rows): auto, the default,
+  // is off for one image; for a stream it maps with the pairs and without
+  // and keeps the pairs when the report's estimate finds them at least 5 %
+  // faster (driver.cpp, kHandRowsMargin).
+  enum class HandRows { off, on, automatic } hand_rows = HandRows::automatic;
   // --rows-ahead on|off|auto (Graph::rows_ahead): auto, the default, is on
   // for a stream (--batch > 1) and off for one image, where taking the next
   // row's tokens first holds each layer's row back until its writer is a row

@@ -220,6 +220,15 @@ struct Node {
   // (plan_memory; -1: none, each CU loads its own rows).
   std::vector<bool> share_copy;
   std::vector<std::int64_t> staging;
+  // Handed rows (handed_rows.h): a 1x1 Conv whose input the Conv
+  // handed_from (a node index) stores, copy r of each on CUs of one
+  // cluster. That Conv's copy r also writes each row of its share into a
+  // slot of the cluster's SRAM (dma.ls), and this one's copy r takes it
+  // from there (dma.sl) instead of over the mesh. hand_slot[r] is the
+  // slot's byte offset in that SRAM (two rows of the share; plan_memory).
+  // -1: none, each row comes from the value in memory.
+  int handed_from = -1;
+  std::vector<std::int64_t> hand_slot;
   // MVM reads averaged per pixel (vp-cc --average-reads, a Conv): every
   // group fires `reads` times into the same sums (a power of two), bias
   // and requantization shift scaled to match, so an exact crossbar gives

@@ -142,6 +142,10 @@ struct MapOptions {
   // output row's span per row (false) or as it is loaded (true;
   // --copy-prices, schedule_cost.h).
   bool rows_as_loaded = false;
+  // A 1x1 Conv's copies paired with those of the Conv that stores its
+  // input, each pair in one cluster, the rows handed over through its SRAM
+  // (--hand-rows, Node::handed_from; the driver chooses).
+  bool hand_rows = false;
 };
 void map_crossbars(Graph& g, const Target& t, const MapOptions& opt = {});
 // Residual Adds computed by the Conv that produces one of their inputs
