@@ -14,9 +14,10 @@
 // has is split over several CUs whose partial sums travel on the NoC to the
 // first. Two placements: pipelined (map_pipelined: one load per CU, all
 // layers at once, lanes of the load side by side on its crossbars, copies
-// for the shortest single inference) and shared (place_shared, map_shared.cpp: a CU holds loads
-// of many layers, a layer's bins on distinct CUs near its home CU, copies
-// by the cycles they save per crossbar).
+// for the shortest single inference) and shared (place_shared in
+// map_shared.cpp: a CU holds loads of many layers, a layer's bins on
+// distinct CUs near its home CU, copies by the cycles they save per
+// crossbar).
 #include <algorithm>
 #include <map>
 #include <queue>
@@ -33,7 +34,6 @@
 
 namespace vp::cc {
 namespace {
-
 
 // Every copy of its rows (ColumnTile::redundant) included.
 int row_tiles(const ColumnTile& ct, const Target& t) { return ct.row_tiles(t.rows); }
@@ -102,7 +102,6 @@ std::vector<Bin> layer_bins(const std::vector<ColumnTile>& tiles, const Target& 
   if (static_cast<int>(bins.size()) > t.cores()) bins = copy_bins(tiles, t, true);
   return bins;
 }
-
 
 // The pipelined mapping: every CU holds the load of one copy of one layer,
 // or runs one share of an operator without weights, so all layers run at
