@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -630,6 +631,11 @@ bool fold_shape_arithmetic(onnx::GraphProto& gp) {
     if (n.output_size() != 1 || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;
     Const c;
     if (!evaluate(n, consts, dims, c)) continue;
+    // Integers past kMaxInteger are left unfolded, whichever operator made
+    // them (a fuzzed model's shape arithmetic reached 9.2e18, past int64).
+    if (c.integer && !c.boolean &&
+        std::any_of(c.data.begin(), c.data.end(), [](double v) { return !(std::fabs(v) < kMaxInteger); }))
+      continue;
     onnx::TensorProto t;
     t.set_name(n.output(0));
     for (const auto d : c.dims) t.add_dims(d);
@@ -637,9 +643,17 @@ bool fold_shape_arithmetic(onnx::GraphProto& gp) {
                     : c.integer ? onnx::TensorProto::INT64
                                 : onnx::TensorProto::FLOAT);
     for (const double v : c.data) {
-      if (c.boolean) t.add_int32_data(v != 0 ? 1 : 0);
-      else if (c.integer) t.add_int64_data(static_cast<std::int64_t>(v));
-      else t.add_float_data(static_cast<float>(v));
+      if (c.boolean) {
+        t.add_int32_data(v != 0 ? 1 : 0);
+      } else if (c.integer) {
+        t.add_int64_data(static_cast<std::int64_t>(v));
+      } else {
+        // Past float's range the rounded result is an infinity (IEEE 754).
+        const double big = std::numeric_limits<float>::max();
+        t.add_float_data(v > big    ? std::numeric_limits<float>::infinity()
+                         : v < -big ? -std::numeric_limits<float>::infinity()
+                                    : static_cast<float>(v));
+      }
     }
     const std::string out = n.output(0), name = n.name();
     n.Clear();
