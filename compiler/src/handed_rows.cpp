@@ -37,13 +37,9 @@ std::int64_t hand_slot_bytes(const Graph& g, const Node& q, int copy) {
 namespace emit {
 namespace {
 
-// One word (its value unused) to or from `peer`.
-void message(Ctx& e, int c, const char* op, int peer, std::int64_t word) {
-  e.li(c, 13, word);
-  e.li(c, 14, 4);
-  e.li(c, 12, peer);
-  e.ins(c, std::string(op) + " r13, r14, r12, " + std::to_string(kHandTag));
-}
+// One word (its value unused) to or from `peer` (kHandTag is the shared
+// loads' tag, which `messages` sends on).
+void message(Ctx& e, int c, const char* op, int peer, std::int64_t word) { messages(e, c, op, {peer}, word); }
 
 // The current half, in `word`, turned to the other (r10, r11, r16).
 void turn(Ctx& e, int c, std::int64_t word, std::int64_t a, std::int64_t b) {

@@ -442,25 +442,29 @@ void plan_memory(Graph& g, const Target& t) {
   // the SRAM of its copy's cluster; without the window every SRAM is theirs.
   std::vector<std::int64_t> local_top(static_cast<std::size_t>(t.clusters), 0);
   std::vector<std::pair<std::int64_t, std::int64_t>> slots;  // their window ranges
+  // A slot of `bytes` in cluster cl's SRAM: its offset there, or -1.
+  const auto slot_in = [&](int cl, std::int64_t bytes) -> std::int64_t {
+    if (window) {
+      const std::int64_t at = placer.place_local(cl, bytes);
+      const std::int64_t G = std::max<std::int64_t>(64, t.sram_interleave_bytes);
+      for (std::int64_t x = at; at >= 0 && x < at + bytes; x += G) {
+        const std::int64_t lo = (x / G * t.clusters + cl) * G;
+        slots.emplace_back(lo, lo + G);
+        on_chip += G;
+      }
+      return at;
+    }
+    std::int64_t& top = local_top[static_cast<std::size_t>(cl)];
+    if (top + bytes > t.sram_bytes) return -1;
+    const std::int64_t at = top;
+    top += (bytes + 63) / 64 * 64;
+    return at;
+  };
   for (Node& n : g.nodes) {
     n.staging.assign(n.share_copy.size(), -1);
-    for (std::size_t r = 0; r < n.share_copy.size(); ++r) {
-      if (!n.share_copy[r]) continue;
-      const int cl = t.cluster_of(copy_cores(n, static_cast<int>(r)).front());
-      const std::int64_t bytes = staging_bytes(g, n, t);
-      if (window) {
-        n.staging[r] = placer.place_local(cl, bytes);
-        const std::int64_t G = std::max<std::int64_t>(64, t.sram_interleave_bytes);
-        for (std::int64_t at = n.staging[r]; n.staging[r] >= 0 && at < n.staging[r] + bytes; at += G) {
-          const std::int64_t lo = (at / G * t.clusters + cl) * G;
-          slots.emplace_back(lo, lo + G);
-          on_chip += G;
-        }
-      } else if (local_top[static_cast<std::size_t>(cl)] + bytes <= t.sram_bytes) {
-        n.staging[r] = local_top[static_cast<std::size_t>(cl)];
-        local_top[static_cast<std::size_t>(cl)] += (bytes + 63) / 64 * 64;
-      }
-    }
+    for (std::size_t r = 0; r < n.share_copy.size(); ++r)
+      if (n.share_copy[r])
+        n.staging[r] = slot_in(t.cluster_of(copy_cores(n, static_cast<int>(r)).front()), staging_bytes(g, n, t));
   }
   // The handed rows' slots (handed_rows.h), in the SRAM of each pair's
   // cluster as the shared loads' are; a reader whose slots do not all fit
@@ -468,21 +472,8 @@ void plan_memory(Graph& g, const Target& t) {
   for (Node& n : g.nodes) {
     n.hand_slot.assign(n.handed_from >= 0 ? static_cast<std::size_t>(n.replicas) : 0, -1);
     for (int r = 0; r < static_cast<int>(n.hand_slot.size()); ++r) {
-      const int cl = t.cluster_of(copy_cores(n, r).front());
-      const std::int64_t bytes = hand_slot_bytes(g, n, r);
-      std::int64_t& at = n.hand_slot[static_cast<std::size_t>(r)];
-      if (window) {
-        at = placer.place_local(cl, bytes);
-        const std::int64_t G = std::max<std::int64_t>(64, t.sram_interleave_bytes);
-        for (std::int64_t x = at; at >= 0 && x < at + bytes; x += G) {
-          const std::int64_t lo = (x / G * t.clusters + cl) * G;
-          slots.emplace_back(lo, lo + G);
-          on_chip += G;
-        }
-      } else if (local_top[static_cast<std::size_t>(cl)] + bytes <= t.sram_bytes) {
-        at = local_top[static_cast<std::size_t>(cl)];
-        local_top[static_cast<std::size_t>(cl)] += (bytes + 63) / 64 * 64;
-      }
+      const std::int64_t at = n.hand_slot[static_cast<std::size_t>(r)] =
+          slot_in(t.cluster_of(copy_cores(n, r).front()), hand_slot_bytes(g, n, r));
       if (at < 0) {
         n.handed_from = -1;
         break;

@@ -84,11 +84,6 @@ int copy_of(const Node& n, int c) {
 }
 
 namespace emit {
-namespace {
-
-// A mark or token of one word (its value unused) between c and each of
-// `peers`: the word's address and size set once, then one li and one
-// send or recv a peer.
 void messages(Ctx& e, int c, const char* op, const std::vector<int>& peers, std::int64_t word) {
   if (peers.empty()) return;
   e.li(c, 13, word);
@@ -98,8 +93,6 @@ void messages(Ctx& e, int c, const char* op, const std::vector<int>& peers, std:
     e.ins(c, std::string(op) + " r13, r14, r12, " + std::to_string(kSharedLoadTag));
   }
 }
-
-}  // namespace
 
 bool shares_loads(const Node& n, int c) {
   const int r = copy_of(n, c);

@@ -64,6 +64,10 @@ void shared_loads_begin(Ctx& e, int c, const Node& n);
 void shared_loads_end(Ctx& e, int c, const Node& n);
 // Whether core c of n shares its copy's loads.
 bool shares_loads(const Node& n, int c);
+// A mark or token of one word (its value unused) between c and each of
+// `peers`, on kSharedLoadTag: the word's address and size set once, then
+// one li and one send or recv a peer (r12 to r14).
+void messages(Ctx& e, int c, const char* op, const std::vector<int>& peers, std::int64_t word);
 
 }  // namespace emit
 }  // namespace vp::cc
