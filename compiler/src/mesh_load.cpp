@@ -205,21 +205,35 @@ std::vector<double> cluster_shares(const Value& v, const Target& t) {
 
 namespace {
 
+// A node's bytes, each with the clusters its window bytes lie in.
+struct Routed {
+  ValueBytes v;
+  std::vector<double> share;
+};
+std::vector<Routed> routed_bytes(const Graph& g, const Node& n, const Target& t) {
+  std::vector<Routed> out;
+  for (const ValueBytes& v : memory_bytes_by_value(g, n, t))
+    out.push_back({v, v.window ? cluster_shares(*v.value, t) : std::vector<double>{}});
+  return out;
+}
+
+// One of the node's CUs, in cluster k: its share of the node's bytes added
+// to `links`.
+void route_cu(const std::vector<Routed>& bytes, double per_core, int k, LinkBytes& links) {
+  for (const Routed& r : bytes) {
+    const double b = static_cast<double>(r.v.bytes) * per_core;
+    if (!r.v.window) {
+      links.dram(k, b, r.v.written);
+      continue;
+    }
+    for (std::size_t s = 0; s < r.share.size(); ++s) links.window(k, static_cast<int>(s), b * r.share[s], r.v.written);
+  }
+}
+
 // One node's bytes added to `links`, as mesh_load routes them.
 void route_node(const Graph& g, const Node& n, const Target& t, LinkBytes& links) {
-  const double per_core = 1.0 / static_cast<double>(n.cores.size());
-    for (const ValueBytes& v : memory_bytes_by_value(g, n, t)) {
-      const double bytes = static_cast<double>(v.bytes) * per_core;
-      const std::vector<double> share = v.window ? cluster_shares(*v.value, t) : std::vector<double>{};
-      for (int c : n.cores) {
-        const int k = t.cluster_of(c);
-        if (!v.window) {
-          links.dram(k, bytes, v.written);
-          continue;
-        }
-        for (int s = 0; s < t.clusters; ++s) links.window(k, s, bytes * share[static_cast<std::size_t>(s)], v.written);
-      }
-    }
+  const std::vector<Routed> bytes = routed_bytes(g, n, t);
+  for (int c : n.cores) route_cu(bytes, 1.0 / static_cast<double>(n.cores.size()), t.cluster_of(c), links);
 }
 
 }  // namespace
@@ -259,6 +273,15 @@ std::vector<std::vector<double>> node_traffic(const Graph& g, const Target& t) {
 
 std::vector<std::vector<double>> node_traffic_entering(const Graph& g, const Target& t) {
   return per_node(g, t, [](const LinkBytes& l) { return l.entering(); });
+}
+
+std::vector<double> cu_traffic(const Graph& g, const Node& n, const Target& t, int k) {
+  if (t.mesh_cols <= 0 || t.clusters <= 0 || n.cores.empty()) return {};
+  LinkBytes links(t);
+  route_cu(routed_bytes(g, n, t), 1.0 / static_cast<double>(n.cores.size()), k, links);
+  std::vector<double> out = links.all();
+  for (double& f : out) f /= t.noc_link_bits / 8.0;
+  return out;
 }
 
 }  // namespace vp::cc

@@ -34,6 +34,7 @@ const char* kUsage =
     "             [--input-bits N[:LAYER,...]] [--ir-drop-compensate] [--chips N [--link pcie|d2d]]\n"
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
     "             [--stream-buffers 2|1] [--shared-loads on|off] [--hand-rows auto|on|off]\n"
+    "             [--balance-links auto|on|off]\n"
     "             [--copy-prices whole-rows|as-loaded|auto]\n"
     "             [--rows-ahead auto|on|off] [--row-pitch auto|on|off] [--rings plain|bordered|auto]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
@@ -80,6 +81,12 @@ const char* kUsage =
     "                   auto (the default): off for one image; for --batch N > 1 it maps both ways\n"
     "                   and keeps the pairs when the report's estimate finds them at least 5 %\n"
     "                   faster (--report says which)\n"
+    "  --balance-links auto|on|off   once the memory is planned, CUs trade clusters (a copy that\n"
+    "                   shares its loads, and a pair of handed rows, as one) while that lowers the\n"
+    "                   busiest of the mesh's links and ports as the report models them, and the memory\n"
+    "                   is planned again (on), or the CUs stay where the placement dealt them (off);\n"
+    "                   auto (the default): off for one image; for --batch N > 1 it keeps the trade\n"
+    "                   when the report's estimate finds it faster (--report says which)\n"
     "  --rows-ahead auto|on|off   a Conv whose CU loads its own line buffer takes the next row's\n"
     "                   tokens and loads its rows into a second buffer while the current row computes\n"
     "                   (on), or loads each row's rows at its start (off); auto (the default): on for\n"
@@ -255,6 +262,8 @@ Options parse_options(int argc, char** argv, bool& help) {
       o.shared_loads = v == "on";
     } else if (a == "--hand-rows") {
       o.hand_rows = auto_on_off<CompileOptions::HandRows>(a, next());
+    } else if (a == "--balance-links") {
+      o.balance_links = auto_on_off<CompileOptions::BalanceLinks>(a, next());
     } else if (a == "--rows-ahead") {
       o.rows_ahead = auto_on_off<CompileOptions::RowsAhead>(a, next());
     } else if (a == "--row-pitch") {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "compiler_test_util.h"
+#include "balance_links.h"
 #include "vp/cc/passes.h"
 
 namespace vp::cc {
@@ -67,6 +68,7 @@ struct RunResult {
   int handed = 0;          // Convs handed their rows through a cluster's SRAM (Node::handed_from)
   bool handed_beside = true;  // each such copy in its writer's copy's cluster
   int slot_stores = 0;     // dma.ls in the program (a writer's rows into a slot)
+  int moved = 0;           // CUs the link balance moved (balance_links.h)
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -74,7 +76,7 @@ struct RunResult {
 // seed, seed + 1, ...) in one start.
 RunResult compile_and_run(const TestModel& m, const std::string& chip, const std::vector<std::string>& sets = {},
                     std::uint64_t seed = 5, const MapOptions& map = {}, int batch = 1, bool twin_buffers = true,
-                    bool rows_ahead = false, bool row_pitch = false) {
+                    bool rows_ahead = false, bool row_pitch = false, bool balance = false) {
   const fs::path dir = fs::temp_directory_path() / ("vp_cc_e2e_" + m.name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const Target t = load_target(chip, sets);
@@ -87,6 +89,9 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   g.twin_buffers = twin_buffers;
   g.row_pitch = row_pitch;
   plan_memory(g, t);
+  // --balance-links on: CUs trade clusters, and the memory is planned again.
+  const int moved = balance ? balance_links(g, t) : 0;
+  if (moved > 0) plan_memory(g, t);
   EmitOptions eo;
   eo.asm_path = (dir / "model.asm").string();
   eo.io_directives = false;
@@ -104,6 +109,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   std::ofstream((dir / "x.bin").string(), std::ios::binary).write(reinterpret_cast<const char*>(in.data()),
                                                                    static_cast<std::streamsize>(in.size()));
   RunResult r;
+  r.moved = moved;
   std::map<int, int> layer_of_core;
   for (std::size_t i = 0; i < g.nodes.size(); ++i)
     for (int c : g.nodes[i].cores)
@@ -817,14 +823,10 @@ TEST(EndToEnd, RingsOfRowsHoldBorderedMapsReadByWindows) {
   }
 }
 
-// Handed rows (handed_rows.h): the second block's first 1x1 Conv takes
-// each row of the first block's output (stored by the Conv that computes
-// the residual Add) from its writer's copy through their cluster's SRAM
-// instead of over the mesh. In a stream of three images, one copy each and
-// in strips, every image equals the golden model, and vp-run
-// --check-races finds the slot's writes and reads ordered by the pair's
-// tokens and marks; without the pairs the reader loads its rows.
-TEST(EndToEnd, ABlockOutputIsHandedToTheNext1x1ConvThroughItsClustersSram) {
+// Two bottleneck blocks on a 12x12 map: 1x1, 3x3 and 1x1 Convs, the last
+// computing the residual Add, the second block's first Conv reading the
+// first block's output.
+TestModel bottleneck_model() {
   OnnxBuilder b("bottlenecks", 13, 27);
   auto x = b.input("x", {1, 16, 12, 12});
   for (int k = 0; k < 2; ++k) {
@@ -833,7 +835,18 @@ TEST(EndToEnd, ABlockOutputIsHandedToTheNext1x1ConvThroughItsClustersSram) {
     x = b.relu(b.add(b.conv(y, 8, 16, 1), x));
   }
   b.output(b.global_avgpool(x));
-  const TestModel m{"bottlenecks", b.serialize()};
+  return {"bottlenecks", b.serialize()};
+}
+
+// Handed rows (handed_rows.h): the second block's first 1x1 Conv takes
+// each row of the first block's output (stored by the Conv that computes
+// the residual Add) from its writer's copy through their cluster's SRAM
+// instead of over the mesh. In a stream of three images, one copy each and
+// in strips, every image equals the golden model, and vp-run
+// --check-races finds the slot's writes and reads ordered by the pair's
+// tokens and marks; without the pairs the reader loads its rows.
+TEST(EndToEnd, ABlockOutputIsHandedToTheNext1x1ConvThroughItsClustersSram) {
+  const TestModel m = bottleneck_model();
   const std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4"};
   for (int rep : {1, 3})
     for (bool hand : {false, true}) {
@@ -847,6 +860,26 @@ TEST(EndToEnd, ABlockOutputIsHandedToTheNext1x1ConvThroughItsClustersSram) {
       EXPECT_TRUE(r.handed_beside);
       EXPECT_EQ(r.slot_stores > 0, hand);
     }
+}
+
+// The link balance (balance_links.h) on the stream of bottleneck blocks
+// above, with handed rows: CUs change clusters, each pair stays in one,
+// every image equals the golden model, and vp-run --check-races finds
+// every access ordered.
+TEST(EndToEnd, CUsTradedBetweenClustersRunTheSameStream) {
+  const TestModel m = bottleneck_model();
+  const std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4"};
+  for (int rep : {2, 3}) {
+    SCOPED_TRACE("--replicate " + std::to_string(rep));
+    MapOptions mo{rep, true};
+    mo.batch = 3;
+    mo.hand_rows = true;
+    const RunResult r = compile_and_run(m, "small", sets, 5, mo, 3, true, true, false, true);
+    expect_exact(r);
+    EXPECT_GT(r.moved, 0);
+    EXPECT_GT(r.handed, 0);
+    EXPECT_TRUE(r.handed_beside);
+  }
 }
 
 // Strips of two or three pixels: copies that share a map's columns read

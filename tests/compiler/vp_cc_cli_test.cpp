@@ -132,6 +132,22 @@ class VpCcCli : public ::testing::Test {
     EXPECT_EQ(slurp(path("o.asm")), chosen);
     return program;
   }
+  // Two bottleneck blocks (1x1, 3x3 and 1x1 Convs, the last computing the
+  // residual Add) as net.onnx, with a calibration and a test input; returns
+  // the command that compiles them at two copies a layer with a report.
+  std::string write_blocks() {
+    OnnxBuilder b("blocks");
+    auto x = b.input("x", {1, 16, 12, 12});
+    for (int k = 0; k < 2; ++k) {
+      auto y = b.relu(b.conv(b.relu(b.conv(x, 16, 8, 1)), 8, 8, 3, 1, 1));
+      x = b.relu(b.add(b.conv(y, 8, 16, 1), x));
+    }
+    b.output(b.global_avgpool(x));
+    write("net.onnx", b.serialize());
+    write("calib.npy", vp::cc::encode_npy({1, 16, 12, 12}, std::vector<float>(16 * 12 * 12, 0.5f)));
+    write("test.npy", vp::cc::encode_npy({1, 16, 12, 12}, std::vector<float>(16 * 12 * 12, -0.25f)));
+    return "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2 --report";
+  }
   // Files in the scratch folder other than the test's own inputs.
   std::vector<std::string> outputs() const {
     std::vector<std::string> out;
@@ -383,17 +399,7 @@ TEST_F(VpCcCli, RingsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
 TEST_F(VpCcCli, HandRowsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
   expect_usage_errors("--hand-rows", {"abc", "", "On", "yes", "automatic"});
   EXPECT_TRUE(outputs().empty());
-  OnnxBuilder b("blocks");
-  auto x = b.input("x", {1, 16, 12, 12});
-  for (int k = 0; k < 2; ++k) {
-    auto y = b.relu(b.conv(b.relu(b.conv(x, 16, 8, 1)), 8, 8, 3, 1, 1));
-    x = b.relu(b.add(b.conv(y, 8, 16, 1), x));
-  }
-  b.output(b.global_avgpool(x));
-  write("net.onnx", b.serialize());
-  write("calib.npy", vp::cc::encode_npy({1, 16, 12, 12}, std::vector<float>(16 * 12 * 12, 0.5f)));
-  write("test.npy", vp::cc::encode_npy({1, 16, 12, 12}, std::vector<float>(16 * 12 * 12, -0.25f)));
-  const std::string one = "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 2 --report";
+  const std::string one = write_blocks();
   const auto program =
       expect_auto_keeps_the_program_it_names(one + " --batch 3", "--hand-rows", "hand rows: ", {{"off", "off"}, {"on", "on"}});
   ASSERT_EQ(program.size(), 2u);
@@ -403,6 +409,25 @@ TEST_F(VpCcCli, HandRowsAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("hand rows: "), std::string::npos);
   EXPECT_EQ(occurrences(slurp(path("o.asm")), "dma.ls "), 0u);
+}
+
+// --balance-links auto|on|off: the stream of two bottleneck blocks above
+// (two copies a layer) on sidra-y1, its CUs dealt over the clusters (auto
+// leaves them: the mesh does not pace so small a stream). auto's
+// program is the one of the choice its report line names; on moves CUs,
+// so its program differs from off's; the golden bytes do not change; the
+// line is printed only for auto, and only for a stream.
+TEST_F(VpCcCli, BalanceLinksAreParsedStrictlyAndAutoKeepsTheProgramItNames) {
+  expect_usage_errors("--balance-links", {"abc", "", "On", "yes", "automatic"});
+  EXPECT_TRUE(outputs().empty());
+  const std::string one = write_blocks();
+  const auto program = expect_auto_keeps_the_program_it_names(one + " --batch 3", "--balance-links", "balance links: ",
+                                                              {{"off", "off"}, {"on", "on"}});
+  ASSERT_EQ(program.size(), 2u);
+  EXPECT_NE(program[0], program[1]);
+  const auto r = cc(one);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("balance links: "), std::string::npos);
 }
 
 // --redundancy N[:LAYER,...]: parsed as --average-reads; the golden bytes

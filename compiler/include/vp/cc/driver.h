@@ -54,6 +54,12 @@ struct CompileOptions {
   // and keeps the pairs when the report's estimate finds them at least 5 %
   // faster (driver.cpp, kHandRowsMargin).
   enum class HandRows { off, on, automatic } hand_rows = HandRows::automatic;
+  // --balance-links on|off|auto (balance_links.h): once the memory is
+  // planned, CUs trade clusters to even out the mesh's links, and the plan
+  // is made again. auto, the default, is off for one image; for a stream it
+  // keeps the trade when the report's estimate finds it faster
+  // (driver.cpp).
+  enum class BalanceLinks { off, on, automatic } balance_links = BalanceLinks::automatic;
   // --rows-ahead on|off|auto (Graph::rows_ahead): auto, the default, is on
   // for a stream (--batch > 1) and off for one image, where taking the next
   // row's tokens first holds each layer's row back until its writer is a row

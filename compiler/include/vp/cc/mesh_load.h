@@ -56,4 +56,10 @@ constexpr int kMeshInputs = 8, kFirstHop = 7;
 // resource, in node_traffic's order; each resource's sum is node_traffic's.
 std::vector<std::vector<double>> node_traffic_entering(const Graph& g, const Target& t);
 
+// The flits (node_traffic's order) one of node n's CUs puts on the mesh and
+// its ports with its share of n's bytes (as node_traffic counts them), were
+// that CU in cluster k: what the placement weighs where a CU may go by
+// (balance_links.h).
+std::vector<double> cu_traffic(const Graph& g, const Node& n, const Target& t, int k);
+
 }  // namespace vp::cc
