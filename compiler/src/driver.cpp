@@ -16,9 +16,9 @@
 #include <string_view>
 
 #include "balance_links.h"
-#include "vp/cc/mesh_load.h"
 #include "vp/as/assembler.h"
 #include "vp/cc/io_bindings.h"
+#include "vp/cc/mesh_load.h"
 #include "vp/cc/npy.h"
 #include "vp/common/atomic_file.h"
 #include "vp/common/host_threads.h"

@@ -275,12 +275,16 @@ std::vector<std::vector<double>> node_traffic_entering(const Graph& g, const Tar
   return per_node(g, t, [](const LinkBytes& l) { return l.entering(); });
 }
 
-std::vector<double> cu_traffic(const Graph& g, const Node& n, const Target& t, int k) {
-  if (t.mesh_cols <= 0 || t.clusters <= 0 || n.cores.empty()) return {};
-  LinkBytes links(t);
-  route_cu(routed_bytes(g, n, t), 1.0 / static_cast<double>(n.cores.size()), k, links);
-  std::vector<double> out = links.all();
-  for (double& f : out) f /= t.noc_link_bits / 8.0;
+std::vector<std::vector<double>> cu_traffic(const Graph& g, const Node& n, const Target& t) {
+  std::vector<std::vector<double>> out;
+  if (t.mesh_cols <= 0 || t.clusters <= 0 || n.cores.empty()) return out;
+  const std::vector<Routed> bytes = routed_bytes(g, n, t);
+  for (int k = 0; k < t.clusters; ++k) {
+    LinkBytes links(t);
+    route_cu(bytes, 1.0 / static_cast<double>(n.cores.size()), k, links);
+    out.push_back(links.all());
+    for (double& f : out.back()) f /= t.noc_link_bits / 8.0;
+  }
   return out;
 }
 

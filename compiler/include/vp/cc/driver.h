@@ -56,9 +56,9 @@ struct CompileOptions {
   enum class HandRows { off, on, automatic } hand_rows = HandRows::automatic;
   // --balance-links on|off|auto (balance_links.h): once the memory is
   // planned, CUs trade clusters to even out the mesh's links, and the plan
-  // is made again. auto, the default, is off for one image; for a stream it
-  // keeps the trade when the report's estimate finds it faster
-  // (driver.cpp).
+  // is made again. auto, the default, is off for one image; for a stream
+  // paced by its mesh it keeps the trade when the report's estimate finds
+  // it at least 4 % faster (driver.cpp, kMeshPaced and kBalanceMargin).
   enum class BalanceLinks { off, on, automatic } balance_links = BalanceLinks::automatic;
   // --rows-ahead on|off|auto (Graph::rows_ahead): auto, the default, is on
   // for a stream (--batch > 1) and off for one image, where taking the next

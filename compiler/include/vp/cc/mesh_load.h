@@ -58,8 +58,8 @@ std::vector<std::vector<double>> node_traffic_entering(const Graph& g, const Tar
 
 // The flits (node_traffic's order) one of node n's CUs puts on the mesh and
 // its ports with its share of n's bytes (as node_traffic counts them), were
-// that CU in cluster k: what the placement weighs where a CU may go by
-// (balance_links.h).
-std::vector<double> cu_traffic(const Graph& g, const Node& n, const Target& t, int k);
+// that CU in cluster k, for every k: what the placement weighs where a CU
+// may go by (balance_links.h).
+std::vector<std::vector<double>> cu_traffic(const Graph& g, const Node& n, const Target& t);
 
 }  // namespace vp::cc
