@@ -562,6 +562,8 @@ CompileResult compile_model(const CompileOptions& o) {
     cg.batch = o.batch;
     cg.rows_ahead = o.rows_ahead == CompileOptions::RowsAhead::on ||
                     (o.rows_ahead == CompileOptions::RowsAhead::automatic && o.batch > 1);
+    cg.late_row_ends = o.late_row_ends == CompileOptions::LateRowEnds::on ||
+                       (o.late_row_ends == CompileOptions::LateRowEnds::automatic && o.batch > 1);
     copy_prices_note += map_choosing_hands(cg, target, o, tag);
     dump(o.dump_dir, 4, "mapped" + tag, cg, &target);
     cg.row_releases = !o.image_releases;

@@ -77,6 +77,10 @@ class Ctx {
   // Run at every row step's end after sync_post, while set (handed rows:
   // the writer's token and mark, handed_rows.h).
   std::function<void(int c)> row_end;
+  // Set by pixel_loop while it emits a row's first group when the row's
+  // end is held back (RowsAhead::late): a body with MVMs calls it once
+  // their groups are fired, before their vector work and stores.
+  std::function<void()> row_mid;
 
   // A stream of images (Graph::batch > 1): each core's program loops over
   // them; image_word(c) is the scratchpad word holding the current image.

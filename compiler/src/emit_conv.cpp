@@ -382,6 +382,7 @@ void emit_conv(Ctx& e, const Node& n) {
     const RowsAhead* ahead_p = nullptr;
     if (!shares_loads(n, c) && n.handed_from < 0 && line_rows_ahead(e, c, n, lb, row, lb_ptr, ahead)) {
       ahead_p = &ahead;
+      ahead.late = e.g.late_row_ends;
       std::int64_t widest = 0;
       for (const ShareRun& run : share_runs(out.shape.h, out.shape.w, copy, n.replicas, e.g.min_strip))
         widest = std::max(widest, run.cols);
@@ -433,6 +434,7 @@ void emit_conv(Ctx& e, const Node& n) {
         e, c, out.shape.h, out.shape.w, copy, n.replicas, ptrs,
         [&](int k) {
           for (int q = 0; q < k; ++q) fire(q, k, 0);
+          if (e.row_mid) e.row_mid();
           for (int q = 0; q < k; ++q) finish(q, 0, 0);
           store_group(k, 0, 0);
         },

@@ -77,6 +77,12 @@ struct RowsAhead {
   };
   std::vector<Swap> swaps;
   std::function<void(std::int64_t cols)> first;
+  // The row's end held back: each row's DMA wait and tokens (and the next
+  // row's tokens and loads) go once the next row's first MVMs are fired
+  // (Ctx::row_mid), so that the row's last stores complete under them
+  // instead of before them; the last row's end after the loop. Only for a
+  // body that calls Ctx::row_mid (emit_conv).
+  bool late = false;
 };
 // Rows are steps of the row hand-over (emit_sync.cpp): each waits for the
 // input rows it reads and, once its pixels are stored, tells their readers.
@@ -159,8 +165,8 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
   const std::int64_t groups = OW / lanes, rest = OW % lanes;
   if (!is_pipelined<Body>::value && groups > 0) e.li(c, 23, groups);
   for (std::size_t k = 0; k < p.size(); ++k) e.ins(c, "add " + r(kCur[k]) + ", " + r(kRow[k]) + ", r0");
-  if (pre) {
-    // The next row's tokens and rows, unless this is the last row.
+  // The next row's tokens and rows, unless this is the last row.
+  auto next_rows = [&] {
     const std::string last = e.label(c, "lastrow");
     e.li(c, 10, 1);
     e.ins(c, "beq r20, r10, " + last);
@@ -171,7 +177,25 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
     e.ins(c, "xor r14, " + r(kRow[static_cast<std::size_t>(ahead->ptr)]) + ", r16");
     ahead->load_next(OW, hstep);
     e.put_label(c, last);
-  } else if (row) {
+  };
+  auto row_done = [&] {
+    e.sync_post(c);
+    if (e.row_end) e.row_end(c);
+  };
+  const bool late = pre && ahead->late;
+  // Held back: the row before's end (but on the first row), then the next
+  // row's tokens and rows.
+  auto mid = [&] {
+    const std::string first = e.label(c, "heldend");
+    e.li(c, 10, OH);
+    e.ins(c, "beq r20, r10, " + first);
+    row_done();
+    e.put_label(c, first);
+    next_rows();
+  };
+  if (pre && !late) {
+    next_rows();
+  } else if (row && !pre) {
     row(OW, OH, hstep);
     if (ahead && ahead->first) {  // a run of one row: its buffers' first halves all the same
       for (const RowsAhead::Swap& s : ahead->swaps) e.li(c, s.reg, s.a);
@@ -189,6 +213,7 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
     // moved = true). A partial last group runs alone, not moved.
     if (groups > 0) {
       body.fire(0, lanes);
+      if (late) mid();
       advance();
       const std::int64_t more = groups - 1;
       if (more >= 2) {
@@ -214,20 +239,36 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
     }
     if (rest > 0) {
       body.fire(0, static_cast<int>(rest));
+      if (late && groups == 0) mid();
       body.finish(0, static_cast<int>(rest), false);
     }
   } else {
-    if (groups > 0) {
+    std::int64_t looped = groups;
+    if (late) {  // the row's first group (or its only part) calls mid
+      bool called = false;
+      e.row_mid = [&] {
+        mid();
+        called = true;
+      };
+      run_body(body, groups > 0 ? lanes : static_cast<int>(rest));
+      e.row_mid = nullptr;
+      if (!called) throw CompileError("emit: a row loop with late row ends whose body never reached its row's end");
+      if (groups > 0) {
+        advance();
+        --looped;
+      }
+    }
+    if (looped > 0) {
+      if (looped != groups) e.li(c, 23, looped);
       const std::string cols = e.label(c, "col");
       e.put_label(c, cols);
       run_body(body, lanes);
       advance();
       e.ins(c, "dbnz r23, " + cols);
     }
-    if (rest > 0) run_body(body, static_cast<int>(rest));
+    if (rest > 0 && !(late && groups == 0)) run_body(body, static_cast<int>(rest));
   }
-  e.sync_post(c);
-  if (e.row_end) e.row_end(c);
+  if (!late) row_done();
   for (std::size_t k = 0; k < p.size(); ++k) {
     if (!p[k].step_h) continue;
     e.ins(c, "addi " + r(kRow[k]) + ", " + r(kRow[k]) + ", " + std::to_string(p[k].step_h * hstep));
@@ -242,6 +283,7 @@ inline void pixel_loop(Ctx& e, int c, std::int64_t h0, std::int64_t OH, std::int
     }
   }
   e.ins(c, "dbnz r20, " + rows);
+  if (late) row_done();
 }
 
 // The share of copy r of R (emit_conv) or of the r-th of R cores of an

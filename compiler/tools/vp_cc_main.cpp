@@ -35,7 +35,7 @@ const char* kUsage =
     "             [--handover-tables auto|memory] [--stream-release rows|images]\n"
     "             [--stream-buffers 2|1] [--shared-loads on|off] [--hand-rows auto|on|off]\n"
     "             [--balance-links auto|on|off]\n"
-    "             [--copy-prices whole-rows|as-loaded|auto]\n"
+    "             [--copy-prices whole-rows|as-loaded|auto] [--late-row-ends auto|on|off]\n"
     "             [--rows-ahead auto|on|off] [--row-pitch auto|on|off] [--rings plain|bordered|auto]\n"
     "       vp-cc MODEL.onnx [--calib ...] (--reference|--fp32|--quantize-input) IN.npy -o OUT\n"
     "       vp-cc MODEL.onnx [--calib ...] --layer-error IN.npy   per layer: golden model vs FP32\n"
@@ -91,6 +91,9 @@ const char* kUsage =
     "                   tokens and loads its rows into a second buffer while the current row computes\n"
     "                   (on), or loads each row's rows at its start (off); auto (the default): on for\n"
     "                   --batch N > 1, off for one image\n"
+    "  --late-row-ends auto|on|off   with its rows loaded ahead, a Conv waits for each row's stores\n"
+    "                   and tells the row's readers once the next row's first MVMs are fired (on), or at\n"
+    "                   the row's end (off); auto (the default): on for --batch N > 1, off for one image\n"
     "  --row-pitch auto|on|off   a small map in the cluster SRAMs' window takes a granule per row, so its\n"
     "                   rows lie in many SRAMs and their readers' loads spread over those SRAMs' ports\n"
     "                   (on), or packs its rows (off); auto (the default): on\n"
@@ -266,6 +269,8 @@ Options parse_options(int argc, char** argv, bool& help) {
       o.balance_links = auto_on_off<CompileOptions::BalanceLinks>(a, next());
     } else if (a == "--rows-ahead") {
       o.rows_ahead = auto_on_off<CompileOptions::RowsAhead>(a, next());
+    } else if (a == "--late-row-ends") {
+      o.late_row_ends = auto_on_off<CompileOptions::LateRowEnds>(a, next());
     } else if (a == "--row-pitch") {
       o.row_pitch = auto_on_off<CompileOptions::RowPitch>(a, next());
     } else if (a == "--handover-tables") {

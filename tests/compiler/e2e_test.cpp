@@ -69,6 +69,7 @@ struct RunResult {
   bool handed_beside = true;  // each such copy in its writer's copy's cluster
   int slot_stores = 0;     // dma.ls in the program (a writer's rows into a slot)
   int moved = 0;           // CUs the link balance moved (balance_links.h)
+  int late_loops = 0;      // row loops whose rows end under the next row's first MVMs (a `heldend` label each)
 };
 
 // Compiles `m` for `chip` (+ sets), runs one seeded input through vp-run
@@ -76,7 +77,7 @@ struct RunResult {
 // seed, seed + 1, ...) in one start.
 RunResult compile_and_run(const TestModel& m, const std::string& chip, const std::vector<std::string>& sets = {},
                     std::uint64_t seed = 5, const MapOptions& map = {}, int batch = 1, bool twin_buffers = true,
-                    bool rows_ahead = false, bool row_pitch = false, bool balance = false) {
+                    bool rows_ahead = false, bool row_pitch = false, bool balance = false, bool late = false) {
   const fs::path dir = fs::temp_directory_path() / ("vp_cc_e2e_" + m.name + "_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const Target t = load_target(chip, sets);
@@ -84,6 +85,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
   canonicalize(g);
   quantize(g, default_calibration(g));
   g.rows_ahead = rows_ahead;
+  g.late_row_ends = late;
   map_crossbars(g, t, map);
   g.batch = batch;
   g.twin_buffers = twin_buffers;
@@ -207,6 +209,7 @@ RunResult compile_and_run(const TestModel& m, const std::string& chip, const std
     for (std::string line; std::getline(asm_in, line);) {
       r.pipelined = r.pipelined || line.find("addi r10, r25, -") != std::string::npos;
       r.ahead_loops += line.find("_lastrow") != std::string::npos && line.back() == ':';
+      r.late_loops += line.find("_heldend") != std::string::npos && line.back() == ':';
       r.residual_ahead += line.find("add r11, r11, r15") != std::string::npos;
       r.slot_stores += line.find("dma.ls ") != std::string::npos;
       int id = 0;
@@ -599,6 +602,17 @@ TEST(EndToEnd, RowsAheadKeepOneImageAndStreamsExact) {
   EXPECT_GT(residual, 0);
 }
 
+// The small chip on a 4x4 mesh, its activations in the SRAMs' window or,
+// without it, in global memory.
+std::vector<std::string> mesh_sets(bool window) {
+  std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4"};
+  if (!window) sets.push_back("cluster.sram.global_base_mib=0");
+  return sets;
+}
+std::string run_name(const TestModel& m, bool window, int batch, int rep) {
+  return m.name + (window ? " sram" : " gmem") + " batch " + std::to_string(batch) + " --replicate " + std::to_string(rep);
+}
+
 // Small maps at a granule's pitch (vp-cc --row-pitch; plan_memory): each
 // row at the start of a window granule of its own, so the rows lie in as
 // many clusters' SRAMs. Every reader and writer walks them by the buffer's
@@ -612,13 +626,10 @@ TEST(EndToEnd, SmallMapsAtGranulePitchStayExact) {
     for (bool window : {true, false})
       for (int batch : {1, 3})
         for (int rep : {2, kReplicateAuto}) {
-          SCOPED_TRACE(m.name + (window ? " sram" : " gmem") + " batch " + std::to_string(batch) + " --replicate " +
-                       std::to_string(rep));
-          std::vector<std::string> sets = {"chip.clusters=16", "chip.mesh_cols=4"};
-          if (!window) sets.push_back("cluster.sram.global_base_mib=0");
+          SCOPED_TRACE(run_name(m, window, batch, rep));
           MapOptions mo{rep, true};
           mo.batch = batch;
-          const RunResult r = compile_and_run(m, "small", sets, 5, mo, batch, true, batch > 1, true);
+          const RunResult r = compile_and_run(m, "small", mesh_sets(window), 5, mo, batch, true, batch > 1, true);
           expect_exact(r);
           EXPECT_TRUE(r.pitch_rows_whole);
           if (!window) {
@@ -880,6 +891,38 @@ TEST(EndToEnd, CUsTradedBetweenClustersRunTheSameStream) {
     EXPECT_GT(r.handed, 0);
     EXPECT_TRUE(r.handed_beside);
   }
+}
+
+// Late row ends (RowsAhead::late): each row of a Conv that loads its rows
+// ahead waits for its stores and sends its tokens once the next row's
+// first MVMs are fired, then takes the row after's tokens and loads. On
+// bottleneck blocks (handed rows, the residual Add's pixels loaded ahead),
+// the residual stack and the small CNN (lanes, one lane software-
+// pipelined, one copy and several in strips and blocks), in SRAM and in
+// global memory, one image and every image of a stream of three equal the golden model
+// and vp-run --check-races finds every load after its writer's tokens and
+// every overwrite after its readers' releases.
+TEST(EndToEnd, LateRowEndsKeepStreamsExact) {
+  int late = 0, pipelined = 0;
+  for (const TestModel& m : {bottleneck_model(), residual_model(), cnn_model()})
+    for (bool window : {true, false})
+      for (int batch : {1, 3})
+        for (int rep : {1, 3}) {
+          SCOPED_TRACE(run_name(m, window, batch, rep));
+          MapOptions mo{rep, true};
+          mo.batch = batch;
+          mo.hand_rows = m.name == "bottlenecks" && batch > 1;
+          const RunResult r = compile_and_run(m, "small", mesh_sets(window), 5, mo, batch, true, true, false, false, true);
+          expect_exact(r);
+          if (rep == 1) {
+            EXPECT_GT(r.late_loops, 0);  // one copy walks every row
+          }
+          EXPECT_LE(r.late_loops, r.ahead_loops);  // only rows loaded ahead end late
+          late += r.late_loops;
+          pipelined += r.pipelined;
+        }
+  EXPECT_GT(late, 0);
+  EXPECT_GT(pipelined, 0);
 }
 
 // Strips of two or three pixels: copies that share a map's columns read

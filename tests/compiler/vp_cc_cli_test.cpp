@@ -87,6 +87,27 @@ class VpCcCli : public ::testing::Test {
       EXPECT_NE(r.err.find(option), std::string::npos) << r.err;
     }
   }
+  // An auto|on|off option parsed strictly, whose program has `label` in it
+  // on and not off, auto choosing on for a stream of three and off for one
+  // image; the golden bytes the same. One copy, so the Conv walks all six
+  // rows; `more` adds to the command line.
+  void expect_on_for_streams(const std::string& option, const std::string& more, const std::string& label) {
+    expect_usage_errors(option, {"abc", "", "On", "1", "yes", "automatic"});
+    EXPECT_TRUE(outputs().empty());
+    for (int batch : {1, 3}) {
+      SCOPED_TRACE("batch " + std::to_string(batch));
+      const std::string base =
+          "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 1 --batch " + std::to_string(batch) + more;
+      ASSERT_EQ(cc(base).code, 0);
+      const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
+      const std::string on = program_of(base + " " + option + " on", golden);
+      const std::string off = program_of(base + " " + option + " off", golden);
+      EXPECT_GT(occurrences(on, label), 0u);
+      EXPECT_EQ(occurrences(off, label), 0u);
+      EXPECT_EQ(chosen, batch > 1 ? on : off);
+    }
+  }
+
   // The program of `args`, which must compile and leave the golden bytes
   // `golden` as they were.
   std::string program_of(const std::string& args, const std::string& golden) {
@@ -320,21 +341,15 @@ TEST_F(VpCcCli, SharedLoadsAreParsedStrictlyAndChangeOnlyTheProgram) {
 // auto is on for a stream and off for one image; the golden bytes do not
 // change.
 TEST_F(VpCcCli, RowsAheadAreParsedStrictlyAndAutoFollowsTheBatch) {
-  expect_usage_errors("--rows-ahead", {"abc", "", "On", "1", "yes", "automatic"});
-  EXPECT_TRUE(outputs().empty());
-  for (int batch : {1, 3}) {
-    SCOPED_TRACE("batch " + std::to_string(batch));
-    // One copy, so the Conv walks all six rows.
-    const std::string base =
-        "net.onnx -o o.asm --calib calib.npy --test test.npy --replicate 1 --batch " + std::to_string(batch);
-    ASSERT_EQ(cc(base).code, 0);
-    const std::string golden = slurp(path("test.golden.bin")), chosen = slurp(path("o.asm"));
-    const std::string ahead = program_of(base + " --rows-ahead on", golden);
-    const std::string each = program_of(base + " --rows-ahead off", golden);
-    EXPECT_GT(occurrences(ahead, "_lastrow"), 0u);
-    EXPECT_EQ(occurrences(each, "_lastrow"), 0u);
-    EXPECT_EQ(chosen, batch > 1 ? ahead : each);
-  }
+  expect_on_for_streams("--rows-ahead", "", "_lastrow");
+}
+
+// --late-row-ends auto|on|off: a Conv that loads its rows ahead ends each
+// row under the next row's first MVMs (a `heldend` test in its row loop)
+// or at the row's end; auto is on for a stream and off for one image (whose
+// rows are not loaded ahead unless asked); the golden bytes do not change.
+TEST_F(VpCcCli, LateRowEndsAreParsedStrictlyAndAutoFollowsTheBatch) {
+  expect_on_for_streams("--late-row-ends", " --rows-ahead on", "_heldend");
 }
 
 // --row-pitch auto|on|off: on gives the small maps a granule's pitch (the

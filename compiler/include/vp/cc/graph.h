@@ -340,6 +340,8 @@ struct Graph {
   // loads its rows while the current row computes. Set before mapping: the
   // cost model prices the loads beside the row's work.
   bool rows_ahead = false;
+  // Late row ends (vp-cc --late-row-ends; emit_loops.h, RowsAhead::late).
+  bool late_row_ends = false;
   // Small maps in the SRAM window at a granule's pitch (vp-cc --row-pitch;
   // plan_memory, Buffer::pitch).
   bool row_pitch = false;
