@@ -70,8 +70,8 @@ struct CompileOptions {
   // once the next row's first MVMs are fired, so the stores complete under
   // them (emit_loops.h, RowsAhead::late). auto, the default, is on for a
   // stream, where the rows are loaded ahead (ResNet-50's stream of 16:
-  // 267,708 cycles per inference against 289,185, a period of 243,106
-  // against 262,816), and off for one image.
+  // 269,884 cycles per inference against 288,653, a period of 243,070
+  // against 263,417), and off for one image.
   enum class LateRowEnds { off, on, automatic } late_row_ends = LateRowEnds::automatic;
   // --row-pitch auto|on|off (Graph::row_pitch): a granule's pitch for small
   // maps in the SRAM window (plan_memory). auto, the default, is on: no run
