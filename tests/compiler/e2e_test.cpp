@@ -899,9 +899,9 @@ TEST(EndToEnd, CUsTradedBetweenClustersRunTheSameStream) {
 // bottleneck blocks (handed rows, the residual Add's pixels loaded ahead),
 // the residual stack and the small CNN (lanes, one lane software-
 // pipelined, one copy and several in strips and blocks), in SRAM and in
-// global memory, one image and every image of a stream of three equal the golden model
-// and vp-run --check-races finds every load after its writer's tokens and
-// every overwrite after its readers' releases.
+// global memory, one image and every image of a stream of three equal
+// the golden model, and vp-run --check-races finds every load after its
+// writer's tokens and every overwrite after its readers' releases.
 TEST(EndToEnd, LateRowEndsKeepStreamsExact) {
   int late = 0, pipelined = 0;
   for (const TestModel& m : {bottleneck_model(), residual_model(), cnn_model()})

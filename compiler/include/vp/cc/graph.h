@@ -340,7 +340,8 @@ struct Graph {
   // loads its rows while the current row computes. Set before mapping: the
   // cost model prices the loads beside the row's work.
   bool rows_ahead = false;
-  // Late row ends (vp-cc --late-row-ends; emit_loops.h, RowsAhead::late).
+  // Late row ends (vp-cc --late-row-ends; emit_loops.h, RowsAhead::late):
+  // read by the emitter only; the cost model prices rows as before.
   bool late_row_ends = false;
   // Small maps in the SRAM window at a granule's pitch (vp-cc --row-pitch;
   // plan_memory, Buffer::pitch).
